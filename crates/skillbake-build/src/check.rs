@@ -1,0 +1,153 @@
+//! The pipeline: discover → parse → validate → model. Collects every diagnostic of every pack.
+
+use crate::config::{self, ProjectConfig, CONFIG_FILE};
+use crate::diagnostic::{sort, Diagnostic};
+use crate::discover::{discover, PackSource, SKILL_MD};
+use crate::model::Skill;
+use crate::parse::frontmatter::{self, SkillMd};
+use crate::parse::{key_text, yaml_to_json};
+use crate::report::Report;
+use crate::source::LineIndex;
+use crate::validate::{self, duplicate, tools::list_items, PackCtx};
+use std::path::{Path, PathBuf};
+use yaml_serde::Value;
+
+/// What checking a skills root produced.
+#[derive(Debug, Default)]
+pub struct Checked {
+    /// The diagnostics and sources.
+    pub report: Report,
+    /// The packs that parsed, as they would be embedded (only meaningful without errors).
+    pub skills: Vec<Skill>,
+    /// Every path read (for rebuild tracking).
+    pub tracked: Vec<PathBuf>,
+}
+
+/// Options of a check.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// `skillbake.toml` to use instead of `<root>/skillbake.toml`.
+    pub config_file: Option<PathBuf>,
+    /// Tool names known in addition to the built-ins and the config file's.
+    pub extra_tools: Vec<String>,
+}
+
+/// Checks the skills root (or single pack) at `root`.
+pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
+    let mut diags: Vec<Diagnostic> = Vec::new();
+    let mut report = Report::default();
+    let mut tracked = Vec::new();
+
+    let (config_path, config_label) = match &opts.config_file {
+        Some(p) => (p.clone(), p.to_string_lossy().replace('\\', "/")),
+        None => (root.join(CONFIG_FILE), CONFIG_FILE.to_string()),
+    };
+    tracked.push(config_path.clone());
+    let mut cfg = match config::load(&config_path, &config_label) {
+        Ok(c) => c,
+        Err(d) => {
+            if let Ok(text) = std::fs::read_to_string(&config_path) {
+                report.sources.insert(config_label.clone(), text);
+            }
+            diags.push(d);
+            ProjectConfig::default()
+        }
+    };
+    cfg.known_tools.extend(opts.extra_tools.iter().cloned());
+
+    let found = discover(root);
+    diags.extend(found.diagnostics);
+    tracked.extend(found.tracked);
+    report.packs = found.packs.len();
+
+    let mut skills = Vec::new();
+    let mut names = Vec::new();
+    for pack in &found.packs {
+        let file = validate::skill_md_path(pack);
+        let Some(md_file) = pack.file(SKILL_MD) else {
+            continue;
+        };
+        let Some(md) = frontmatter::parse(&md_file.bytes, &file, &mut diags) else {
+            continue;
+        };
+        let ctx = PackCtx {
+            pack,
+            md: &md,
+            file: file.clone(),
+            config: &cfg,
+        };
+        validate::check_pack(&ctx, &mut diags);
+        if let Some(schema) = pack.file(validate::schema::SCHEMA_JSON) {
+            if let Ok(text) = std::str::from_utf8(&schema.bytes) {
+                report
+                    .sources
+                    .insert(pack.display_path(validate::schema::SCHEMA_JSON), text.to_string());
+            }
+        }
+        if let Some(skill) = model(pack, &md) {
+            names.push(duplicate::NameSite {
+                name: skill.name.clone(),
+                file: file.clone(),
+                pos: md.value_pos("name"),
+            });
+            skills.push(skill);
+        }
+        report.sources.insert(file, md.text);
+    }
+    duplicate::check(&names, &mut diags);
+    sort(&mut diags);
+    report.diagnostics = diags;
+    tracked.sort();
+    tracked.dedup();
+    Checked {
+        report,
+        skills,
+        tracked,
+    }
+}
+
+/// Builds the embeddable model of a pack whose frontmatter parsed and has a string name.
+fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
+    let fm = md.frontmatter.as_ref()?;
+    let text = |k: &str| match fm.mapping.get(k) {
+        Some(Value::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let name = text("name")?;
+    let description = text("description").unwrap_or_default();
+    let fields: Vec<(String, String)> = fm
+        .mapping
+        .iter()
+        .map(|(k, v)| (key_text(k), serde_json::to_string(&yaml_to_json(v)).unwrap_or_default()))
+        .collect();
+    let json = yaml_to_json(&Value::Mapping(fm.mapping.clone()));
+    let version = match fm.mapping.get("version") {
+        Some(Value::String(s)) => Some(s.clone()),
+        // A number keeps the spelling it has in the file (`1.10`, not `1.1`).
+        Some(Value::Number(n)) => Some(
+            md.value_pos("version")
+                .and_then(|p| {
+                    let idx = LineIndex::new(&md.text);
+                    let line = idx.line_text(p.line)?;
+                    let rest: String = line.chars().skip(p.column as usize - 1).collect();
+                    Some(rest.split(" #").next().unwrap_or("").trim().to_string())
+                })
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| n.to_string()),
+        ),
+        _ => None,
+    };
+    let list = |k: &str| fm.mapping.get(k).map(list_items).unwrap_or_default();
+    Some(Skill {
+        name,
+        description,
+        rel_dir: pack.rel_dir.clone(),
+        body: md.body.clone(),
+        fields,
+        frontmatter_json: serde_json::to_string(&json).unwrap_or_default(),
+        tags: list("tags"),
+        required_tools: list("required_tools"),
+        version,
+        files: pack.files.clone(),
+    })
+}

@@ -1,0 +1,342 @@
+//! Diagnostics as data: every problem the compiler finds is a [`Diagnostic`] with a stable
+//! kebab-case [`Code`], a [`Severity`], the file it concerns and, where known, a 1-based line and
+//! column. Rendering (human, JSON, GitHub annotations) lives in [`crate::report`].
+
+use serde::Serialize;
+use std::fmt;
+
+/// How serious a diagnostic is. Any `Error` fails the build and makes `skillbake check` exit 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Fails the build.
+    Error,
+    /// Reported, never fails the build.
+    Warning,
+}
+
+impl Severity {
+    /// `"error"` or `"warning"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+macro_rules! codes {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident = $code:literal, $severity:ident, $module:literal, $summary:literal;
+    )*) => {
+        /// A stable diagnostic code. The kebab-case string form never changes once released.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[non_exhaustive]
+        pub enum Code {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Code {
+            /// Every code, in documentation order.
+            pub const ALL: &'static [Code] = &[$(Code::$variant),*];
+
+            /// The stable kebab-case name, e.g. `name-dir-mismatch`.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$variant => $code,)* }
+            }
+
+            /// The severity this code has unless configured otherwise.
+            pub fn default_severity(self) -> Severity {
+                match self { $(Code::$variant => Severity::$severity,)* }
+            }
+
+            /// The source module (under `crates/skillbake-build/src/`) where the rule lives.
+            pub fn module(self) -> &'static str {
+                match self { $(Code::$variant => $module,)* }
+            }
+
+            /// One sentence: what the rule checks.
+            pub fn summary(self) -> &'static str {
+                match self { $(Code::$variant => $summary,)* }
+            }
+
+            /// Looks a code up by its kebab-case name.
+            pub fn from_name(name: &str) -> Option<Code> {
+                match name { $($code => Some(Code::$variant),)* _ => None }
+            }
+        }
+    };
+}
+
+codes! {
+    /// A file or folder could not be read.
+    IoError = "io-error", Error, "discover.rs", "A file or folder of the skills tree could not be read.";
+    /// The skills root holds no pack at all.
+    NoPacks = "no-packs", Warning, "discover.rs", "The skills root contains no pack (no folder with a SKILL.md).";
+    /// A file named like SKILL.md but with other letter case.
+    MisnamedSkillMd = "misnamed-skill-md", Warning, "discover.rs", "A file named `skill.md` (any case but `SKILL.md`) makes no pack; rename it to `SKILL.md`.";
+    /// A SKILL.md below another pack.
+    NestedPack = "nested-pack", Error, "discover.rs", "A `SKILL.md` lies inside another pack; packs do not nest.";
+    /// A symbolic link that points outside its pack (or the skills root).
+    SymlinkEscape = "symlink-escape", Error, "discover.rs", "A symbolic link points outside its pack; it is never embedded.";
+    /// A symbolic link cycle.
+    SymlinkCycle = "symlink-cycle", Error, "discover.rs", "Symbolic links form a cycle.";
+    /// A FIFO, socket or device inside a pack.
+    UnsupportedFileType = "unsupported-file-type", Error, "discover.rs", "A pack holds something that is neither a regular file nor a folder (FIFO, socket, device).";
+    /// A file or folder name that is not UTF-8.
+    PathNotUtf8 = "path-not-utf8", Error, "discover.rs", "A file or folder name is not valid UTF-8 and cannot be served under a `/`-separated path.";
+    /// SKILL.md is not UTF-8.
+    InvalidUtf8 = "invalid-utf8", Error, "parse/frontmatter.rs", "`SKILL.md` is not valid UTF-8.";
+    /// No frontmatter.
+    FrontmatterMissing = "frontmatter-missing", Error, "parse/frontmatter.rs", "`SKILL.md` does not start with a `---` line opening the YAML frontmatter.";
+    /// No closing `---`.
+    FrontmatterUnterminated = "frontmatter-unterminated", Error, "parse/frontmatter.rs", "The frontmatter has no closing line that is exactly `---`.";
+    /// Nothing between the delimiters.
+    FrontmatterEmpty = "frontmatter-empty", Error, "parse/frontmatter.rs", "The frontmatter holds no YAML.";
+    /// Frontmatter is YAML but not a mapping.
+    FrontmatterNotMapping = "frontmatter-not-mapping", Error, "parse/frontmatter.rs", "The frontmatter is not a YAML mapping of keys to values.";
+    /// YAML syntax error.
+    YamlSyntax = "yaml-syntax", Error, "parse/frontmatter.rs", "The frontmatter is not valid YAML.";
+    /// Alias bombs and deep nesting.
+    YamlLimit = "yaml-limit", Error, "parse/frontmatter.rs", "The frontmatter expands too many aliases or nests too deeply.";
+    /// A key given twice.
+    DuplicateKey = "duplicate-key", Error, "parse/frontmatter.rs", "A key appears twice in one YAML mapping.";
+    /// `name` absent.
+    NameMissing = "name-missing", Error, "validate/name.rs", "The required `name` field is missing or empty.";
+    /// `name` length.
+    NameLength = "name-length", Error, "validate/name.rs", "`name` is longer than 64 characters.";
+    /// `name` characters.
+    NameCharset = "name-charset", Error, "validate/name.rs", "`name` uses characters other than `a-z`, `0-9`, `-`, `_`, or starts or ends with `-`/`_`.";
+    /// `name` differs from the folder.
+    NameDirMismatch = "name-dir-mismatch", Error, "validate/name.rs", "`name` differs from the name of the pack's folder.";
+    /// `_` or `--` in a name.
+    NameNotPortable = "name-not-portable", Warning, "validate/name.rs", "`name` contains `_` or `--`, which Agent Skills clients reject.";
+    /// Two packs with one name.
+    DuplicateName = "duplicate-name", Error, "validate/duplicate.rs", "Two packs have the same name, or names that differ only in ASCII case.";
+    /// `description` absent.
+    DescriptionMissing = "description-missing", Error, "validate/description.rs", "The required `description` field is missing or empty.";
+    /// `description` too long.
+    DescriptionLength = "description-length", Error, "validate/description.rs", "`description` is longer than 1024 characters.";
+    /// `compatibility` too long.
+    CompatibilityLength = "compatibility-length", Error, "validate/fields.rs", "`compatibility` is empty or longer than 500 characters.";
+    /// A known field with the wrong type.
+    FieldType = "field-type", Error, "validate/fields.rs", "A known frontmatter field has the wrong type.";
+    /// An unknown top-level key.
+    UnknownKey = "unknown-key", Warning, "validate/fields.rs", "A top-level frontmatter key is not one skillbake knows (often a typo).";
+    /// `required_tools` names an unknown tool.
+    UnknownTool = "unknown-tool", Error, "validate/tools.rs", "`required_tools` names a tool that is neither a DB-GPT built-in nor declared in `skillbake.toml`.";
+    /// `schema.json` is not JSON.
+    SchemaJsonSyntax = "schema-json-syntax", Error, "validate/schema.rs", "`schema.json` is not valid JSON.";
+    /// `schema.json` is not a JSON Schema.
+    SchemaInvalid = "schema-invalid", Error, "validate/schema.rs", "`schema.json` is not a valid JSON Schema (checked against its meta-schema).";
+    /// A remote `$ref`.
+    SchemaRemoteRef = "schema-remote-ref", Error, "validate/schema.rs", "`schema.json` has a `$ref` to another document; only local `#...` references are allowed.";
+    /// A local `$ref` that does not resolve.
+    SchemaUnresolvedRef = "schema-unresolved-ref", Error, "validate/schema.rs", "A local `$ref` in `schema.json` points at nothing.";
+    /// Body that Jinja2 would reject.
+    BodyJinja = "body-jinja", Warning, "validate/body.rs", "The body has `{{`, `{%` or `{#` that would not parse as a Jinja2 template (DB-GPT renders bodies with Jinja2).";
+    /// Empty body.
+    BodyEmpty = "body-empty", Warning, "validate/body.rs", "The body after the frontmatter is empty.";
+    /// Long body.
+    BodyTooLong = "body-too-long", Warning, "validate/body.rs", "The body is longer than 500 lines.";
+    /// `skillbake.toml` problems.
+    ConfigInvalid = "config-invalid", Error, "config.rs", "`skillbake.toml` is not valid TOML or has unknown keys or wrong types.";
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// A 1-based line and column, plus the length of the highlighted text in characters
+/// (0 when only a point is known).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Position {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, counted in Unicode scalar values.
+    pub column: u32,
+    /// Number of characters to underline (0: just a point).
+    #[serde(skip)]
+    pub len: u32,
+}
+
+impl Position {
+    /// A point with nothing to underline.
+    pub fn point(line: u32, column: u32) -> Self {
+        Position {
+            line,
+            column,
+            len: 0,
+        }
+    }
+
+    /// A span of `len` characters starting at `line`:`column`.
+    pub fn span(line: u32, column: u32, len: u32) -> Self {
+        Position { line, column, len }
+    }
+}
+
+/// One problem found in the skills tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// Stable code.
+    pub code: Code,
+    /// Error or warning.
+    pub severity: Severity,
+    /// The file concerned, `/`-separated and relative to the checked root.
+    pub file: String,
+    /// 1-based line, when known.
+    pub line: Option<u32>,
+    /// 1-based column, when known.
+    pub column: Option<u32>,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub help: Option<String>,
+    /// Extra context (for example the other file of a duplicate).
+    #[serde(skip)]
+    pub note: Option<String>,
+    /// Characters to underline at `line`:`column`.
+    #[serde(skip)]
+    pub len: u32,
+}
+
+impl Diagnostic {
+    /// A diagnostic with the code's default severity and no position.
+    pub fn new(code: Code, file: impl Into<String>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            code,
+            severity: code.default_severity(),
+            file: file.into(),
+            line: None,
+            column: None,
+            message: message.into(),
+            help: None,
+            note: None,
+            len: 0,
+        }
+    }
+
+    /// Sets the position.
+    pub fn at(mut self, pos: Option<Position>) -> Self {
+        if let Some(p) = pos {
+            self.line = Some(p.line);
+            self.column = Some(p.column);
+            self.len = p.len;
+        }
+        self
+    }
+
+    /// Sets the fix.
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Sets a note.
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.note = Some(note.into());
+        self
+    }
+
+    /// The sort key that makes reports deterministic.
+    pub(crate) fn sort_key(&self) -> (&str, u32, u32, Code, &str) {
+        (
+            self.file.as_str(),
+            self.line.unwrap_or(0),
+            self.column.unwrap_or(0),
+            self.code,
+            self.message.as_str(),
+        )
+    }
+}
+
+/// Sorts diagnostics by file, position and code, and drops exact duplicates.
+pub fn sort(diags: &mut Vec<Diagnostic>) {
+    diags.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    diags.dedup();
+}
+
+/// Finds the closest candidate to `input` (for did-you-mean), if any is close enough.
+pub fn did_you_mean<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let norm = |s: &str| s.to_ascii_lowercase().replace('-', "_");
+    let input_n = norm(input);
+    let mut best: Option<(usize, &'a str)> = None;
+    for cand in candidates {
+        let cand_n = norm(cand);
+        let d = if cand_n == input_n { 0 } else { osa_distance(&input_n, &cand_n) };
+        let limit = match cand_n.chars().count() {
+            0..=3 => 1,
+            4..=8 => 2,
+            _ => 3,
+        };
+        if d <= limit && best.is_none_or(|(bd, bc)| (d, cand) < (bd, bc)) {
+            best = Some((d, cand));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// Optimal string alignment distance (Levenshtein plus adjacent transpositions).
+fn osa_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev2 = vec![0usize; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0usize; b.len() + 1];
+    for i in 1..=a.len() {
+        cur[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(prev2[j - 2] + 1);
+            }
+            cur[j] = v;
+        }
+        std::mem::swap(&mut prev2, &mut prev);
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_kebab_case_and_round_trip() {
+        let mut seen = std::collections::BTreeSet::new();
+        for &code in Code::ALL {
+            let s = code.as_str();
+            assert!(seen.insert(s), "duplicate code {s}");
+            assert!(s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'), "{s}");
+            assert_eq!(Code::from_name(s), Some(code));
+        }
+    }
+
+    #[test]
+    fn did_you_mean_finds_typos() {
+        let known = ["required_tools", "required_knowledge", "description", "name"];
+        assert_eq!(did_you_mean("requried_tools", known), Some("required_tools"));
+        assert_eq!(did_you_mean("required-tools", known), Some("required_tools"));
+        assert_eq!(did_you_mean("descripton", known), Some("description"));
+        assert_eq!(did_you_mean("colour", known), None);
+        assert_eq!(did_you_mean("nmae", known), Some("name"));
+    }
+}

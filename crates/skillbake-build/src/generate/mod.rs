@@ -1,0 +1,212 @@
+//! Generate layer: turns validated skills into Rust source plus two data files for `OUT_DIR`.
+//!
+//! * `skillbake_registry.rs` — record tables and a `phf` map from name to record, defining
+//!   `pub static REGISTRY: <runtime>::Registry`;
+//! * `skillbake_text.txt` — every string the records point into (names, bodies, precomputed
+//!   `load_skill` chunks, frontmatter JSON), pulled in with `include_str!`;
+//! * `skillbake_files.bin` — the exact bytes of every embedded file, pulled in with `include_bytes!`.
+//!
+//! Output depends only on the skills' content and relative paths: no timestamps, no absolute
+//! paths, sorted order, and `phf`'s fixed seed.
+
+pub mod chunks;
+pub mod pyjson;
+
+use crate::model::Skill;
+use std::fmt::Write as _;
+
+/// File names written to the output directory.
+pub const REGISTRY_RS: &str = "skillbake_registry.rs";
+/// See [`REGISTRY_RS`].
+pub const TEXT_FILE: &str = "skillbake_text.txt";
+/// See [`REGISTRY_RS`].
+pub const BYTES_FILE: &str = "skillbake_files.bin";
+
+/// How generated code refers to the outside world.
+#[derive(Debug, Clone)]
+pub struct GenOptions {
+    /// Path of the runtime crate in generated code (default `::skillbake`).
+    pub runtime_path: String,
+    /// Prefix of every pack's location in `File path:` (default: the skills folder's name).
+    pub location_prefix: String,
+}
+
+/// The generated files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Generated {
+    /// `skillbake_registry.rs`.
+    pub code: String,
+    /// `skillbake_text.txt`.
+    pub text: String,
+    /// `skillbake_files.bin`.
+    pub bytes: Vec<u8>,
+}
+
+/// The data does not fit the 32-bit offsets of the tables (4 GiB).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TooLarge;
+
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the skills tree is larger than 4 GiB and cannot be embedded")
+    }
+}
+
+impl std::error::Error for TooLarge {}
+
+/// The location of a pack as `load_skill` echoes it: `<prefix>/<rel_dir>`.
+pub fn location(prefix: &str, rel_dir: &str) -> String {
+    crate::discover::join(prefix, rel_dir)
+}
+
+struct Builder {
+    text: String,
+    bytes: Vec<u8>,
+}
+
+impl Builder {
+    fn str(&mut self, s: &str) -> Result<String, TooLarge> {
+        let start = u32::try_from(self.text.len()).map_err(|_| TooLarge)?;
+        self.text.push_str(s);
+        let end = u32::try_from(self.text.len()).map_err(|_| TooLarge)?;
+        Ok(format!("({start}, {end})"))
+    }
+
+    fn bytes(&mut self, b: &[u8]) -> Result<String, TooLarge> {
+        let start = u32::try_from(self.bytes.len()).map_err(|_| TooLarge)?;
+        self.bytes.extend_from_slice(b);
+        let end = u32::try_from(self.bytes.len()).map_err(|_| TooLarge)?;
+        Ok(format!("({start}, {end})"))
+    }
+}
+
+fn range(start: usize, end: usize) -> Result<String, TooLarge> {
+    let s = u32::try_from(start).map_err(|_| TooLarge)?;
+    let e = u32::try_from(end).map_err(|_| TooLarge)?;
+    Ok(format!("({s}, {e})"))
+}
+
+/// How a file is served as a chunk.
+pub fn file_kind(path: &str, bytes: &[u8]) -> &'static str {
+    const CODE: &[&str] = &[
+        "py", "sh", "bash", "zsh", "fish", "js", "mjs", "cjs", "ts", "tsx", "jsx", "rb", "pl",
+        "php", "go", "rs", "java", "kt", "kts", "c", "h", "cc", "cpp", "hpp", "cs", "swift",
+        "r", "lua", "sql", "ps1", "bat", "cmd", "scala", "dart", "jl", "ex", "exs", "clj",
+        "hs", "ml", "vb", "groovy", "awk", "sed", "mk", "cmake",
+    ];
+    let text = std::str::from_utf8(bytes).ok().filter(|t| !t.contains('\0'));
+    let Some(text) = text else { return "Binary" };
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("md" | "markdown" | "mdx") => "Markdown",
+        Some(e) if CODE.contains(&e) => "Code",
+        _ if path.starts_with("scripts/") || text.starts_with("#!") => "Code",
+        _ if matches!(name, "Makefile" | "Dockerfile" | "Justfile") => "Code",
+        _ => "Text",
+    }
+}
+
+/// Generates the registry for `skills` (already sorted by name and validated).
+pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLarge> {
+    let rt = opts.runtime_path.trim_end_matches("::");
+    let mut b = Builder {
+        text: String::new(),
+        bytes: Vec::new(),
+    };
+    let mut sorted: Vec<&Skill> = skills.iter().collect();
+    sorted.sort_by(|a, c| a.name.cmp(&c.name));
+
+    let mut skill_rows = String::new();
+    let mut file_rows = String::new();
+    let mut field_rows = String::new();
+    let mut list_rows = String::new();
+    let (mut n_files, mut n_fields, mut n_lists) = (0usize, 0usize, 0usize);
+    let phf_path = format!("{rt}::__private::phf");
+    let mut index = phf_codegen::Map::<&str>::new();
+    index.phf_path(&phf_path);
+
+    for (i, s) in sorted.iter().enumerate() {
+        let location = location(&opts.location_prefix, &s.rel_dir);
+        let skill_md_path = format!("{location}/SKILL.md");
+        let name = b.str(&s.name)?;
+        let description = b.str(&s.description)?;
+        let loc = b.str(&location)?;
+        let md_path = b.str(&skill_md_path)?;
+        let body = b.str(&s.body)?;
+        let head = b.str(&chunks::head(&s.name))?;
+        let tail = b.str(&chunks::tail(&s.body))?;
+        let frontmatter = b.str(&s.frontmatter_json)?;
+        let version = match &s.version {
+            Some(v) => format!("Some({})", b.str(v)?),
+            None => "None".into(),
+        };
+
+        let fields_start = n_fields;
+        for (k, json) in &s.fields {
+            let k = b.str(k)?;
+            let v = b.str(json)?;
+            let _ = writeln!(field_rows, "    {rt}::__private::FieldRecord {{ key: {k}, json: {v} }},");
+            n_fields += 1;
+        }
+        let mut list = |items: &[String], b: &mut Builder| -> Result<String, TooLarge> {
+            let start = n_lists;
+            for it in items {
+                let r = b.str(it)?;
+                let _ = writeln!(list_rows, "    {r},");
+                n_lists += 1;
+            }
+            range(start, n_lists)
+        };
+        let tags = list(&s.tags, &mut b)?;
+        let tools = list(&s.required_tools, &mut b)?;
+
+        let files_start = n_files;
+        let mut skill_md = 0usize;
+        let mut schema = "None".to_string();
+        for f in &s.files {
+            if f.path == "SKILL.md" {
+                skill_md = n_files;
+            }
+            if f.path == "schema.json" {
+                schema = format!("Some({n_files})");
+            }
+            let path = b.str(&f.path)?;
+            let data = b.bytes(&f.bytes)?;
+            let kind = file_kind(&f.path, &f.bytes);
+            let _ = writeln!(
+                file_rows,
+                "    {rt}::__private::FileRecord {{ path: {path}, data: {data}, kind: {rt}::FileKind::{kind} }},"
+            );
+            n_files += 1;
+        }
+        let _ = writeln!(
+            skill_rows,
+            "    {rt}::__private::SkillRecord {{ name: {name}, description: {description}, location: {loc}, skill_md_path: {md_path}, body: {body}, head: {head}, tail: {tail}, frontmatter: {frontmatter}, version: {version}, fields: {}, tags: {tags}, required_tools: {tools}, files: {}, skill_md: {skill_md}, schema: {schema} }},",
+            range(fields_start, n_fields)?,
+            range(files_start, n_files)?,
+        );
+        index.entry(s.name.as_str(), format!("{i}u32"));
+    }
+
+    let mut code = String::new();
+    let _ = writeln!(code, "// @generated by skillbake-build {}. Do not edit.", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(code, "// {} skills, {} files, {} bytes of text, {} bytes of file data.", sorted.len(), n_files, b.text.len(), b.bytes.len());
+    let _ = writeln!(code, "const __SKILLBAKE_TEXT: &str = include_str!(\"{TEXT_FILE}\");");
+    let _ = writeln!(code, "const __SKILLBAKE_BYTES: &[u8] = include_bytes!(\"{BYTES_FILE}\");");
+    let _ = writeln!(code, "static __SKILLBAKE_SKILLS: [{rt}::__private::SkillRecord; {}] = [\n{skill_rows}];", sorted.len());
+    let _ = writeln!(code, "static __SKILLBAKE_FILES: [{rt}::__private::FileRecord; {n_files}] = [\n{file_rows}];");
+    let _ = writeln!(code, "static __SKILLBAKE_FIELDS: [{rt}::__private::FieldRecord; {n_fields}] = [\n{field_rows}];");
+    let _ = writeln!(code, "static __SKILLBAKE_LISTS: [{rt}::__private::Str; {n_lists}] = [\n{list_rows}];");
+    let _ = writeln!(code, "static __SKILLBAKE_INDEX: {rt}::__private::phf::Map<&'static str, u32> = {};", index.build());
+    let _ = writeln!(code, "/// The skills compiled into this binary by skillbake.");
+    let _ = writeln!(
+        code,
+        "pub static REGISTRY: {rt}::Registry = {rt}::Registry::__from_parts({rt}::__private::Parts {{ text: __SKILLBAKE_TEXT, bytes: __SKILLBAKE_BYTES, skills: &__SKILLBAKE_SKILLS, files: &__SKILLBAKE_FILES, fields: &__SKILLBAKE_FIELDS, lists: &__SKILLBAKE_LISTS, index: &__SKILLBAKE_INDEX }});"
+    );
+    Ok(Generated {
+        code,
+        text: b.text,
+        bytes: b.bytes,
+    })
+}

@@ -1,0 +1,628 @@
+//! `SKILL.md` parsing: UTF-8 check, line-based frontmatter split, YAML parse, body extraction.
+//!
+//! Rules that live here: `invalid-utf8`, `frontmatter-missing`, `frontmatter-unterminated`,
+//! `frontmatter-empty`, `frontmatter-not-mapping`, `yaml-syntax`, `yaml-limit`, `duplicate-key`.
+//!
+//! The split is line based and never looks for the substring `---`: after an optional UTF-8 BOM,
+//! the first line (trailing whitespace trimmed) must be exactly `---`, and the frontmatter ends at
+//! the first later line that is exactly `---`. Lines end at `\n`, `\r\n` or a lone `\r`.
+
+use crate::diagnostic::{Code, Diagnostic, Position};
+use crate::source::{to_u32, LineIndex};
+use yaml_serde::{Mapping, Value};
+
+const BOM: &str = "\u{feff}";
+
+/// The parsed frontmatter of one `SKILL.md`.
+#[derive(Debug, Clone)]
+pub struct Frontmatter {
+    /// The top-level mapping, in source order.
+    pub mapping: Mapping,
+    /// Where each top-level key sits in the file.
+    pub keys: Vec<KeyLoc>,
+}
+
+/// The location of one top-level key of the frontmatter in `SKILL.md`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyLoc {
+    /// The key as written (quotes removed).
+    pub key: String,
+    /// Byte offset of the key in the file.
+    pub offset: usize,
+    /// Byte offset of the first character of the value on the key's line (or of the line end).
+    pub value_offset: usize,
+    /// Byte offset where this key's lines end (the next top-level key or the closing `---`).
+    pub end: usize,
+}
+
+/// A `SKILL.md` split into frontmatter and body.
+#[derive(Debug, Clone)]
+pub struct SkillMd {
+    /// The file's text (BOM included, if any).
+    pub text: String,
+    /// The frontmatter, when it parsed.
+    pub frontmatter: Option<Frontmatter>,
+    /// Byte offset of the body (the text after the closing `---` line).
+    pub body_offset: usize,
+    /// The body as DB-GPT serves it: universal newlines, leading/trailing whitespace stripped.
+    pub body: String,
+}
+
+impl SkillMd {
+    /// Text of the body as written in the file.
+    pub fn raw_body(&self) -> &str {
+        &self.text[self.body_offset.min(self.text.len())..]
+    }
+
+    /// Location of a top-level key.
+    pub fn key(&self, key: &str) -> Option<&KeyLoc> {
+        self.frontmatter
+            .as_ref()
+            .and_then(|fm| fm.keys.iter().find(|k| k.key == key))
+    }
+
+    /// Position of a top-level key (underlining the key).
+    pub fn key_pos(&self, key: &str) -> Option<Position> {
+        let loc = self.key(key)?;
+        Some(LineIndex::new(&self.text).position(loc.offset, key.chars().count()))
+    }
+
+    /// Position of a top-level key's value: the text after `key:` on its line, else the key.
+    pub fn value_pos(&self, key: &str) -> Option<Position> {
+        let loc = self.key(key)?;
+        let idx = LineIndex::new(&self.text);
+        let rest = &self.text[loc.value_offset..loc.end];
+        let line = rest.split(['\n', '\r']).next().unwrap_or("");
+        let trimmed = strip_comment(line).trim_end();
+        if trimmed.is_empty() {
+            // Block value on the following lines: point at its first non-blank text.
+            let after = &self.text[loc.value_offset..loc.end];
+            if let Some(rel) = after
+                .char_indices()
+                .find(|&(_, c)| !c.is_whitespace())
+                .map(|(i, _)| i)
+            {
+                let start = loc.value_offset + rel;
+                let len = self.text[start..loc.end]
+                    .split(['\n', '\r'])
+                    .next()
+                    .unwrap_or("")
+                    .trim_end()
+                    .chars()
+                    .count();
+                return Some(idx.position(start, len));
+            }
+            return Some(idx.position(loc.offset, key.chars().count()));
+        }
+        Some(idx.position(loc.value_offset, trimmed.chars().count()))
+    }
+
+    /// Position of the first occurrence of `needle` within the lines of top-level key `key`
+    /// (after the key itself), falling back to the value's position.
+    pub fn find_in_value(&self, key: &str, needle: &str) -> Option<Position> {
+        let loc = self.key(key)?;
+        let region = &self.text[loc.value_offset..loc.end];
+        match find_token(region, needle) {
+            Some(rel) => Some(
+                LineIndex::new(&self.text)
+                    .position(loc.value_offset + rel, needle.chars().count()),
+            ),
+            None => self.value_pos(key),
+        }
+    }
+}
+
+/// Finds `needle` in `hay` as a whole token (not inside a longer word).
+fn find_token(hay: &str, needle: &str) -> Option<usize> {
+    if needle.is_empty() {
+        return None;
+    }
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    let mut from = 0;
+    while let Some(rel) = hay[from..].find(needle) {
+        let start = from + rel;
+        let end = start + needle.len();
+        let before_ok = hay[..start].chars().next_back().is_none_or(|c| !is_word(c));
+        let after_ok = hay[end..].chars().next().is_none_or(|c| !is_word(c));
+        if before_ok && after_ok {
+            return Some(start);
+        }
+        from = start + needle.len().max(1);
+        while !hay.is_char_boundary(from) {
+            from += 1;
+        }
+    }
+    None
+}
+
+/// Strips a YAML comment (` #...`) from a line, ignoring `#` inside quotes.
+fn strip_comment(line: &str) -> &str {
+    let mut quote: Option<char> = None;
+    let mut prev = ' ';
+    for (i, c) in line.char_indices() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => quote = Some(c),
+            None if c == '#' && (prev == ' ' || prev == '\t' || i == 0) => return &line[..i],
+            None => {}
+        }
+        prev = c;
+    }
+    line
+}
+
+/// One line of a text: byte range of its content and the offset just past its terminator.
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    start: usize,
+    end: usize,
+    next: usize,
+}
+
+fn lines(text: &str, from: usize) -> impl Iterator<Item = Line> + '_ {
+    let bytes = text.as_bytes();
+    let mut pos = from;
+    std::iter::from_fn(move || {
+        if pos >= bytes.len() {
+            return None;
+        }
+        let start = pos;
+        let mut i = pos;
+        while i < bytes.len() && bytes[i] != b'\n' && bytes[i] != b'\r' {
+            i += 1;
+        }
+        let end = i;
+        if i < bytes.len() {
+            i += if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                2
+            } else {
+                1
+            };
+        }
+        pos = i;
+        Some(Line {
+            start,
+            end,
+            next: i,
+        })
+    })
+}
+
+/// Python's `str.isspace()`: Unicode White_Space plus the information separators U+001C–U+001F.
+pub fn is_python_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// The body as DB-GPT sees it: `\r\n` and lone `\r` become `\n` (Python's universal newlines),
+/// then leading and trailing whitespace is stripped (Python's `str.strip()`).
+pub fn normalize_body(raw: &str) -> String {
+    let unified = raw.replace("\r\n", "\n").replace('\r', "\n");
+    unified.trim_matches(is_python_space).to_string()
+}
+
+/// Decodes and parses a `SKILL.md`. `file` is the path used in diagnostics. Every problem found is
+/// appended to `diags`; `None` means the file is not UTF-8.
+pub fn parse(bytes: &[u8], file: &str, diags: &mut Vec<Diagnostic>) -> Option<SkillMd> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            diags.push(not_utf8(bytes, e, file));
+            return None;
+        }
+    };
+    let start = if text.starts_with(BOM) { BOM.len() } else { 0 };
+    let idx = LineIndex::new(text);
+    let mut all = lines(text, start);
+    let first = all.next();
+    let opens = first.is_some_and(|l| text[l.start..l.end].trim_end() == "---");
+    let Some(first) = first.filter(|_| opens) else {
+        diags.push(missing(text, start, file));
+        return Some(SkillMd {
+            body: normalize_body(&text[start..]),
+            body_offset: start,
+            text: text.to_string(),
+            frontmatter: None,
+        });
+    };
+    let mut near_miss = None;
+    let closing = all.find(|l| {
+        let content = &text[l.start..l.end];
+        if content != "---" && near_miss.is_none() && content.trim() == "---" {
+            near_miss = Some(*l);
+        }
+        content == "---"
+    });
+    let Some(closing) = closing else {
+        let mut d = Diagnostic::new(
+            Code::FrontmatterUnterminated,
+            file,
+            "the frontmatter opened on line 1 is never closed",
+        )
+        .at(Some(idx.position(first.start, 3)));
+        d = match near_miss {
+            Some(l) => {
+                let p = idx.position(l.start, text[l.start..l.end].chars().count());
+                d.note(format!(
+                    "line {} is `{}`: a closing line must be exactly `---`, without spaces",
+                    p.line,
+                    &text[l.start..l.end]
+                ))
+                .help(format!("remove the whitespace around `---` on line {}", p.line))
+            }
+            None => d.help("add a line that is exactly `---` after the last frontmatter field"),
+        };
+        diags.push(d);
+        return Some(SkillMd {
+            body: String::new(),
+            body_offset: text.len(),
+            text: text.to_string(),
+            frontmatter: None,
+        });
+    };
+    let fm_start = first.next;
+    let fm_text = &text[fm_start..closing.start];
+    let body_offset = closing.next;
+    let body = normalize_body(&text[body_offset..]);
+    let frontmatter = parse_yaml(text, fm_start, fm_text, &idx, file, diags);
+    Some(SkillMd {
+        text: text.to_string(),
+        frontmatter,
+        body_offset,
+        body,
+    })
+}
+
+fn not_utf8(bytes: &[u8], e: std::str::Utf8Error, file: &str) -> Diagnostic {
+    let offset = e.valid_up_to();
+    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
+        return Diagnostic::new(
+            Code::InvalidUtf8,
+            file,
+            "SKILL.md is encoded as UTF-16; it must be UTF-8",
+        )
+        .at(Some(Position::point(1, 1)))
+        .help("re-save the file as UTF-8");
+    }
+    let valid = std::str::from_utf8(&bytes[..offset]).unwrap_or_default();
+    let pos = LineIndex::new(valid).position(offset, 1);
+    Diagnostic::new(
+        Code::InvalidUtf8,
+        file,
+        format!(
+            "SKILL.md is not valid UTF-8: byte 0x{:02X} at byte offset {offset} starts no UTF-8 character",
+            bytes.get(offset).copied().unwrap_or(0)
+        ),
+    )
+    .at(Some(pos))
+    .help("re-save the file as UTF-8 (not Latin-1, GBK or another legacy encoding)")
+}
+
+fn missing(text: &str, start: usize, file: &str) -> Diagnostic {
+    let idx = LineIndex::new(text);
+    let d = Diagnostic::new(
+        Code::FrontmatterMissing,
+        file,
+        "SKILL.md has no YAML frontmatter: its first line is not `---`",
+    )
+    .at(Some(idx.position(start, 0)));
+    let opener = lines(text, start)
+        .enumerate()
+        .find(|(_, l)| text[l.start..l.end].trim_end() == "---");
+    match opener {
+        Some((n, _)) if text[start..].trim_start().starts_with("---") => d.help(format!(
+            "remove the {n} blank line(s) before the opening `---`: it must be the very first line"
+        )),
+        _ => d.help(
+            "start the file with `---`, then `name: ...` and `description: ...`, then a line `---`",
+        ),
+    }
+}
+
+/// Parses the frontmatter YAML; positions are shifted to the lines of the whole file.
+fn parse_yaml(
+    text: &str,
+    fm_start: usize,
+    fm_text: &str,
+    idx: &LineIndex<'_>,
+    file: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Frontmatter> {
+    let fm_pos = idx.position(fm_start, 0);
+    let line_shift = fm_pos.line - 1;
+    let is_blank = lines(fm_text, 0).all(|l| {
+        let t = fm_text[l.start..l.end].trim();
+        t.is_empty() || t.starts_with('#')
+    });
+    if is_blank {
+        diags.push(
+            Diagnostic::new(Code::FrontmatterEmpty, file, "the frontmatter is empty")
+                .at(Some(idx.position(fm_start.saturating_sub(1), 0)))
+                .help("add at least `name: <folder name>` and `description: <what the skill does and when to use it>`"),
+        );
+        return None;
+    }
+    let value = match yaml_serde::from_str::<Value>(fm_text) {
+        Ok(v) => v,
+        Err(err) => {
+            diags.push(yaml_error(&err, text, fm_start, fm_text, line_shift, idx, file));
+            return None;
+        }
+    };
+    let mapping = match value {
+        Value::Mapping(m) => m,
+        Value::Null => {
+            diags.push(
+                Diagnostic::new(Code::FrontmatterEmpty, file, "the frontmatter is empty")
+                    .at(Some(fm_pos))
+                    .help("add at least `name:` and `description:`"),
+            );
+            return None;
+        }
+        other => {
+            let kind = match other {
+                Value::Sequence(_) => "a list",
+                Value::String(_) => "a plain string",
+                Value::Number(_) => "a number",
+                Value::Bool(_) => "a boolean",
+                _ => "not a mapping",
+            };
+            diags.push(
+                Diagnostic::new(
+                    Code::FrontmatterNotMapping,
+                    file,
+                    format!("the frontmatter is {kind}, not a mapping of keys to values"),
+                )
+                .at(Some(fm_pos))
+                .help("write one `key: value` per line, e.g. `name: my-skill`"),
+            );
+            return None;
+        }
+    };
+    let keys = scan_keys(text, fm_start, fm_start + fm_text.len());
+    Some(Frontmatter { mapping, keys })
+}
+
+fn yaml_error(
+    err: &yaml_serde::Error,
+    text: &str,
+    fm_start: usize,
+    fm_text: &str,
+    line_shift: u32,
+    idx: &LineIndex<'_>,
+    file: &str,
+) -> Diagnostic {
+    let raw = err.to_string();
+    // The library appends " at line L column C" with frontmatter-relative numbers: drop it, the
+    // diagnostic carries file-relative ones.
+    let message = match raw.find(" at line ") {
+        Some(i) => raw[..i].to_string(),
+        None => raw.clone(),
+    };
+    let loc = err.location();
+    let pos = loc.as_ref().map(|l| {
+        let offset = fm_start + l.index().min(fm_text.len());
+        let p = idx.position(offset, 1);
+        Position::span(to_u32(l.line()) + line_shift, p.column, 1)
+    });
+    if message.contains("recursion limit exceeded") {
+        return Diagnostic::new(
+            Code::YamlLimit,
+            file,
+            "the frontmatter nests deeper than 128 levels",
+        )
+        .at(pos)
+        .help("flatten the structure; frontmatter holds metadata, not data");
+    }
+    if message.contains("repetition limit exceeded") {
+        return Diagnostic::new(
+            Code::YamlLimit,
+            file,
+            "the frontmatter expands too many YAML aliases (an alias bomb)",
+        )
+        .at(pos.or(Some(idx.position(fm_start, 0))))
+        .help("write values out instead of repeating `*alias` references");
+    }
+    if let Some(key) = message
+        .find("duplicate entry with key ")
+        .map(|i| &message[i + "duplicate entry with key ".len()..])
+    {
+        let key = key.trim().trim_matches('"').to_string();
+        let from = loc
+            .as_ref()
+            .map_or(fm_start, |l| fm_start + l.index().min(fm_text.len()));
+        let second = second_key_occurrence(text, from, fm_start + fm_text.len(), &key);
+        let pos = second.map(|o| idx.position(o, key.chars().count())).or(pos);
+        return Diagnostic::new(
+            Code::DuplicateKey,
+            file,
+            format!("key `{key}` appears more than once in the same mapping"),
+        )
+        .at(pos)
+        .help("keep one of the entries; YAML loaders differ on which one wins");
+    }
+    if message.contains("more than one document") {
+        return Diagnostic::new(
+            Code::YamlSyntax,
+            file,
+            "the frontmatter holds more than one YAML document (a `...` or `---` marker inside it)",
+        )
+        .at(pos.or(Some(idx.position(fm_start, 0))))
+        .help("remove the document marker; the frontmatter is a single mapping");
+    }
+    let help = if message.contains("mapping values are not allowed") {
+        "a value containing `: ` must be quoted, e.g. `description: \"Use when: ...\"`"
+    } else if message.contains("found character that cannot start any token") {
+        "quote the value; characters such as `@` and `` ` `` cannot start a plain YAML value"
+    } else if message.contains("tab") {
+        "indent with spaces; YAML does not allow tabs for indentation"
+    } else {
+        "fix the YAML syntax; quote values that contain `:`, `#`, `[`, `{` or start with a symbol"
+    };
+    Diagnostic::new(
+        Code::YamlSyntax,
+        file,
+        format!("invalid YAML in the frontmatter: {message}"),
+    )
+    .at(pos)
+    .help(help)
+}
+
+/// Byte offset of the second line in `from..end` whose content starts with `key:` at the
+/// indentation of the first such line.
+fn second_key_occurrence(text: &str, from: usize, end: usize, key: &str) -> Option<usize> {
+    let line_start = text[..from].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let mut seen: Option<usize> = None;
+    for l in lines(&text[..end], line_start) {
+        let content = &text[l.start..l.end];
+        let indent = content.len() - content.trim_start_matches([' ', '-']).len();
+        let rest = &content[indent..];
+        if key_of_line(rest).is_some_and(|(k, _)| k == key) {
+            match seen {
+                None => seen = Some(indent),
+                Some(i) if i == indent => return Some(l.start + indent),
+                Some(_) => {}
+            }
+        }
+    }
+    None
+}
+
+/// Parses `key: value` at the start of `line`: the key (unquoted) and the byte offset of the value.
+fn key_of_line(line: &str) -> Option<(String, usize)> {
+    let first = line.chars().next()?;
+    if first == '"' || first == '\'' {
+        let close = line[1..].find(first)? + 1;
+        let after = &line[close + 1..];
+        let colon = after.find(':')?;
+        if !after[..colon].trim().is_empty() {
+            return None;
+        }
+        let v = close + 1 + colon + 1;
+        if !line[v..].is_empty() && !line[v..].starts_with([' ', '\t']) {
+            return None;
+        }
+        return Some((line[1..close].to_string(), v));
+    }
+    let mut search = 0;
+    while let Some(rel) = line[search..].find(':') {
+        let colon = search + rel;
+        let after = &line[colon + 1..];
+        if after.is_empty() || after.starts_with([' ', '\t']) {
+            let key = line[..colon].trim_end();
+            if key.is_empty() || key.contains(" #") {
+                return None;
+            }
+            return Some((key.to_string(), colon + 1));
+        }
+        search = colon + 1;
+    }
+    None
+}
+
+/// Finds every top-level `key:` line of the frontmatter (`start..end` of `text`).
+fn scan_keys(text: &str, start: usize, end: usize) -> Vec<KeyLoc> {
+    let mut keys: Vec<KeyLoc> = Vec::new();
+    for l in lines(&text[..end], start) {
+        let content = &text[l.start..l.end];
+        let Some(first) = content.chars().next() else {
+            continue;
+        };
+        if matches!(first, ' ' | '\t' | '#' | '-' | '{' | '[' | '?' | ':' | '%') {
+            continue;
+        }
+        if let Some((key, v)) = key_of_line(content) {
+            if let Some(prev) = keys.last_mut() {
+                prev.end = l.start;
+            }
+            let skip = content[v..].len() - content[v..].trim_start_matches([' ', '\t']).len();
+            keys.push(KeyLoc {
+                key,
+                offset: l.start,
+                value_offset: l.start + v + skip,
+                end,
+            });
+        }
+    }
+    keys
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(src: &str) -> (Option<SkillMd>, Vec<Diagnostic>) {
+        let mut d = Vec::new();
+        let md = parse(src.as_bytes(), "SKILL.md", &mut d);
+        (md, d)
+    }
+
+    fn codes(d: &[Diagnostic]) -> Vec<&'static str> {
+        d.iter().map(|d| d.code.as_str()).collect()
+    }
+
+    #[test]
+    fn splits_on_lines_never_on_substrings() {
+        let (md, d) = run("---\nname: a\ndescription: a --- b\n---\n\n# Body ---\n");
+        assert!(d.is_empty(), "{d:?}");
+        let md = md.unwrap_or_else(|| unreachable!());
+        let fm = md.frontmatter.as_ref().map(|f| f.mapping.clone());
+        let desc = fm.and_then(|m| m.get("description").cloned());
+        assert_eq!(desc, Some(Value::String("a --- b".into())));
+        assert_eq!(md.body, "# Body ---");
+    }
+
+    #[test]
+    fn accepts_bom_and_crlf_and_normalizes_body() {
+        let (md, d) = run("\u{feff}---\r\nname: a\r\ndescription: d\r\n---\r\n\r\n  line1\r\nline2\rline3 \u{1f}\n");
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(md.map(|m| m.body), Some("line1\nline2\nline3".to_string()));
+    }
+
+    #[test]
+    fn yaml_errors_use_file_lines() {
+        let (_, d) = run("---\nname: a\ndescription: Use when: x\n---\nbody\n");
+        assert_eq!(codes(&d), ["yaml-syntax"]);
+        assert_eq!((d[0].line, d[0].column), (Some(3), Some(22)));
+    }
+
+    #[test]
+    fn duplicate_keys_point_at_the_second() {
+        let (_, d) = run("---\nname: a\ndescription: d\nname: b\n---\nbody\n");
+        assert_eq!(codes(&d), ["duplicate-key"]);
+        assert_eq!((d[0].line, d[0].column), (Some(4), Some(1)));
+        let (_, d) = run("---\nname: a\nconfig:\n  x: 1\n  x: 2\n---\nbody\n");
+        assert_eq!(codes(&d), ["duplicate-key"]);
+        assert_eq!((d[0].line, d[0].column), (Some(5), Some(3)));
+    }
+
+    #[test]
+    fn structural_errors() {
+        assert_eq!(codes(&run("# title\n").1), ["frontmatter-missing"]);
+        assert_eq!(codes(&run("---\nname: a\n").1), ["frontmatter-unterminated"]);
+        let (_, d) = run("---\nname: a\n--- \nbody");
+        assert_eq!(codes(&d), ["frontmatter-unterminated"]);
+        assert!(d[0].note.is_some());
+        assert_eq!(codes(&run("---\n# nothing\n---\nbody").1), ["frontmatter-empty"]);
+        assert_eq!(codes(&run("---\n- a\n---\nbody").1), ["frontmatter-not-mapping"]);
+        let deep = format!("---\na: {}\n---\nb", "[".repeat(200));
+        assert_eq!(codes(&run(&deep).1), ["yaml-limit"]);
+        assert_eq!(codes(&run_bytes(b"---\nname: \xff\n---\n")), ["invalid-utf8"]);
+    }
+
+    fn run_bytes(b: &[u8]) -> Vec<Diagnostic> {
+        let mut d = Vec::new();
+        let _ = parse(b, "SKILL.md", &mut d);
+        d
+    }
+
+    #[test]
+    fn key_positions() {
+        let (md, _) = run("---\nname: a\n\"description\": x # c\ntags:\n  - one\n  - two\n---\nb");
+        let md = md.unwrap_or_else(|| unreachable!());
+        assert_eq!(md.key_pos("description"), Some(Position::span(3, 1, 11)));
+        assert_eq!(md.value_pos("description"), Some(Position::span(3, 16, 1)));
+        assert_eq!(md.value_pos("tags"), Some(Position::span(5, 3, 5)));
+        assert_eq!(md.find_in_value("tags", "two"), Some(Position::span(6, 5, 3)));
+    }
+}

@@ -1,0 +1,33 @@
+//! JSON rendering — the stable machine contract of `skillbake check --format json`:
+//!
+//! ```json
+//! {"packs": 5, "errors": 1, "warnings": 0, "diagnostics": [{"code": "name-dir-mismatch",
+//!  "severity": "error", "file": "x/SKILL.md", "line": 2, "column": 7, "message": "...",
+//!  "help": "..."}]}
+//! ```
+//!
+//! `file` is relative to the checked PATH and `/`-separated; `line`/`column` are 1-based or null.
+
+use super::Report;
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct Out<'a> {
+    packs: usize,
+    errors: usize,
+    warnings: usize,
+    diagnostics: &'a [crate::diagnostic::Diagnostic],
+}
+
+/// Renders the report as one JSON object (pretty-printed, with a trailing newline).
+pub fn render(report: &Report) -> String {
+    let out = Out {
+        packs: report.packs,
+        errors: report.errors(),
+        warnings: report.warnings(),
+        diagnostics: &report.diagnostics,
+    };
+    let mut s = serde_json::to_string_pretty(&out).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    s.push('\n');
+    s
+}

@@ -1,0 +1,74 @@
+//! Report layer: the outcome of a check, and its renderings — [`human`] (rustc-style, with the
+//! source line and the span underlined), [`json`] (the stable machine contract) and [`github`]
+//! (workflow annotations).
+
+pub mod github;
+pub mod human;
+pub mod json;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use std::collections::BTreeMap;
+
+/// Everything a check found.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Number of packs found.
+    pub packs: usize,
+    /// Every diagnostic, sorted by file and position.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Text of the files diagnostics point into (for source snippets), by diagnostic path.
+    pub sources: BTreeMap<String, String>,
+}
+
+impl Report {
+    /// Number of errors.
+    pub fn errors(&self) -> usize {
+        self.count(Severity::Error)
+    }
+
+    /// Number of warnings.
+    pub fn warnings(&self) -> usize {
+        self.count(Severity::Warning)
+    }
+
+    /// True when any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.errors() > 0
+    }
+
+    fn count(&self, s: Severity) -> usize {
+        self.diagnostics.iter().filter(|d| d.severity == s).count()
+    }
+
+    /// `checked 42 packs: 2 errors, 1 warning`.
+    pub fn summary(&self) -> String {
+        let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+        format!(
+            "checked {}: {}, {}",
+            plural(self.packs, "pack"),
+            plural(self.errors(), "error"),
+            plural(self.warnings(), "warning")
+        )
+    }
+
+    /// Prefixes every file path with `prefix/` (for reports over several roots).
+    pub fn prefix_paths(&mut self, prefix: &str) {
+        if prefix.is_empty() {
+            return;
+        }
+        for d in &mut self.diagnostics {
+            d.file = crate::discover::join(prefix, d.file.trim_start_matches("./").trim_start_matches('.'));
+        }
+        self.sources = std::mem::take(&mut self.sources)
+            .into_iter()
+            .map(|(k, v)| (crate::discover::join(prefix, &k), v))
+            .collect();
+    }
+
+    /// Appends another report.
+    pub fn merge(&mut self, other: Report) {
+        self.packs += other.packs;
+        self.diagnostics.extend(other.diagnostics);
+        self.sources.extend(other.sources);
+    }
+}

@@ -1,0 +1,219 @@
+//! Known frontmatter fields and their types; unknown keys get a did-you-mean.
+//!
+//! Fields come from the Agent Skills spec, DB-GPT, the agent-skills design and Claude Code.
+
+use super::PackCtx;
+use crate::diagnostic::{did_you_mean, Code, Diagnostic};
+use crate::parse::{key_text, type_name};
+use yaml_serde::Value;
+
+/// The shape a known field must have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A string.
+    Str,
+    /// A string or a number (kept as written).
+    StrOrNum,
+    /// `true` or `false`.
+    Bool,
+    /// A list of strings, or one comma-separated string (DB-GPT).
+    List,
+    /// A string or a list of strings.
+    StrOrList,
+    /// Any mapping.
+    Mapping,
+    /// A mapping of strings to strings.
+    StrMap,
+    /// A string, a list or a mapping.
+    Structured,
+}
+
+impl Kind {
+    fn expected(self) -> &'static str {
+        match self {
+            Kind::Str => "a string",
+            Kind::StrOrNum => "a string (or a number)",
+            Kind::Bool => "`true` or `false`",
+            Kind::List => "a list of strings or one comma-separated string",
+            Kind::StrOrList => "a string or a list of strings",
+            Kind::Mapping => "a mapping",
+            Kind::StrMap => "a mapping of strings to strings",
+            Kind::Structured => "a string, a list or a mapping",
+        }
+    }
+
+    fn example(self, key: &str) -> String {
+        match self {
+            Kind::Str | Kind::StrOrNum => format!("`{key}: \"...\"`"),
+            Kind::Bool => format!("`{key}: true`"),
+            Kind::List | Kind::StrOrList => format!("`{key}: [a, b]`"),
+            Kind::Mapping | Kind::StrMap => format!("`{key}:` followed by indented `key: \"value\"` lines"),
+            Kind::Structured => format!("`{key}: \"...\"`"),
+        }
+    }
+}
+
+/// Every known top-level field with its type, and where it comes from.
+pub const KNOWN_FIELDS: &[(&str, Kind, &str)] = &[
+    ("name", Kind::Str, "spec"),
+    ("description", Kind::Str, "spec"),
+    ("license", Kind::Str, "spec"),
+    ("compatibility", Kind::Str, "spec"),
+    ("metadata", Kind::StrMap, "spec"),
+    ("allowed-tools", Kind::Str, "spec"),
+    ("version", Kind::StrOrNum, "DB-GPT"),
+    ("author", Kind::Str, "DB-GPT"),
+    ("skill_type", Kind::Str, "DB-GPT"),
+    ("tags", Kind::List, "DB-GPT"),
+    ("required_tools", Kind::List, "DB-GPT"),
+    ("required_knowledge", Kind::List, "DB-GPT"),
+    ("config", Kind::Mapping, "DB-GPT"),
+    ("input", Kind::Structured, "agent-skills"),
+    ("output", Kind::Structured, "agent-skills"),
+    ("when_to_use", Kind::StrOrList, "agent-skills, Claude Code"),
+    ("when_not_to_use", Kind::StrOrList, "agent-skills"),
+    ("permission", Kind::List, "agent-skills"),
+    ("argument-hint", Kind::Str, "Claude Code"),
+    ("arguments", Kind::Structured, "Claude Code"),
+    ("disable-model-invocation", Kind::Bool, "Claude Code"),
+    ("user-invocable", Kind::Bool, "Claude Code"),
+    ("model", Kind::Str, "Claude Code"),
+    ("effort", Kind::Str, "Claude Code"),
+    ("context", Kind::Str, "Claude Code"),
+    ("agent", Kind::Str, "Claude Code"),
+    ("hooks", Kind::Mapping, "Claude Code"),
+    ("paths", Kind::StrOrList, "Claude Code"),
+    ("shell", Kind::Str, "Claude Code"),
+];
+
+/// Longest allowed `compatibility`, in characters.
+pub const COMPATIBILITY_MAX: usize = 500;
+
+/// The kind of a known field.
+pub fn kind_of(key: &str) -> Option<Kind> {
+    KNOWN_FIELDS
+        .iter()
+        .find(|(k, _, _)| *k == key)
+        .map(|(_, kind, _)| *kind)
+}
+
+/// Whether `v` has the shape `kind` asks for (null is accepted as "not set").
+fn matches(kind: Kind, v: &Value) -> bool {
+    let is_str_list = |v: &Value| match v {
+        Value::Sequence(items) => items.iter().all(|i| matches!(i, Value::String(_))),
+        _ => false,
+    };
+    match (kind, v) {
+        (_, Value::Null) => true,
+        (_, Value::Tagged(_)) => false,
+        (Kind::Str, Value::String(_)) => true,
+        (Kind::StrOrNum, Value::String(_) | Value::Number(_)) => true,
+        (Kind::Bool, Value::Bool(_)) => true,
+        (Kind::List | Kind::StrOrList, Value::String(_)) => true,
+        (Kind::List | Kind::StrOrList, v) => is_str_list(v),
+        (Kind::Mapping, Value::Mapping(_)) => true,
+        (Kind::StrMap, Value::Mapping(_)) => true,
+        (Kind::Structured, Value::String(_) | Value::Sequence(_) | Value::Mapping(_)) => true,
+        _ => false,
+    }
+}
+
+/// Checks types of known fields (except `name` and `description`, see their modules), the
+/// `compatibility` length, `metadata` values, and reports unknown keys.
+pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
+    let Some(fm) = ctx.md.frontmatter.as_ref() else {
+        return;
+    };
+    let file = &ctx.file;
+    for (k, v) in &fm.mapping {
+        let key = key_text(k);
+        let Some(kind) = kind_of(&key).filter(|_| matches!(k, Value::String(_))) else {
+            let known = KNOWN_FIELDS.iter().map(|(k, _, _)| *k);
+            let mut d = Diagnostic::new(
+                Code::UnknownKey,
+                file,
+                format!("unknown frontmatter key `{key}`; agents will ignore it"),
+            )
+            .at(ctx.md.key_pos(&key));
+            d = match did_you_mean(&key, known) {
+                Some(s) => d.help(format!("did you mean `{s}`?")),
+                None => d.help(
+                    "remove it, or move custom data under `metadata:` (string values) or `config:`",
+                ),
+            };
+            diags.push(d);
+            continue;
+        };
+        if key == "name" || key == "description" {
+            continue;
+        }
+        if !matches(kind, v) {
+            let found = match v {
+                Value::Sequence(items) => items
+                    .iter()
+                    .find(|i| !matches!(i, Value::String(_)))
+                    .map_or("a list", |i| match i {
+                        Value::Number(_) => "a list with a number in it",
+                        Value::Mapping(_) => "a list with a mapping in it",
+                        Value::Sequence(_) => "a list with a nested list in it",
+                        Value::Bool(_) => "a list with a boolean in it",
+                        Value::Null => "a list with an empty item in it",
+                        _ => "a list with a non-string item in it",
+                    }),
+                other => type_name(other),
+            };
+            diags.push(
+                Diagnostic::new(
+                    Code::FieldType,
+                    file,
+                    format!("`{key}` must be {}, found {found}", kind.expected()),
+                )
+                .at(ctx.md.value_pos(&key))
+                .help(format!("write it as {}", kind.example(&key))),
+            );
+            continue;
+        }
+        if kind == Kind::StrMap {
+            check_string_map(ctx, &key, v, diags);
+        }
+        if key == "compatibility" {
+            if let Value::String(s) = v {
+                let len = s.chars().count();
+                if len == 0 || len > COMPATIBILITY_MAX {
+                    diags.push(
+                        Diagnostic::new(
+                            Code::CompatibilityLength,
+                            file,
+                            format!("`compatibility` is {len} characters long; it must be 1 to {COMPATIBILITY_MAX}"),
+                        )
+                        .at(ctx.md.value_pos(&key))
+                        .help("state the environment briefly (e.g. `Requires Python 3.10+ and network access`), or remove the field"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn check_string_map(ctx: &PackCtx<'_>, key: &str, v: &Value, diags: &mut Vec<Diagnostic>) {
+    let Value::Mapping(m) = v else { return };
+    for (mk, mv) in m {
+        let name = key_text(mk);
+        if !matches!(mk, Value::String(_)) || !matches!(mv, Value::String(_)) {
+            let what = if matches!(mk, Value::String(_)) {
+                format!("its value is {}", type_name(mv))
+            } else {
+                format!("its key is {}", type_name(mk))
+            };
+            diags.push(
+                Diagnostic::new(
+                    Code::FieldType,
+                    &ctx.file,
+                    format!("`{key}.{name}` must map a string to a string, but {what}"),
+                )
+                .at(ctx.md.find_in_value(key, &name))
+                .help(format!("quote it: `{name}: \"...\"` (YAML reads 1.0, true and dates as other types)")),
+            );
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! Validate layer: one module per group of rules. Every check appends to a shared list of
+//! diagnostics and never stops at the first problem.
+//!
+//! | module | codes |
+//! |---|---|
+//! | [`name`] | `name-missing`, `name-length`, `name-charset`, `name-dir-mismatch`, `name-not-portable` |
+//! | [`description`] | `description-missing`, `description-length` |
+//! | [`fields`] | `field-type`, `unknown-key`, `compatibility-length` |
+//! | [`tools`] | `unknown-tool` |
+//! | [`schema`] | `schema-json-syntax`, `schema-invalid`, `schema-remote-ref`, `schema-unresolved-ref` |
+//! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
+//! | [`duplicate`] | `duplicate-name` |
+
+pub mod body;
+pub mod description;
+pub mod duplicate;
+pub mod fields;
+pub mod name;
+pub mod schema;
+pub mod tools;
+
+use crate::config::ProjectConfig;
+use crate::diagnostic::Diagnostic;
+use crate::discover::{PackSource, SKILL_MD};
+use crate::parse::frontmatter::SkillMd;
+use yaml_serde::Value;
+
+/// Everything a per-pack rule may look at.
+#[derive(Debug)]
+pub struct PackCtx<'a> {
+    /// The pack as found on disk.
+    pub pack: &'a PackSource,
+    /// Its parsed `SKILL.md`.
+    pub md: &'a SkillMd,
+    /// Path of `SKILL.md` in diagnostics.
+    pub file: String,
+    /// The project configuration.
+    pub config: &'a ProjectConfig,
+}
+
+impl PackCtx<'_> {
+    /// The top-level frontmatter value for `key`, if the frontmatter parsed and has it.
+    pub fn field(&self, key: &str) -> Option<&Value> {
+        self.md.frontmatter.as_ref()?.mapping.get(key)
+    }
+}
+
+/// Runs every per-pack rule on a pack whose `SKILL.md` parsed.
+pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
+    if ctx.md.frontmatter.is_some() {
+        name::check(ctx, diags);
+        description::check(ctx, diags);
+        fields::check(ctx, diags);
+        tools::check(ctx, diags);
+    }
+    body::check(ctx, diags);
+    if let Some(schema) = ctx.pack.file(schema::SCHEMA_JSON) {
+        schema::check(&schema.bytes, &ctx.pack.display_path(schema::SCHEMA_JSON), diags);
+    }
+}
+
+/// The path of a pack's `SKILL.md` in diagnostics.
+pub fn skill_md_path(pack: &PackSource) -> String {
+    pack.display_path(SKILL_MD)
+}

@@ -1,0 +1,156 @@
+//! `name`: required string, 1–64 characters of `a-z 0-9 - _`, no leading or trailing `-`/`_`,
+//! equal to the pack's folder name; `_` and `--` are not portable to Agent Skills clients.
+
+use super::PackCtx;
+use crate::diagnostic::{Code, Diagnostic, Position};
+use crate::parse::type_name;
+use yaml_serde::Value;
+
+/// Longest allowed name, in characters.
+pub const MAX_LEN: usize = 64;
+
+/// Checks the `name` field.
+pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
+    let file = &ctx.file;
+    let key_pos = ctx.md.key_pos("name");
+    let value_pos = ctx.md.value_pos("name");
+    let name = match ctx.field("name") {
+        None => {
+            diags.push(
+                Diagnostic::new(Code::NameMissing, file, "the required field `name` is missing")
+                    .at(Some(Position::span(1, 1, 3)))
+                    .help(format!("add `name: {}` (the folder's name)", ctx.pack.dir_name)),
+            );
+            return;
+        }
+        Some(Value::String(s)) if s.trim().is_empty() => {
+            diags.push(
+                Diagnostic::new(Code::NameMissing, file, "`name` is empty")
+                    .at(key_pos)
+                    .help(format!("set `name: {}` (the folder's name)", ctx.pack.dir_name)),
+            );
+            return;
+        }
+        Some(Value::Null) => {
+            diags.push(
+                Diagnostic::new(Code::NameMissing, file, "`name` has no value")
+                    .at(key_pos)
+                    .help(format!("set `name: {}` (the folder's name)", ctx.pack.dir_name)),
+            );
+            return;
+        }
+        Some(Value::String(s)) => s,
+        Some(other) => {
+            diags.push(
+                Diagnostic::new(
+                    Code::FieldType,
+                    file,
+                    format!("`name` must be a string, found {}", type_name(other)),
+                )
+                .at(value_pos)
+                .help(format!(
+                    "write the name as text, e.g. `name: {}`",
+                    ctx.pack.dir_name
+                )),
+            );
+            return;
+        }
+    };
+    let len = name.chars().count();
+    if len > MAX_LEN {
+        diags.push(
+            Diagnostic::new(
+                Code::NameLength,
+                file,
+                format!("`name` is {len} characters long; the limit is {MAX_LEN}"),
+            )
+            .at(value_pos)
+            .help("shorten the name (and rename the folder to match)"),
+        );
+    }
+    let bad: Vec<char> = name
+        .chars()
+        .filter(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-' || *c == '_'))
+        .collect();
+    if !bad.is_empty() {
+        let mut shown: Vec<String> = bad.iter().map(|c| format!("`{}`", c.escape_debug())).collect();
+        shown.dedup();
+        let suggestion = suggest(name);
+        let mut d = Diagnostic::new(
+            Code::NameCharset,
+            file,
+            format!(
+                "`name` `{name}` contains {}; only lowercase ASCII letters, digits, `-` and `_` are allowed",
+                shown.join(", ")
+            ),
+        )
+        .at(value_pos);
+        if !suggestion.is_empty() {
+            d = d.help(format!("use `name: {suggestion}` (and the same folder name)"));
+        }
+        diags.push(d);
+    } else if name.starts_with(['-', '_']) || name.ends_with(['-', '_']) {
+        diags.push(
+            Diagnostic::new(
+                Code::NameCharset,
+                file,
+                format!("`name` `{name}` starts or ends with `-` or `_`"),
+            )
+            .at(value_pos)
+            .help(format!("use `name: {}`", suggest(name))),
+        );
+    } else if name.contains('_') || name.contains("--") {
+        diags.push(
+            Diagnostic::new(
+                Code::NameNotPortable,
+                file,
+                format!("`name` `{name}` contains `_` or `--`, which Agent Skills clients (Claude Code, Codex) reject"),
+            )
+            .at(value_pos)
+            .help(format!("prefer `{}` (and the same folder name)", suggest(name))),
+        );
+    }
+    if name != &ctx.pack.dir_name {
+        diags.push(
+            Diagnostic::new(
+                Code::NameDirMismatch,
+                file,
+                format!(
+                    "`name` is `{name}` but the pack's folder is `{}`",
+                    ctx.pack.dir_name
+                ),
+            )
+            .at(value_pos)
+            .help(format!(
+                "set `name: {}`, or rename the folder to `{name}`",
+                ctx.pack.dir_name
+            )),
+        );
+    }
+}
+
+/// A portable spelling of `name`: lowercase, runs of other characters turned into one `-`.
+pub fn suggest(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        let c = c.to_ascii_lowercase();
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').chars().take(MAX_LEN).collect::<String>().trim_end_matches('-').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::suggest;
+
+    #[test]
+    fn suggestions_are_portable() {
+        assert_eq!(suggest("Send_Email"), "send-email");
+        assert_eq!(suggest("__a--b__"), "a-b");
+        assert_eq!(suggest("数据"), "");
+    }
+}
