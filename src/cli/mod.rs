@@ -1,0 +1,120 @@
+//! Command-line edge: argument parsing with clap, `anyhow`-style errors, exit codes.
+//!
+//! Exit codes: 0 success (warnings allowed); 1 errors in the packs, or a skill/file not found;
+//! 2 usage error or unreadable path.
+
+mod check;
+mod serve;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "skillbake",
+    version,
+    about = "Validate agent skill packs and serve the ones compiled into this binary",
+    long_about = "Validate agent skill packs (SKILL.md + schema.json) with compiler-grade diagnostics, \
+and serve the packs compiled into this binary with DB-GPT's load_skill protocol, without file-system access."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Output format of `check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    /// rustc-style diagnostics with source snippets.
+    Human,
+    /// One JSON object: {"packs", "errors", "warnings", "diagnostics": [...]}.
+    Json,
+    /// GitHub Actions workflow annotations.
+    Github,
+}
+
+/// Output format of `list`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    /// One line per skill: name and description.
+    Text,
+    /// A JSON array with every field of every skill.
+    Json,
+}
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Color {
+    /// When stdout is a terminal and NO_COLOR is unset.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Validate skill packs on disk and report every problem.
+    Check {
+        /// Skills roots or single packs [default: skills].
+        paths: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+        format: CheckFormat,
+        /// Use this skillbake.toml instead of the one at each skills root.
+        #[arg(long, value_name = "PATH")]
+        config: Option<PathBuf>,
+        /// Colour the human output.
+        #[arg(long, value_enum, default_value_t = Color::Auto)]
+        color: Color,
+    },
+    /// List the skills compiled into this binary.
+    List {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
+    },
+    /// Print DB-GPT's load_skill reply for an embedded skill.
+    Load {
+        /// Skill name (exact, else ASCII case-insensitive).
+        skill_name: String,
+        /// File path to echo (and, when it names another file of the pack, to serve)
+        /// [default: the pack's own SKILL.md path].
+        file_path: Option<String>,
+    },
+    /// Write the exact bytes of an embedded file to stdout.
+    Cat {
+        /// Skill name (exact, else ASCII case-insensitive).
+        skill_name: String,
+        /// Path of the file relative to the pack (e.g. SKILL.md, scripts/run.py).
+        path: String,
+    },
+}
+
+/// Parses arguments and runs the command.
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check {
+            paths,
+            format,
+            config,
+            color,
+        } => check::run(paths, format, config, color),
+        Command::List { format } => serve::list(format),
+        Command::Load {
+            skill_name,
+            file_path,
+        } => serve::load(&skill_name, file_path.as_deref()),
+        Command::Cat { skill_name, path } => serve::cat(&skill_name, &path),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("skillbake: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! `skillbake list`, `load` and `cat`: serve the skills compiled into this binary. No file-system
+//! access.
+
+use super::ListFormat;
+use anyhow::Result;
+use serde_json::{json, Value};
+use skillbake::{Skill, BUNDLED};
+use std::io::Write;
+use std::process::ExitCode;
+
+fn write_stdout(bytes: &[u8]) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(bytes);
+    let _ = out.flush();
+}
+
+fn skill_json(s: &Skill<'_>) -> Value {
+    let frontmatter: Value = serde_json::from_str(s.frontmatter_json()).unwrap_or(Value::Null);
+    json!({
+        "name": s.name(),
+        "description": s.description(),
+        "location": s.skill_md_path(),
+        "version": s.version(),
+        "tags": s.tags().collect::<Vec<_>>(),
+        "required_tools": s.required_tools().collect::<Vec<_>>(),
+        "files": s.files().map(|f| json!({
+            "path": f.path(),
+            "size": f.bytes().len(),
+            "kind": f.kind().output_type(),
+        })).collect::<Vec<_>>(),
+        "frontmatter": frontmatter,
+    })
+}
+
+/// `skillbake list`.
+pub fn list(format: ListFormat) -> Result<ExitCode> {
+    let out = match format {
+        ListFormat::Json => {
+            let all: Vec<Value> = BUNDLED.iter().map(|s| skill_json(&s)).collect();
+            let mut s = serde_json::to_string_pretty(&all)?;
+            s.push('\n');
+            s
+        }
+        ListFormat::Text => {
+            let width = BUNDLED.names().map(|n| n.chars().count()).max().unwrap_or(0);
+            let mut s = String::new();
+            for skill in BUNDLED.iter() {
+                let description = skill.description().split_whitespace().collect::<Vec<_>>().join(" ");
+                s.push_str(&format!("{:width$}  {description}\n", skill.name()));
+            }
+            s
+        }
+    };
+    write_stdout(out.as_bytes());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `skillbake load`.
+pub fn load(skill_name: &str, file_path: Option<&str>) -> Result<ExitCode> {
+    let default_path = BUNDLED.get(skill_name).map(|s| s.skill_md_path()).unwrap_or("");
+    let file_path = file_path.unwrap_or(default_path);
+    let resolution = BUNDLED.resolve(skill_name, file_path);
+    let mut out = String::new();
+    resolution.write_reply(skill_name, file_path, &mut out);
+    out.push('\n');
+    write_stdout(out.as_bytes());
+    Ok(if resolution.is_found() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `skillbake cat`.
+pub fn cat(skill_name: &str, path: &str) -> Result<ExitCode> {
+    let Some(skill) = BUNDLED.get(skill_name) else {
+        let names: Vec<&str> = BUNDLED.names().collect();
+        eprintln!(
+            "skillbake: no skill named '{skill_name}'. Available: {}",
+            names.join(", ")
+        );
+        return Ok(ExitCode::from(1));
+    };
+    match skill.find_file(path) {
+        Some(file) => {
+            write_stdout(file.bytes());
+            Ok(ExitCode::SUCCESS)
+        }
+        None => {
+            let files: Vec<&str> = skill.files().map(|f| f.path()).collect();
+            eprintln!(
+                "skillbake: skill '{}' has no file '{path}'. Files: {}",
+                skill.name(),
+                files.join(", ")
+            );
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+

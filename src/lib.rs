@@ -1,0 +1,133 @@
+//! # skillbake
+//!
+//! Agent skill packs (`SKILL.md` + `schema.json` + scripts and references), validated at build
+//! time and compiled into your binary as a `phf` perfect-hash registry. `load_skill` then runs
+//! with zero file-system I/O and answers byte for byte what DB-GPT's `load_skill` tool answers:
+//!
+//! ```text
+//! {"chunks": [{"output_type": "text", "content": "Skill: csv-data-analysis"}, {"output_type": "text", "content": "File path: skills/csv-data-analysis/SKILL.md"}, {"output_type": "text", "content": "---"}, {"output_type": "markdown", "content": "<body>"}]}
+//! ```
+//!
+//! ## Embedding your own skills
+//!
+//! `build.rs` (with `skillbake-build` as a build-dependency):
+//!
+//! ```no_run
+//! # mod skillbake_build { pub struct Config; impl Config { pub fn new() -> Self { Config } pub fn skills_dir(&mut self, _: &str) -> &mut Self { self } pub fn compile(&self) -> Result<(), ()> { Ok(()) } } }
+//! fn main() -> Result<(), ()> {
+//!     skillbake_build::Config::new().skills_dir("skills").compile()
+//! }
+//! ```
+//!
+//! and in the crate (depend on `skillbake` with `default-features = false` for the runtime only):
+//!
+//! ```ignore
+//! skillbake::include_skills!();
+//!
+//! fn main() {
+//!     println!("{}", REGISTRY.load_skill("csv-data-analysis", "skills/csv-data-analysis/SKILL.md"));
+//! }
+//! ```
+//!
+//! ## Layers
+//!
+//! The runtime is the last layer of parse → validate → generate → serve: [`Registry`] and
+//! [`Skill`] read tables that `skillbake-build` generated; [`chunk`] writes DB-GPT's replies.
+//! The runtime depends on `phf` alone: no YAML, no JSON Schema, no file system.
+
+#![forbid(unsafe_code)]
+
+extern crate self as skillbake;
+
+pub mod chunk;
+pub mod registry;
+
+pub use registry::{File, FileKind, Registry, Resolution, Skill};
+
+/// Defines `pub static REGISTRY: skillbake::Registry` from the registry that
+/// `skillbake_build::Config::compile` wrote to `OUT_DIR` in this crate's `build.rs`.
+#[macro_export]
+macro_rules! include_skills {
+    () => {
+        include!(concat!(env!("OUT_DIR"), "/skillbake_registry.rs"));
+    };
+}
+
+#[cfg(feature = "bundled")]
+mod bundled {
+    crate::include_skills!();
+}
+
+/// The skill packs shipped with skillbake (its `skills/` folder, or `$SKILLBAKE_SKILLS_DIR` at
+/// build time), compiled in.
+#[cfg(feature = "bundled")]
+pub use bundled::REGISTRY as BUNDLED;
+
+/// [`Registry::load_skill`] on [`BUNDLED`].
+#[cfg(feature = "bundled")]
+pub fn load_skill(skill_name: &str, file_path: &str) -> String {
+    BUNDLED.load_skill(skill_name, file_path)
+}
+
+/// Support for generated code. Not public API: may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use phf;
+
+    /// A byte range `(start, end)` into the registry's text or data.
+    pub type Str = (u32, u32);
+
+    /// One skill's row.
+    #[derive(Debug)]
+    pub struct SkillRecord {
+        pub name: Str,
+        pub description: Str,
+        pub location: Str,
+        pub skill_md_path: Str,
+        pub body: Str,
+        pub head: Str,
+        pub tail: Str,
+        pub frontmatter: Str,
+        pub version: Option<Str>,
+        /// Range into the field table.
+        pub fields: Str,
+        /// Range into the list table.
+        pub tags: Str,
+        /// Range into the list table.
+        pub required_tools: Str,
+        /// Range into the file table.
+        pub files: Str,
+        /// Index of SKILL.md in the file table.
+        pub skill_md: u32,
+        /// Index of schema.json in the file table.
+        pub schema: Option<u32>,
+    }
+
+    /// One embedded file's row.
+    #[derive(Debug)]
+    pub struct FileRecord {
+        pub path: Str,
+        /// Range into the byte blob.
+        pub data: Str,
+        pub kind: crate::FileKind,
+    }
+
+    /// One frontmatter field's row.
+    #[derive(Debug)]
+    pub struct FieldRecord {
+        pub key: Str,
+        pub json: Str,
+    }
+
+    /// The tables of a registry.
+    #[derive(Debug, Clone, Copy)]
+    pub struct Parts {
+        pub text: &'static str,
+        pub bytes: &'static [u8],
+        pub skills: &'static [SkillRecord],
+        pub files: &'static [FileRecord],
+        pub fields: &'static [FieldRecord],
+        pub lists: &'static [Str],
+        pub index: &'static phf::Map<&'static str, u32>,
+    }
+}

@@ -1,0 +1,10 @@
+//! The `skillbake` command-line tool: `check` validates skill packs on disk; `list`, `load` and
+//! `cat` serve the packs compiled into this binary, without touching the file system.
+
+#![forbid(unsafe_code)]
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::run()
+}

@@ -1,0 +1,381 @@
+//! The serve layer: a [`Registry`] of skills compiled into the binary, looked up through a `phf`
+//! perfect hash. Nothing here reads the file system, allocates beyond the reply it returns, or
+//! panics on any input.
+
+use crate::__private::{FieldRecord, FileRecord, Parts, SkillRecord, Str};
+use crate::chunk;
+
+/// How an embedded file is served as a `load_skill` chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileKind {
+    /// Markdown (`.md`): a `markdown` chunk.
+    Markdown,
+    /// Scripts and source code: a `code` chunk.
+    Code,
+    /// Other UTF-8 text: a `text` chunk.
+    Text,
+    /// Not UTF-8 (or holding NUL bytes): a `text` chunk saying so, with its size.
+    Binary,
+}
+
+impl FileKind {
+    /// The chunk `output_type` for this kind.
+    pub fn output_type(self) -> &'static str {
+        match self {
+            FileKind::Markdown => "markdown",
+            FileKind::Code => "code",
+            FileKind::Text | FileKind::Binary => "text",
+        }
+    }
+}
+
+/// The skills compiled into a binary. Build one with `skillbake::include_skills!()` (or use
+/// `skillbake::BUNDLED`, the packs shipped with skillbake itself).
+#[derive(Debug, Clone, Copy)]
+pub struct Registry {
+    parts: Parts,
+}
+
+/// What a `load_skill` request resolved to.
+#[derive(Debug, Clone, Copy)]
+pub enum Resolution<'r> {
+    /// The skill's body (`file_path` is empty or ends in `SKILL.md`).
+    Body(Skill<'r>),
+    /// Another embedded file of the skill.
+    File(Skill<'r>, File),
+    /// The skill exists but `file_path` names none of its files.
+    FileNotFound(Skill<'r>),
+    /// No skill has this name, even ignoring ASCII case.
+    SkillNotFound,
+}
+
+impl Resolution<'_> {
+    /// Appends the `load_skill` reply for this resolution to `out`.
+    pub fn write_reply(&self, skill_name: &str, file_path: &str, out: &mut String) {
+        match self {
+            Resolution::Body(s) => chunk::body_reply(out, s, file_path),
+            Resolution::File(s, f) => chunk::file_reply(out, s, file_path, f),
+            Resolution::FileNotFound(s) => chunk::file_not_found(out, s, file_path),
+            Resolution::SkillNotFound => chunk::skill_not_found(out, skill_name),
+        }
+    }
+
+    /// True when the reply carries content (the body or a file).
+    pub fn is_found(&self) -> bool {
+        matches!(self, Resolution::Body(_) | Resolution::File(..))
+    }
+}
+
+fn slice(text: &'static str, s: Str) -> &'static str {
+    text.get(s.0 as usize..s.1 as usize).unwrap_or("")
+}
+
+impl Registry {
+    #[doc(hidden)]
+    pub const fn __from_parts(parts: Parts) -> Self {
+        Registry { parts }
+    }
+
+    /// Number of skills.
+    pub fn len(&self) -> usize {
+        self.parts.skills.len()
+    }
+
+    /// True when no skill is embedded.
+    pub fn is_empty(&self) -> bool {
+        self.parts.skills.is_empty()
+    }
+
+    fn skill(&self, index: usize) -> Option<Skill<'_>> {
+        self.parts.skills.get(index).map(|rec| Skill { reg: self, rec })
+    }
+
+    /// The skill with exactly this name.
+    pub fn get_exact(&self, name: &str) -> Option<Skill<'_>> {
+        let index = *self.parts.index.get(name)?;
+        self.skill(index as usize)
+    }
+
+    /// The skill named `name`: exact match first, then ASCII case-insensitive (as DB-GPT does).
+    pub fn get(&self, name: &str) -> Option<Skill<'_>> {
+        if let Some(s) = self.get_exact(name) {
+            return Some(s);
+        }
+        // Names are validated to be lower case, so a case-insensitive match is an exact match
+        // of the lower-cased request. Names are at most 64 bytes: lower-case on the stack.
+        let mut buf = [0u8; 64];
+        let bytes = name.as_bytes();
+        if bytes.len() > buf.len() || !bytes.iter().any(u8::is_ascii_uppercase) {
+            return None;
+        }
+        let lower = &mut buf[..bytes.len()];
+        lower.copy_from_slice(bytes);
+        lower.make_ascii_lowercase();
+        self.get_exact(std::str::from_utf8(lower).ok()?)
+    }
+
+    /// Every skill, in name order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Skill<'_>> + '_ {
+        self.parts.skills.iter().map(move |rec| Skill { reg: self, rec })
+    }
+
+    /// Every skill name, in order.
+    pub fn names(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        self.iter().map(|s| s.name())
+    }
+
+    /// Resolves a `load_skill` request without building the reply.
+    ///
+    /// `file_path` selects what is served: empty, or a path whose last component is `SKILL.md`,
+    /// gives the body; a path naming another file of the pack (relative to the pack, or with the
+    /// pack's location or any trailing part of it in front, `/` or `\` separated) gives that
+    /// file; a path with `..`, an absolute path or an unknown file gives [`Resolution::FileNotFound`].
+    pub fn resolve(&self, skill_name: &str, file_path: &str) -> Resolution<'_> {
+        let Some(skill) = self.get(skill_name) else {
+            return Resolution::SkillNotFound;
+        };
+        skill.resolve(file_path)
+    }
+
+    /// DB-GPT's `load_skill(skill_name, file_path)`: the reply as a JSON string of chunks, byte
+    /// for byte what DB-GPT returns (see the crate docs).
+    pub fn load_skill(&self, skill_name: &str, file_path: &str) -> String {
+        let mut out = String::new();
+        self.load_skill_into(skill_name, file_path, &mut out);
+        out
+    }
+
+    /// [`Registry::load_skill`] appending to `out` (reuse one buffer across calls to avoid
+    /// allocating).
+    pub fn load_skill_into(&self, skill_name: &str, file_path: &str, out: &mut String) {
+        self.resolve(skill_name, file_path)
+            .write_reply(skill_name, file_path, out);
+    }
+}
+
+/// One embedded skill.
+#[derive(Debug, Clone, Copy)]
+pub struct Skill<'r> {
+    reg: &'r Registry,
+    rec: &'static SkillRecord,
+}
+
+impl<'r> Skill<'r> {
+    fn s(&self, s: Str) -> &'static str {
+        slice(self.reg.parts.text, s)
+    }
+
+    fn list(&self, range: Str) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        let items = self
+            .reg
+            .parts
+            .lists
+            .get(range.0 as usize..range.1 as usize)
+            .unwrap_or(&[]);
+        items.iter().map(move |&s| self.s(s))
+    }
+
+    /// The skill's name.
+    pub fn name(&self) -> &'static str {
+        self.s(self.rec.name)
+    }
+
+    /// The `description` field.
+    pub fn description(&self) -> &'static str {
+        self.s(self.rec.description)
+    }
+
+    /// The body after the frontmatter, as `load_skill` serves it: line endings normalised to
+    /// `\n`, leading and trailing whitespace stripped.
+    pub fn body(&self) -> &'static str {
+        self.s(self.rec.body)
+    }
+
+    /// The pack's folder as `load_skill` names it, e.g. `skills/csv-data-analysis`.
+    pub fn location(&self) -> &'static str {
+        self.s(self.rec.location)
+    }
+
+    /// The path of the pack's `SKILL.md`, e.g. `skills/csv-data-analysis/SKILL.md`.
+    pub fn skill_md_path(&self) -> &'static str {
+        self.s(self.rec.skill_md_path)
+    }
+
+    /// `version`, as written in the frontmatter.
+    pub fn version(&self) -> Option<&'static str> {
+        self.rec.version.map(|v| self.s(v))
+    }
+
+    /// `tags` (a list, or a comma-separated string split as DB-GPT does).
+    pub fn tags(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        self.list(self.rec.tags)
+    }
+
+    /// `required_tools` (a list, or a comma-separated string split as DB-GPT does).
+    pub fn required_tools(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        self.list(self.rec.required_tools)
+    }
+
+    /// The whole frontmatter as compact JSON, keys in source order.
+    pub fn frontmatter_json(&self) -> &'static str {
+        self.s(self.rec.frontmatter)
+    }
+
+    fn field_records(&self) -> &'static [FieldRecord] {
+        let fields: &'static [FieldRecord] = self.reg.parts.fields;
+        fields
+            .get(self.rec.fields.0 as usize..self.rec.fields.1 as usize)
+            .unwrap_or(&[])
+    }
+
+    /// Every top-level frontmatter field as (key, compact JSON value), in source order.
+    pub fn fields(&self) -> impl ExactSizeIterator<Item = (&'static str, &'static str)> + '_ {
+        self.field_records()
+            .iter()
+            .map(move |f| (self.s(f.key), self.s(f.json)))
+    }
+
+    /// One frontmatter field's value as compact JSON (e.g. `"1.0.0"`, `["a","b"]`).
+    pub fn field_json(&self, key: &str) -> Option<&'static str> {
+        self.fields().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// The text of the pack's `schema.json`, if it has one.
+    pub fn schema_json(&self) -> Option<&'static str> {
+        let file = self.file_at(self.rec.schema? as usize)?;
+        file.text()
+    }
+
+    fn file_records(&self) -> &'static [FileRecord] {
+        let files: &'static [FileRecord] = self.reg.parts.files;
+        files
+            .get(self.rec.files.0 as usize..self.rec.files.1 as usize)
+            .unwrap_or(&[])
+    }
+
+    fn file_at(&self, index: usize) -> Option<File> {
+        self.reg.parts.files.get(index).map(|rec| File {
+            rec,
+            text: self.reg.parts.text,
+            bytes: self.reg.parts.bytes,
+        })
+    }
+
+    /// Every embedded file of the pack (`SKILL.md` included), sorted by path.
+    pub fn files(&self) -> impl ExactSizeIterator<Item = File> + '_ {
+        let (text, bytes) = (self.reg.parts.text, self.reg.parts.bytes);
+        self.file_records()
+            .iter()
+            .map(move |rec| File { rec, text, bytes })
+    }
+
+    /// The embedded file at `path` (relative to the pack, `/`-separated).
+    pub fn file(&self, path: &str) -> Option<File> {
+        let recs = self.file_records();
+        let text = self.reg.parts.text;
+        let i = recs
+            .binary_search_by(|r| slice(text, r.path).as_bytes().cmp(path.as_bytes()))
+            .ok()?;
+        Some(File {
+            rec: &recs[i],
+            text,
+            bytes: self.reg.parts.bytes,
+        })
+    }
+
+    pub(crate) fn chunk_parts(&self) -> (&'static str, &'static str) {
+        (self.s(self.rec.head), self.s(self.rec.tail))
+    }
+
+    /// Resolves `file_path` against this skill (see [`Registry::resolve`]).
+    pub fn resolve(self, file_path: &str) -> Resolution<'r> {
+        let trimmed = file_path.trim();
+        if trimmed.is_empty() {
+            return Resolution::Body(self);
+        }
+        let last = trimmed.rsplit(['/', '\\']).next().unwrap_or(trimmed);
+        if last == "SKILL.md" {
+            return Resolution::Body(self);
+        }
+        match self.find_file(trimmed) {
+            Some(f) => Resolution::File(self, f),
+            None => Resolution::FileNotFound(self),
+        }
+    }
+
+    /// The embedded file a request path names: relative to the pack, or with the pack's location
+    /// (or a trailing part of it, such as the pack's folder name) in front; `/` or `\`
+    /// separated. Absolute paths, URLs and paths with `..` name nothing.
+    pub fn find_file(&self, path: &str) -> Option<File> {
+        let path = path.trim();
+        let absolute = path.starts_with(['/', '\\'])
+            || path.as_bytes().get(1) == Some(&b':')
+            || path.contains("://");
+        if absolute {
+            return None;
+        }
+        let mut parts: Vec<&str> = Vec::new();
+        for part in path.split(['/', '\\']) {
+            match part {
+                "" | "." => {}
+                ".." => return None,
+                p => parts.push(p),
+            }
+        }
+        if parts.is_empty() {
+            return None;
+        }
+        if let Some(f) = self.file(&parts.join("/")) {
+            return Some(f);
+        }
+        let location: Vec<&str> = self.location().split('/').filter(|p| !p.is_empty()).collect();
+        (0..location.len()).find_map(|start| {
+            let prefix = &location[start..];
+            if parts.len() > prefix.len() && parts[..prefix.len()] == *prefix {
+                self.file(&parts[prefix.len()..].join("/"))
+            } else {
+                None
+            }
+        })
+    }
+
+    /// `load_skill` for this skill (the registered name is used in the reply).
+    pub fn load(&self, file_path: &str) -> String {
+        let mut out = String::new();
+        self.resolve(file_path)
+            .write_reply(self.name(), file_path, &mut out);
+        out
+    }
+}
+
+/// One embedded file of a pack.
+#[derive(Debug, Clone, Copy)]
+pub struct File {
+    rec: &'static FileRecord,
+    text: &'static str,
+    bytes: &'static [u8],
+}
+
+impl File {
+    /// Path relative to the pack, `/`-separated.
+    pub fn path(&self) -> &'static str {
+        slice(self.text, self.rec.path)
+    }
+
+    /// The exact bytes of the file.
+    pub fn bytes(&self) -> &'static [u8] {
+        self.bytes
+            .get(self.rec.data.0 as usize..self.rec.data.1 as usize)
+            .unwrap_or(&[])
+    }
+
+    /// The file as text, when it is UTF-8.
+    pub fn text(&self) -> Option<&'static str> {
+        std::str::from_utf8(self.bytes()).ok()
+    }
+
+    /// How the file is served as a chunk.
+    pub fn kind(&self) -> FileKind {
+        self.rec.kind
+    }
+}
