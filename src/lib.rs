@@ -41,6 +41,8 @@ extern crate self as skillbake;
 
 pub mod chunk;
 pub mod registry;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use registry::{File, FileKind, Registry, Resolution, Skill};
 

@@ -1,1 +1,144 @@
-fn main() {}
+//! Project automation, run as `cargo xtask <command>` (alias in `.cargo/config.toml`):
+//!
+//! * `ci` — format check, clippy with `-D warnings`, the test suite (insta snapshots must match;
+//!   nothing is written), the runtime-only build, docs without warnings, and the bundled packs;
+//! * `new-skill NAME [--dir DIR] [--description TEXT]` — scaffolds a pack that passes
+//!   `skillbake check` with no warnings.
+
+#![forbid(unsafe_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("ci") => ci(),
+        Some("new-skill") => new_skill(&args[1..]),
+        _ => {
+            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT]>");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(root());
+    c
+}
+
+fn run(step: &str, cmd: &mut Command) -> Result<(), String> {
+    eprintln!("\n==> {step}");
+    let status = cmd.status().map_err(|e| format!("{step}: cannot start: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{step} failed ({status})"))
+    }
+}
+
+fn ci() -> Result<(), String> {
+    run("cargo fmt --check", cargo().args(["fmt", "--all", "--", "--check"]))?;
+    run(
+        "cargo clippy -D warnings",
+        cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--all-features",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    )?;
+    run(
+        "cargo test",
+        cargo()
+            .args(["test", "--workspace", "--all-features"])
+            .env("INSTA_UPDATE", "no")
+            .env_remove("INSTA_FORCE_PASS"),
+    )?;
+    run(
+        "runtime only (no default features)",
+        cargo().args(["test", "-p", "skillbake", "--no-default-features", "--lib"]),
+    )?;
+    run(
+        "cargo doc -D warnings",
+        cargo()
+            .args(["doc", "--workspace", "--no-deps", "--all-features"])
+            .env("RUSTDOCFLAGS", "-D warnings"),
+    )?;
+    run(
+        "skillbake check skills (bundled packs)",
+        cargo().args(["run", "--quiet", "--", "check", "skills"]),
+    )?;
+    eprintln!("\nci: all checks passed");
+    Ok(())
+}
+
+fn new_skill(args: &[String]) -> Result<(), String> {
+    let mut name: Option<&str> = None;
+    let mut dir = root().join("skills");
+    let mut description: Option<String> = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--dir" => dir = PathBuf::from(it.next().ok_or("--dir needs a value")?),
+            "--description" => description = Some(it.next().ok_or("--description needs a value")?.clone()),
+            s if s.starts_with('-') => return Err(format!("unknown option `{s}`")),
+            s if name.is_none() => name = Some(s),
+            s => return Err(format!("unexpected argument `{s}`")),
+        }
+    }
+    let name = name.ok_or("usage: cargo xtask new-skill NAME [--dir DIR] [--description TEXT]")?;
+    let pack = dir.join(name);
+    if pack.exists() {
+        return Err(format!("`{}` already exists", pack.display()));
+    }
+    let description = description.unwrap_or_else(|| {
+        format!("Describe what {name} does and when an agent should use it (one or two sentences).")
+    });
+    let quoted = serde_quote(&description);
+    let skill_md = format!(
+        "---\nname: {name}\ndescription: {quoted}\nversion: \"0.1.0\"\n---\n\n# {name}\n\n## When to use\n\nDescribe the requests this skill answers.\n\n## Steps\n\n1. First step the agent takes.\n2. Next step; reference files of this pack by relative path, e.g. `references/guide.md`.\n"
+    );
+    std::fs::create_dir_all(&pack).map_err(|e| format!("cannot create `{}`: {e}", pack.display()))?;
+    std::fs::write(pack.join("SKILL.md"), skill_md).map_err(|e| format!("cannot write SKILL.md: {e}"))?;
+    let checked = skillbake_build::check(&pack, &skillbake_build::CheckOptions::default());
+    if !checked.report.diagnostics.is_empty() {
+        let rendered = skillbake_build::report::human::render(&checked.report, false);
+        let _ = std::fs::remove_dir_all(&pack);
+        return Err(format!("the scaffold for `{name}` does not pass the check, nothing was created:\n{rendered}"));
+    }
+    eprintln!("created {} (passes `skillbake check`)", pack.join("SKILL.md").display());
+    Ok(())
+}
+
+/// A YAML double-quoted scalar.
+fn serde_quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
