@@ -197,7 +197,8 @@ impl Walker {
             let target = match fs::canonicalize(path) {
                 Ok(t) => t,
                 Err(e) => {
-                    let (code, msg) = if e.raw_os_error() == Some(40) {
+                    // ELOOP: 40 on Linux, 62 on macOS and the BSDs.
+                    let (code, msg) = if matches!(e.raw_os_error(), Some(40 | 62)) {
                         (Code::SymlinkCycle, "symbolic link loops back on itself".to_string())
                     } else {
                         (Code::IoError, format!("broken symbolic link: {e}"))

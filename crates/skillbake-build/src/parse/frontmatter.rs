@@ -337,7 +337,7 @@ fn parse_yaml(
     if is_blank {
         diags.push(
             Diagnostic::new(Code::FrontmatterEmpty, file, "the frontmatter is empty")
-                .at(Some(idx.position(fm_start.saturating_sub(1), 0)))
+                .at(Some(Position::span(1, 1, 3)))
                 .help("add at least `name: <folder name>` and `description: <what the skill does and when to use it>`"),
         );
         return None;

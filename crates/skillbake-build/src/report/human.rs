@@ -30,6 +30,9 @@ impl Style {
     }
 }
 
+/// Characters of a source line shown before it is cut.
+const MAX_SHOWN: usize = 100;
+
 /// Renders every diagnostic followed by the summary line.
 pub fn render(report: &Report, color: bool) -> String {
     let mut out = String::new();
@@ -78,20 +81,27 @@ pub fn render_one(d: &Diagnostic, source: Option<&str>, color: bool) -> String {
     let bar = style.paint("1;34", "|");
     let _ = writeln!(out, "{pad}{} {location}", style.paint("1;34", "-->"));
     if let Some((l, text)) = line_text {
-        let shown: String = text.replace('\t', "    ").trim_start_matches('\u{feff}').to_string();
+        let text = text.trim_start_matches('\u{feff}');
+        let col = d.column.map(|c| (c as usize).max(1));
+        // Long lines are cut after the highlighted span (or the first MAX_SHOWN characters).
+        let total = text.chars().count();
+        let keep = col.map_or(MAX_SHOWN, |c| (c - 1 + (d.len as usize).clamp(1, 40)).max(MAX_SHOWN));
+        let mut shown: String = text.chars().take(keep).collect::<String>().replace('\t', "    ");
+        if total > keep {
+            shown.push('…');
+        }
         let _ = writeln!(out, "{pad} {bar}");
         let _ = writeln!(out, "{} {bar} {shown}", style.paint("1;34", &l.to_string()));
-        if let Some(col) = d.column {
-            let before: String = text.chars().take((col as usize).saturating_sub(1)).collect();
-            let indent: usize = before
+        if let Some(col) = col {
+            let before: usize = text
                 .chars()
-                .filter(|&c| c != '\u{feff}')
+                .take(col - 1)
                 .map(|c| if c == '\t' { 4 } else { 1 })
                 .sum();
-            let avail = text.chars().count().saturating_sub(col as usize - 1).max(1);
+            let avail = total.min(keep).saturating_sub(col - 1).max(1);
             let len = (d.len as usize).clamp(1, avail);
             let marks = style.paint(code, &"^".repeat(len));
-            let _ = writeln!(out, "{pad} {bar} {}{marks}", " ".repeat(indent));
+            let _ = writeln!(out, "{pad} {bar} {}{marks}", " ".repeat(before));
         }
     }
     if let Some(note) = &d.note {

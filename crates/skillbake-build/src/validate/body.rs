@@ -31,7 +31,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
     if md.body.is_empty() {
         diags.push(
             Diagnostic::new(Code::BodyEmpty, file, "the body after the frontmatter is empty")
-                .at(Some(idx.position(md.body_offset.saturating_sub(1), 0)))
+                .at(Some(closing_line(md, &idx)))
                 .help("write the instructions an agent should follow when it loads this skill"),
         );
         return;
@@ -58,6 +58,14 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                 .help(help),
         );
     }
+}
+
+/// The closing `---` line of the frontmatter (the line just before the body).
+fn closing_line(md: &crate::parse::frontmatter::SkillMd, idx: &LineIndex<'_>) -> Position {
+    let before = &md.text[..md.body_offset.min(md.text.len())];
+    let content_end = before.trim_end_matches(['\n', '\r']).len();
+    let start = before[..content_end].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    idx.position(start, content_end - start)
 }
 
 /// The first construct of `body` that Jinja2 would refuse: (byte offset, length, message, help).

@@ -1,0 +1,172 @@
+//! The `skillbake` binary, driven as users and CI scripts drive it.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_skillbake");
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn fixture(rel: &str) -> String {
+    format!("{}/tests/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn check_bundled_packs_is_clean() {
+    let o = run(&["check", "skills", "--color", "never"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert_eq!(stdout(&o), "checked 5 packs: 0 errors, 0 warnings\n");
+}
+
+#[test]
+fn check_json_contract() {
+    let o = run(&["check", &fixture("rules/name-dir-mismatch/fail"), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["packs"], 1);
+    assert_eq!(v["errors"], 1);
+    assert_eq!(v["warnings"], 0);
+    let d = &v["diagnostics"][0];
+    let keys: Vec<&str> = d.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["code", "severity", "file", "line", "column", "message", "help"]);
+    assert_eq!(d["code"], "name-dir-mismatch");
+    assert_eq!(d["severity"], "error");
+    assert!(d["file"].as_str().unwrap().ends_with("/SKILL.md"));
+    assert!(!d["file"].as_str().unwrap().contains('\\'));
+    assert!(d["line"].as_u64().unwrap() >= 2);
+    assert!(d["column"].as_u64().unwrap() >= 1);
+}
+
+#[test]
+fn check_warnings_exit_zero() {
+    let o = run(&["check", &fixture("rules/name-not-portable/fail"), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["errors"], 0);
+    assert_eq!(v["warnings"], 1);
+}
+
+#[test]
+fn check_github_annotations() {
+    let path = fixture("rules/name-dir-mismatch/fail");
+    let o = run(&["check", &path, "--format", "github"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    let first = out.lines().next().unwrap();
+    assert!(first.starts_with(&format!("::error file={}/", path.replace(':', "%3A"))), "{first}");
+    assert!(first.contains(",line=") && first.contains(",col="), "{first}");
+    assert!(first.contains("::[name-dir-mismatch] "), "{first}");
+    assert!(out.ends_with("checked 1 pack: 1 error, 0 warnings\n"));
+}
+
+#[test]
+fn check_single_pack_and_several_roots() {
+    let pack = fixture("accepted/grouped");
+    let o = run(&["check", &pack, "skills"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let o = run(&["check", "skills/excel"]);
+    assert_eq!(stdout(&o), "checked 1 pack: 0 errors, 0 warnings\n");
+}
+
+#[test]
+fn check_usage_and_unreadable_paths_exit_two() {
+    let o = run(&["check", "does/not/exist"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("does/not/exist"));
+    assert_eq!(run(&["check", "Cargo.toml"]).status.code(), Some(2));
+    assert_eq!(run(&["check", "--format", "yaml"]).status.code(), Some(2));
+    assert_eq!(run(&["frobnicate"]).status.code(), Some(2));
+}
+
+#[test]
+fn load_defaults_to_the_packs_own_skill_md() {
+    let o = run(&["load", "csv-data-analysis"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{}\n",
+            skillbake::load_skill("csv-data-analysis", "skills/csv-data-analysis/SKILL.md")
+        )
+    );
+}
+
+#[test]
+fn load_not_found_exits_one_with_output() {
+    let o = run(&["load", "nope"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        "{\"chunks\": [{\"output_type\": \"text\", \"content\": \"Skill 'nope' not found\"}]}\n"
+    );
+    let o = run(&["load", "excel", "missing.md"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("File 'missing.md' not found in skill 'excel'"));
+}
+
+#[test]
+fn cat_writes_exact_bytes() {
+    let o = run(&["cat", "read-file", "SKILL.md"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(o.stdout, std::fs::read("skills/read-file/SKILL.md").unwrap());
+    let o = run(&["cat", "read-file", "nope.txt"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("has no file 'nope.txt'"));
+    assert_eq!(run(&["cat", "nope", "SKILL.md"]).status.code(), Some(1));
+}
+
+#[test]
+fn list_text_and_json() {
+    let o = run(&["list"]);
+    let names: Vec<String> = stdout(&o)
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    assert_eq!(names, skillbake::BUNDLED.names().collect::<Vec<_>>());
+    let o = run(&["list", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 5);
+    assert_eq!(v[0]["name"], "csv-data-analysis");
+    assert_eq!(v[0]["location"], "skills/csv-data-analysis/SKILL.md");
+}
+
+#[test]
+fn list_is_snapshotted() {
+    insta::assert_snapshot!("list_text", stdout(&run(&["list"])));
+}
+
+/// The binary serves from its embedded registry: copied into an empty folder far from the
+/// sources and run there, it answers exactly as the library does, for every pack and file.
+#[test]
+fn serves_without_the_skills_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("skillbake-copy");
+    std::fs::copy(BIN, &bin).unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let run_there = |args: &[&str]| {
+        Command::new(&bin)
+            .args(args)
+            .current_dir(&empty)
+            .env_remove("SKILLBAKE_SKILLS_DIR")
+            .output()
+            .unwrap()
+    };
+    assert!(!Path::new(&empty).join("skills").exists());
+    for skill in skillbake::BUNDLED.iter() {
+        let o = run_there(&["load", skill.name()]);
+        assert_eq!(stdout(&o), format!("{}\n", skill.load(skill.skill_md_path())));
+        for f in skill.files() {
+            let o = run_there(&["cat", skill.name(), f.path()]);
+            assert_eq!(o.stdout, f.bytes(), "{}/{}", skill.name(), f.path());
+            let o = run_there(&["load", skill.name(), f.path()]);
+            assert_eq!(stdout(&o), format!("{}\n", skill.load(f.path())));
+        }
+    }
+}
