@@ -1,5 +1,7 @@
 //! The `skillbake` binary, driven as users and CI scripts drive it.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
+
 use std::path::Path;
 use std::process::{Command, Output};
 

@@ -2,6 +2,8 @@
 //! `json.dumps(obj, ensure_ascii=False)` produces for the same skill, as DB-GPT's `load_skill`
 //! does (body = text after the frontmatter, universal newlines, `str.strip()`).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 

@@ -1,5 +1,7 @@
 //! The typed runtime API and `load_skill` resolution, on the bundled packs.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
+
 use skillbake::{FileKind, Resolution, BUNDLED};
 
 const NAMES: [&str; 5] = [

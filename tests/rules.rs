@@ -4,6 +4,8 @@
 //! the `GENERATED` marker says. `tests/fixtures/accepted/*` are inputs other loaders get wrong
 //! and that must pass cleanly.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
+
 use skillbake_build::report::human;
 use skillbake_build::{check, CheckOptions, Code};
 use std::path::{Path, PathBuf};
