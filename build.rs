@@ -4,7 +4,10 @@
 
 fn main() {
     #[cfg(feature = "bundled")]
-    if let Err(e) = skillbake_build::Config::new().skills_dir("skills").compile() {
+    if let Err(e) = skillbake_build::Config::new()
+        .skills_dir("skills")
+        .compile()
+    {
         eprintln!("{e}");
         std::process::exit(1);
     }

@@ -87,7 +87,10 @@ impl Registry {
     }
 
     fn skill(&self, index: usize) -> Option<Skill<'_>> {
-        self.parts.skills.get(index).map(|rec| Skill { reg: self, rec })
+        self.parts
+            .skills
+            .get(index)
+            .map(|rec| Skill { reg: self, rec })
     }
 
     /// The skill with exactly this name.
@@ -116,7 +119,10 @@ impl Registry {
 
     /// Every skill, in name order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Skill<'_>> + '_ {
-        self.parts.skills.iter().map(move |rec| Skill { reg: self, rec })
+        self.parts
+            .skills
+            .iter()
+            .map(move |rec| Skill { reg: self, rec })
     }
 
     /// Every skill name, in order.
@@ -328,7 +334,11 @@ impl<'r> Skill<'r> {
         if let Some(f) = self.file(&parts.join("/")) {
             return Some(f);
         }
-        let location: Vec<&str> = self.location().split('/').filter(|p| !p.is_empty()).collect();
+        let location: Vec<&str> = self
+            .location()
+            .split('/')
+            .filter(|p| !p.is_empty())
+            .collect();
         (0..location.len()).find_map(|start| {
             let prefix = &location[start..];
             if parts.len() > prefix.len() && parts[..prefix.len()] == *prefix {

@@ -28,7 +28,12 @@ fn check_bundled_packs_is_clean() {
 
 #[test]
 fn check_json_contract() {
-    let o = run(&["check", &fixture("rules/name-dir-mismatch/fail"), "--format", "json"]);
+    let o = run(&[
+        "check",
+        &fixture("rules/name-dir-mismatch/fail"),
+        "--format",
+        "json",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["packs"], 1);
@@ -36,7 +41,10 @@ fn check_json_contract() {
     assert_eq!(v["warnings"], 0);
     let d = &v["diagnostics"][0];
     let keys: Vec<&str> = d.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["code", "severity", "file", "line", "column", "message", "help"]);
+    assert_eq!(
+        keys,
+        ["code", "severity", "file", "line", "column", "message", "help"]
+    );
     assert_eq!(d["code"], "name-dir-mismatch");
     assert_eq!(d["severity"], "error");
     assert!(d["file"].as_str().unwrap().ends_with("/SKILL.md"));
@@ -47,7 +55,12 @@ fn check_json_contract() {
 
 #[test]
 fn check_warnings_exit_zero() {
-    let o = run(&["check", &fixture("rules/name-not-portable/fail"), "--format", "json"]);
+    let o = run(&[
+        "check",
+        &fixture("rules/name-not-portable/fail"),
+        "--format",
+        "json",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["errors"], 0);
@@ -61,8 +74,14 @@ fn check_github_annotations() {
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
     let first = out.lines().next().unwrap();
-    assert!(first.starts_with(&format!("::error file={}/", path.replace(':', "%3A"))), "{first}");
-    assert!(first.contains(",line=") && first.contains(",col="), "{first}");
+    assert!(
+        first.starts_with(&format!("::error file={}/", path.replace(':', "%3A"))),
+        "{first}"
+    );
+    assert!(
+        first.contains(",line=") && first.contains(",col="),
+        "{first}"
+    );
     assert!(first.contains("::[name-dir-mismatch] "), "{first}");
     assert!(out.ends_with("checked 1 pack: 1 error, 0 warnings\n"));
 }
@@ -116,7 +135,10 @@ fn load_not_found_exits_one_with_output() {
 fn cat_writes_exact_bytes() {
     let o = run(&["cat", "read-file", "SKILL.md"]);
     assert_eq!(o.status.code(), Some(0));
-    assert_eq!(o.stdout, std::fs::read("skills/read-file/SKILL.md").unwrap());
+    assert_eq!(
+        o.stdout,
+        std::fs::read("skills/read-file/SKILL.md").unwrap()
+    );
     let o = run(&["cat", "read-file", "nope.txt"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("has no file 'nope.txt'"));
@@ -163,7 +185,10 @@ fn serves_without_the_skills_folder() {
     assert!(!Path::new(&empty).join("skills").exists());
     for skill in skillbake::BUNDLED.iter() {
         let o = run_there(&["load", skill.name()]);
-        assert_eq!(stdout(&o), format!("{}\n", skill.load(skill.skill_md_path())));
+        assert_eq!(
+            stdout(&o),
+            format!("{}\n", skill.load(skill.skill_md_path()))
+        );
         for f in skill.files() {
             let o = run_there(&["cat", skill.name(), f.path()]);
             assert_eq!(o.stdout, f.bytes(), "{}/{}", skill.name(), f.path());

@@ -9,7 +9,10 @@ use std::path::Path;
 
 fn copy_tree(from: &Path, to: &Path, reverse: bool) {
     std::fs::create_dir_all(to).unwrap();
-    let mut entries: Vec<_> = std::fs::read_dir(from).unwrap().map(|e| e.unwrap()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(from)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .collect();
     entries.sort_by_key(|e| e.file_name());
     if reverse {
         entries.reverse();

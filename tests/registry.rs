@@ -23,7 +23,10 @@ fn iterates_in_name_order() {
 fn lookup_is_exact_then_ascii_case_insensitive() {
     assert_eq!(BUNDLED.get("excel").map(|s| s.name()), Some("excel"));
     assert_eq!(BUNDLED.get("EXCEL").map(|s| s.name()), Some("excel"));
-    assert_eq!(BUNDLED.get("Send-Email").map(|s| s.name()), Some("send-email"));
+    assert_eq!(
+        BUNDLED.get("Send-Email").map(|s| s.name()),
+        Some("send-email")
+    );
     assert!(BUNDLED.get_exact("EXCEL").is_none());
     assert!(BUNDLED.get("excel ").is_none());
     assert!(BUNDLED.get("").is_none());
@@ -70,7 +73,12 @@ fn file_paths_resolve_relative_or_behind_the_location() {
             other => panic!("{path}: {other:?}"),
         }
     }
-    for path in ["", "SKILL.md", "skills/read-file/SKILL.md", "/abs/elsewhere/SKILL.md"] {
+    for path in [
+        "",
+        "SKILL.md",
+        "skills/read-file/SKILL.md",
+        "/abs/elsewhere/SKILL.md",
+    ] {
         assert!(matches!(s.resolve(path), Resolution::Body(_)), "{path}");
     }
     for path in [
@@ -83,7 +91,10 @@ fn file_paths_resolve_relative_or_behind_the_location() {
         "scripts",
         ".",
     ] {
-        assert!(matches!(s.resolve(path), Resolution::FileNotFound(_)), "{path}");
+        assert!(
+            matches!(s.resolve(path), Resolution::FileNotFound(_)),
+            "{path}"
+        );
     }
 }
 
@@ -131,7 +142,13 @@ fn files_are_byte_exact_and_sorted() {
         assert_eq!(paths, sorted);
         for f in skill.files() {
             let on_disk = std::fs::read(format!("skills/{}/{}", skill.name(), f.path())).unwrap();
-            assert_eq!(f.bytes(), on_disk.as_slice(), "{}/{}", skill.name(), f.path());
+            assert_eq!(
+                f.bytes(),
+                on_disk.as_slice(),
+                "{}/{}",
+                skill.name(),
+                f.path()
+            );
             assert_eq!(skill.file(f.path()).map(|g| g.path()), Some(f.path()));
             if f.path() == "SKILL.md" {
                 assert_eq!(f.kind(), FileKind::Markdown);

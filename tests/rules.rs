@@ -70,20 +70,29 @@ fn every_code_has_a_failing_and_a_passing_fixture() {
             dir.join("fail")
         };
         let failed = check(&fail, &CheckOptions::default());
-        let seen: Vec<&str> = failed.report.diagnostics.iter().map(|d| d.code.as_str()).collect();
-        assert!(seen.contains(&code.as_str()), "{code}: fail/ raised {seen:?}");
+        let seen: Vec<&str> = failed
+            .report
+            .diagnostics
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect();
         assert!(
-            failed.report.diagnostics.iter().all(|d| d.severity == d.code.default_severity()),
+            seen.contains(&code.as_str()),
+            "{code}: fail/ raised {seen:?}"
+        );
+        assert!(
+            failed
+                .report
+                .diagnostics
+                .iter()
+                .all(|d| d.severity == d.code.default_severity()),
             "{code}"
         );
         let mut settings = insta::Settings::clone_current();
         settings.set_omit_expression(true);
         settings.set_description(format!("{code}: {}", code.summary()));
         settings.bind(|| {
-            insta::assert_snapshot!(
-                format!("rule-{code}"),
-                human::render(&failed.report, false)
-            );
+            insta::assert_snapshot!(format!("rule-{code}"), human::render(&failed.report, false));
         });
 
         let passed = check(&dir.join("pass"), &CheckOptions::default());
@@ -115,12 +124,18 @@ fn accepted_inputs_pass_cleanly() {
 
 #[test]
 fn bom_and_crlf_bodies_are_served_normalised() {
-    let checked = check(&fixtures().join("accepted/bom-crlf"), &CheckOptions::default());
+    let checked = check(
+        &fixtures().join("accepted/bom-crlf"),
+        &CheckOptions::default(),
+    );
     for skill in &checked.skills {
         assert!(!skill.body.contains('\r'));
         assert!(!skill.body.starts_with('\u{feff}'));
         assert_eq!(skill.body, skill.body.trim());
         let md = skill.files.iter().find(|f| f.path == "SKILL.md").unwrap();
-        assert!(md.bytes.starts_with(b"\xef\xbb\xbf---\r\n"), "kept byte-exact");
+        assert!(
+            md.bytes.starts_with(b"\xef\xbb\xbf---\r\n"),
+            "kept byte-exact"
+        );
     }
 }

@@ -48,7 +48,10 @@ pub fn rules_table() -> String {
 #[test]
 fn readme_rules_table_matches_the_code() {
     let readme = std::fs::read_to_string("README.md").unwrap();
-    let start = readme.find("<!-- rules:start -->\n").expect("rules:start marker") + 21;
+    let start = readme
+        .find("<!-- rules:start -->\n")
+        .expect("rules:start marker")
+        + 21;
     let end = readme.find("<!-- rules:end -->").expect("rules:end marker");
     let expected = rules_table();
     assert!(
@@ -62,7 +65,12 @@ fn rule_modules_exist() {
     for &c in Code::ALL {
         let path = Path::new("crates/skillbake-build/src").join(c.module());
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.contains(c.as_str()) || text.contains("Code::"), "{} in {}", c, path.display());
+        assert!(
+            text.contains(c.as_str()) || text.contains("Code::"),
+            "{} in {}",
+            c,
+            path.display()
+        );
     }
 }
 
@@ -70,7 +78,11 @@ fn rule_modules_exist() {
 fn every_module_has_a_doc_comment() {
     for f in all_rust_files() {
         let text = std::fs::read_to_string(&f).unwrap();
-        assert!(text.starts_with("//!"), "{} lacks a `//!` module doc", f.display());
+        assert!(
+            text.starts_with("//!"),
+            "{} lacks a `//!` module doc",
+            f.display()
+        );
     }
 }
 
@@ -84,7 +96,11 @@ fn no_ignored_or_should_panic_tests_and_no_unsafe() {
     for f in all_rust_files() {
         let text = std::fs::read_to_string(&f).unwrap();
         for bad in [&ignore, &should_panic, &unsafe_kw] {
-            assert!(!text.contains(bad.as_str()), "{} contains {bad}", f.display());
+            assert!(
+                !text.contains(bad.as_str()),
+                "{} contains {bad}",
+                f.display()
+            );
         }
     }
 }
@@ -98,5 +114,8 @@ fn no_pending_snapshots() {
             pending.push(name);
         }
     }
-    assert!(pending.is_empty(), "unreviewed snapshots: {pending:?} (run `cargo insta review`)");
+    assert!(
+        pending.is_empty(),
+        "unreviewed snapshots: {pending:?} (run `cargo insta review`)"
+    );
 }

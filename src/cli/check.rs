@@ -23,7 +23,10 @@ pub fn run(
     for p in &paths {
         match std::fs::metadata(p) {
             Ok(m) if m.is_dir() => {}
-            Ok(_) => bail!("`{}` is not a folder: give a skills root or a pack folder", p.display()),
+            Ok(_) => bail!(
+                "`{}` is not a folder: give a skills root or a pack folder",
+                p.display()
+            ),
             Err(e) => bail!("cannot read `{}`: {e}", p.display()),
         }
     }
@@ -47,7 +50,8 @@ pub fn run(
                 Color::Always => true,
                 Color::Never => false,
                 Color::Auto => {
-                    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    std::io::stdout().is_terminal()
+                        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
                 }
             };
             human::render(&report, color)

@@ -42,10 +42,18 @@ pub fn list(format: ListFormat) -> Result<ExitCode> {
             s
         }
         ListFormat::Text => {
-            let width = BUNDLED.names().map(|n| n.chars().count()).max().unwrap_or(0);
+            let width = BUNDLED
+                .names()
+                .map(|n| n.chars().count())
+                .max()
+                .unwrap_or(0);
             let mut s = String::new();
             for skill in BUNDLED.iter() {
-                let description = skill.description().split_whitespace().collect::<Vec<_>>().join(" ");
+                let description = skill
+                    .description()
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 s.push_str(&format!("{:width$}  {description}\n", skill.name()));
             }
             s
@@ -57,7 +65,10 @@ pub fn list(format: ListFormat) -> Result<ExitCode> {
 
 /// `skillbake load`.
 pub fn load(skill_name: &str, file_path: Option<&str>) -> Result<ExitCode> {
-    let default_path = BUNDLED.get(skill_name).map(|s| s.skill_md_path()).unwrap_or("");
+    let default_path = BUNDLED
+        .get(skill_name)
+        .map(|s| s.skill_md_path())
+        .unwrap_or("");
     let file_path = file_path.unwrap_or(default_path);
     let resolution = BUNDLED.resolve(skill_name, file_path);
     let mut out = String::new();
@@ -97,4 +108,3 @@ pub fn cat(skill_name: &str, path: &str) -> Result<ExitCode> {
         }
     }
 }
-

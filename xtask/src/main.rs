@@ -43,7 +43,9 @@ fn cargo() -> Command {
 
 fn run(step: &str, cmd: &mut Command) -> Result<(), String> {
     eprintln!("\n==> {step}");
-    let status = cmd.status().map_err(|e| format!("{step}: cannot start: {e}"))?;
+    let status = cmd
+        .status()
+        .map_err(|e| format!("{step}: cannot start: {e}"))?;
     if status.success() {
         Ok(())
     } else {
@@ -52,7 +54,10 @@ fn run(step: &str, cmd: &mut Command) -> Result<(), String> {
 }
 
 fn ci() -> Result<(), String> {
-    run("cargo fmt --check", cargo().args(["fmt", "--all", "--", "--check"]))?;
+    run(
+        "cargo fmt --check",
+        cargo().args(["fmt", "--all", "--", "--check"]),
+    )?;
     run(
         "cargo clippy -D warnings",
         cargo().args([
@@ -98,7 +103,9 @@ fn new_skill(args: &[String]) -> Result<(), String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--dir" => dir = PathBuf::from(it.next().ok_or("--dir needs a value")?),
-            "--description" => description = Some(it.next().ok_or("--description needs a value")?.clone()),
+            "--description" => {
+                description = Some(it.next().ok_or("--description needs a value")?.clone())
+            }
             s if s.starts_with('-') => return Err(format!("unknown option `{s}`")),
             s if name.is_none() => name = Some(s),
             s => return Err(format!("unexpected argument `{s}`")),
@@ -116,15 +123,22 @@ fn new_skill(args: &[String]) -> Result<(), String> {
     let skill_md = format!(
         "---\nname: {name}\ndescription: {quoted}\nversion: \"0.1.0\"\n---\n\n# {name}\n\n## When to use\n\nDescribe the requests this skill answers.\n\n## Steps\n\n1. First step the agent takes.\n2. Next step; reference files of this pack by relative path, e.g. `references/guide.md`.\n"
     );
-    std::fs::create_dir_all(&pack).map_err(|e| format!("cannot create `{}`: {e}", pack.display()))?;
-    std::fs::write(pack.join("SKILL.md"), skill_md).map_err(|e| format!("cannot write SKILL.md: {e}"))?;
+    std::fs::create_dir_all(&pack)
+        .map_err(|e| format!("cannot create `{}`: {e}", pack.display()))?;
+    std::fs::write(pack.join("SKILL.md"), skill_md)
+        .map_err(|e| format!("cannot write SKILL.md: {e}"))?;
     let checked = skillbake_build::check(&pack, &skillbake_build::CheckOptions::default());
     if !checked.report.diagnostics.is_empty() {
         let rendered = skillbake_build::report::human::render(&checked.report, false);
         let _ = std::fs::remove_dir_all(&pack);
-        return Err(format!("the scaffold for `{name}` does not pass the check, nothing was created:\n{rendered}"));
+        return Err(format!(
+            "the scaffold for `{name}` does not pass the check, nothing was created:\n{rendered}"
+        ));
     }
-    eprintln!("created {} (passes `skillbake check`)", pack.join("SKILL.md").display());
+    eprintln!(
+        "created {} (passes `skillbake check`)",
+        pack.join("SKILL.md").display()
+    );
     Ok(())
 }
 

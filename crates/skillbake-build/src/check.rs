@@ -79,9 +79,10 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
         validate::check_pack(&ctx, &mut diags);
         if let Some(schema) = pack.file(validate::schema::SCHEMA_JSON) {
             if let Ok(text) = std::str::from_utf8(&schema.bytes) {
-                report
-                    .sources
-                    .insert(pack.display_path(validate::schema::SCHEMA_JSON), text.to_string());
+                report.sources.insert(
+                    pack.display_path(validate::schema::SCHEMA_JSON),
+                    text.to_string(),
+                );
             }
         }
         if let Some(skill) = model(pack, &md) {
@@ -118,7 +119,12 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
     let fields: Vec<(String, String)> = fm
         .mapping
         .iter()
-        .map(|(k, v)| (key_text(k), serde_json::to_string(&yaml_to_json(v)).unwrap_or_default()))
+        .map(|(k, v)| {
+            (
+                key_text(k),
+                serde_json::to_string(&yaml_to_json(v)).unwrap_or_default(),
+            )
+        })
         .collect();
     let json = yaml_to_json(&Value::Mapping(fm.mapping.clone()));
     let version = match fm.mapping.get("version") {

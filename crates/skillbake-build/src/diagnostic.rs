@@ -273,13 +273,20 @@ pub fn sort(diags: &mut Vec<Diagnostic>) {
 }
 
 /// Finds the closest candidate to `input` (for did-you-mean), if any is close enough.
-pub fn did_you_mean<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    input: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let norm = |s: &str| s.to_ascii_lowercase().replace('-', "_");
     let input_n = norm(input);
     let mut best: Option<(usize, &'a str)> = None;
     for cand in candidates {
         let cand_n = norm(cand);
-        let d = if cand_n == input_n { 0 } else { osa_distance(&input_n, &cand_n) };
+        let d = if cand_n == input_n {
+            0
+        } else {
+            osa_distance(&input_n, &cand_n)
+        };
         let limit = match cand_n.chars().count() {
             0..=3 => 1,
             4..=8 => 2,
@@ -325,16 +332,31 @@ mod tests {
         for &code in Code::ALL {
             let s = code.as_str();
             assert!(seen.insert(s), "duplicate code {s}");
-            assert!(s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'), "{s}");
+            assert!(
+                s.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                "{s}"
+            );
             assert_eq!(Code::from_name(s), Some(code));
         }
     }
 
     #[test]
     fn did_you_mean_finds_typos() {
-        let known = ["required_tools", "required_knowledge", "description", "name"];
-        assert_eq!(did_you_mean("requried_tools", known), Some("required_tools"));
-        assert_eq!(did_you_mean("required-tools", known), Some("required_tools"));
+        let known = [
+            "required_tools",
+            "required_knowledge",
+            "description",
+            "name",
+        ];
+        assert_eq!(
+            did_you_mean("requried_tools", known),
+            Some("required_tools")
+        );
+        assert_eq!(
+            did_you_mean("required-tools", known),
+            Some("required_tools")
+        );
         assert_eq!(did_you_mean("descripton", known), Some("description"));
         assert_eq!(did_you_mean("colour", known), None);
         assert_eq!(did_you_mean("nmae", known), Some("name"));

@@ -150,7 +150,11 @@ impl Walker {
         let read = match fs::read_dir(dir) {
             Ok(r) => r,
             Err(e) => {
-                self.error(Code::IoError, display(rel), format!("cannot read folder: {e}"));
+                self.error(
+                    Code::IoError,
+                    display(rel),
+                    format!("cannot read folder: {e}"),
+                );
                 return Vec::new();
             }
         };
@@ -175,7 +179,11 @@ impl Walker {
                     }
                 }
                 Err(e) => {
-                    self.error(Code::IoError, display(rel), format!("cannot read folder: {e}"));
+                    self.error(
+                        Code::IoError,
+                        display(rel),
+                        format!("cannot read folder: {e}"),
+                    );
                 }
             }
         }
@@ -199,12 +207,16 @@ impl Walker {
                 Err(e) => {
                     // ELOOP: 40 on Linux, 62 on macOS and the BSDs.
                     let (code, msg) = if matches!(e.raw_os_error(), Some(40 | 62)) {
-                        (Code::SymlinkCycle, "symbolic link loops back on itself".to_string())
+                        (
+                            Code::SymlinkCycle,
+                            "symbolic link loops back on itself".to_string(),
+                        )
                     } else {
                         (Code::IoError, format!("broken symbolic link: {e}"))
                     };
-                    self.error(code, rel, msg).help =
-                        Some("point the link at an existing file inside the pack, or remove it".into());
+                    self.error(code, rel, msg).help = Some(
+                        "point the link at an existing file inside the pack, or remove it".into(),
+                    );
                     return Entry::Skip;
                 }
             };
@@ -217,7 +229,9 @@ impl Walker {
                     rel,
                     format!("symbolic link `{link}` points outside {what}; it is not embedded"),
                 )
-                .help = Some(format!("copy the target into {what} instead of linking to it"));
+                .help = Some(format!(
+                    "copy the target into {what} instead of linking to it"
+                ));
                 return Entry::Skip;
             }
             return match fs::metadata(&target) {
@@ -298,7 +312,9 @@ impl Walker {
             rel,
             format!("`{name}` is not `{SKILL_MD}`, so this folder is not a pack and is ignored"),
         )
-        .help = Some(format!("rename the file to `{SKILL_MD}` (exactly, upper case)"));
+        .help = Some(format!(
+            "rename the file to `{SKILL_MD}` (exactly, upper case)"
+        ));
     }
 
     fn cycle(&mut self, rel: &str) {

@@ -207,7 +207,9 @@ impl Config {
         let generated = generate::generate(&checked.skills, &opts).map_err(Error::TooLarge)?;
         let out = match &self.out_dir {
             Some(d) => d.clone(),
-            None => std::env::var_os("OUT_DIR").map(PathBuf::from).ok_or(Error::NoOutDir)?,
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or(Error::NoOutDir)?,
         };
         write_if_changed(&out.join(generate::REGISTRY_RS), generated.code.as_bytes())?;
         write_if_changed(&out.join(generate::TEXT_FILE), generated.text.as_bytes())?;

@@ -104,8 +104,7 @@ impl SkillMd {
         let region = &self.text[loc.value_offset..loc.end];
         match find_token(region, needle) {
             Some(rel) => Some(
-                LineIndex::new(&self.text)
-                    .position(loc.value_offset + rel, needle.chars().count()),
+                LineIndex::new(&self.text).position(loc.value_offset + rel, needle.chars().count()),
             ),
             None => self.value_pos(key),
         }
@@ -248,7 +247,10 @@ pub fn parse(bytes: &[u8], file: &str, diags: &mut Vec<Diagnostic>) -> Option<Sk
                     p.line,
                     &text[l.start..l.end]
                 ))
-                .help(format!("remove the whitespace around `---` on line {}", p.line))
+                .help(format!(
+                    "remove the whitespace around `---` on line {}",
+                    p.line
+                ))
             }
             None => d.help("add a line that is exactly `---` after the last frontmatter field"),
         };
@@ -345,7 +347,9 @@ fn parse_yaml(
     let value = match yaml_serde::from_str::<Value>(fm_text) {
         Ok(v) => v,
         Err(err) => {
-            diags.push(yaml_error(&err, text, fm_start, fm_text, line_shift, idx, file));
+            diags.push(yaml_error(
+                &err, text, fm_start, fm_text, line_shift, idx, file,
+            ));
             return None;
         }
     };
@@ -599,15 +603,27 @@ mod tests {
     #[test]
     fn structural_errors() {
         assert_eq!(codes(&run("# title\n").1), ["frontmatter-missing"]);
-        assert_eq!(codes(&run("---\nname: a\n").1), ["frontmatter-unterminated"]);
+        assert_eq!(
+            codes(&run("---\nname: a\n").1),
+            ["frontmatter-unterminated"]
+        );
         let (_, d) = run("---\nname: a\n--- \nbody");
         assert_eq!(codes(&d), ["frontmatter-unterminated"]);
         assert!(d[0].note.is_some());
-        assert_eq!(codes(&run("---\n# nothing\n---\nbody").1), ["frontmatter-empty"]);
-        assert_eq!(codes(&run("---\n- a\n---\nbody").1), ["frontmatter-not-mapping"]);
+        assert_eq!(
+            codes(&run("---\n# nothing\n---\nbody").1),
+            ["frontmatter-empty"]
+        );
+        assert_eq!(
+            codes(&run("---\n- a\n---\nbody").1),
+            ["frontmatter-not-mapping"]
+        );
         let deep = format!("---\na: {}\n---\nb", "[".repeat(200));
         assert_eq!(codes(&run(&deep).1), ["yaml-limit"]);
-        assert_eq!(codes(&run_bytes(b"---\nname: \xff\n---\n")), ["invalid-utf8"]);
+        assert_eq!(
+            codes(&run_bytes(b"---\nname: \xff\n---\n")),
+            ["invalid-utf8"]
+        );
     }
 
     fn run_bytes(b: &[u8]) -> Vec<Diagnostic> {
@@ -623,6 +639,9 @@ mod tests {
         assert_eq!(md.key_pos("description"), Some(Position::span(3, 1, 11)));
         assert_eq!(md.value_pos("description"), Some(Position::span(3, 16, 1)));
         assert_eq!(md.value_pos("tags"), Some(Position::span(5, 3, 5)));
-        assert_eq!(md.find_in_value("tags", "two"), Some(Position::span(6, 5, 3)));
+        assert_eq!(
+            md.find_in_value("tags", "two"),
+            Some(Position::span(6, 5, 3))
+        );
     }
 }

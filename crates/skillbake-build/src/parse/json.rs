@@ -113,7 +113,10 @@ impl Parser<'_> {
             }
             Some(_) => {
                 while self.i < self.s.len()
-                    && !matches!(self.s[self.i], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                    && !matches!(
+                        self.s[self.i],
+                        b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'
+                    )
                 {
                     self.i += 1;
                 }

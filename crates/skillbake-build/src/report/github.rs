@@ -6,7 +6,9 @@ use crate::diagnostic::Severity;
 use std::fmt::Write as _;
 
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 fn escape_property(s: &str) -> String {
@@ -28,7 +30,11 @@ pub fn render(report: &Report) -> String {
         if let Some(c) = d.column {
             let _ = write!(props, ",col={c}");
         }
-        let _ = write!(props, ",title={}", escape_property(&format!("skillbake {}", d.code)));
+        let _ = write!(
+            props,
+            ",title={}",
+            escape_property(&format!("skillbake {}", d.code))
+        );
         let mut msg = format!("[{}] {}", d.code, d.message);
         if let Some(h) = &d.help {
             let _ = write!(msg, "\nhelp: {h}");

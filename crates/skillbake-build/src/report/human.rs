@@ -37,7 +37,11 @@ const MAX_SHOWN: usize = 100;
 pub fn render(report: &Report, color: bool) -> String {
     let mut out = String::new();
     for d in &report.diagnostics {
-        out.push_str(&render_one(d, report.sources.get(&d.file).map(String::as_str), color));
+        out.push_str(&render_one(
+            d,
+            report.sources.get(&d.file).map(String::as_str),
+            color,
+        ));
         out.push('\n');
     }
     let style = Style { on: color };
@@ -73,9 +77,11 @@ pub fn render_one(d: &Diagnostic, source: Option<&str>, color: bool) -> String {
         (Some(l), None) => format!("{}:{l}", d.file),
         _ => d.file.clone(),
     };
-    let line_text = d
-        .line
-        .and_then(|l| source.and_then(|s| LineIndex::new(s).line_text(l)).map(|t| (l, t)));
+    let line_text = d.line.and_then(|l| {
+        source
+            .and_then(|s| LineIndex::new(s).line_text(l))
+            .map(|t| (l, t))
+    });
     let width = line_text.map_or(1, |(l, _)| l.to_string().len());
     let pad = " ".repeat(width);
     let bar = style.paint("1;34", "|");
@@ -85,8 +91,14 @@ pub fn render_one(d: &Diagnostic, source: Option<&str>, color: bool) -> String {
         let col = d.column.map(|c| (c as usize).max(1));
         // Long lines are cut after the highlighted span (or the first MAX_SHOWN characters).
         let total = text.chars().count();
-        let keep = col.map_or(MAX_SHOWN, |c| (c - 1 + (d.len as usize).clamp(1, 40)).max(MAX_SHOWN));
-        let mut shown: String = text.chars().take(keep).collect::<String>().replace('\t', "    ");
+        let keep = col.map_or(MAX_SHOWN, |c| {
+            (c - 1 + (d.len as usize).clamp(1, 40)).max(MAX_SHOWN)
+        });
+        let mut shown: String = text
+            .chars()
+            .take(keep)
+            .collect::<String>()
+            .replace('\t', "    ");
         if total > keep {
             shown.push('…');
         }
@@ -105,10 +117,20 @@ pub fn render_one(d: &Diagnostic, source: Option<&str>, color: bool) -> String {
         }
     }
     if let Some(note) = &d.note {
-        let _ = writeln!(out, "{pad} {} {}: {note}", style.paint("1;34", "="), style.paint("1", "note"));
+        let _ = writeln!(
+            out,
+            "{pad} {} {}: {note}",
+            style.paint("1;34", "="),
+            style.paint("1", "note")
+        );
     }
     if let Some(help) = &d.help {
-        let _ = writeln!(out, "{pad} {} {}: {help}", style.paint("1;34", "="), style.paint("1", "help"));
+        let _ = writeln!(
+            out,
+            "{pad} {} {}: {help}",
+            style.paint("1;34", "="),
+            style.paint("1", "help")
+        );
     }
     out
 }

@@ -27,7 +27,8 @@ pub fn render(report: &Report) -> String {
         warnings: report.warnings(),
         diagnostics: &report.diagnostics,
     };
-    let mut s = serde_json::to_string_pretty(&out).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    let mut s =
+        serde_json::to_string_pretty(&out).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     s.push('\n');
     s
 }

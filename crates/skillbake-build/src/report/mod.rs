@@ -57,7 +57,10 @@ impl Report {
             return;
         }
         for d in &mut self.diagnostics {
-            d.file = crate::discover::join(prefix, d.file.trim_start_matches("./").trim_start_matches('.'));
+            d.file = crate::discover::join(
+                prefix,
+                d.file.trim_start_matches("./").trim_start_matches('.'),
+            );
         }
         self.sources = std::mem::take(&mut self.sources)
             .into_iter()

@@ -12,11 +12,29 @@ pub const MAX_LINES: usize = 500;
 
 /// Block tags that need an `end…` tag.
 const BLOCK_TAGS: &[&str] = &[
-    "if", "for", "block", "macro", "call", "filter", "with", "autoescape", "trans", "raw",
+    "if",
+    "for",
+    "block",
+    "macro",
+    "call",
+    "filter",
+    "with",
+    "autoescape",
+    "trans",
+    "raw",
 ];
 /// Tags that stand alone or continue a block.
 const INLINE_TAGS: &[&str] = &[
-    "elif", "else", "set", "include", "import", "from", "extends", "break", "continue", "do",
+    "elif",
+    "else",
+    "set",
+    "include",
+    "import",
+    "from",
+    "extends",
+    "break",
+    "continue",
+    "do",
     "pluralize",
 ];
 
@@ -30,16 +48,23 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
     let idx = LineIndex::new(&md.text);
     if md.body.is_empty() {
         diags.push(
-            Diagnostic::new(Code::BodyEmpty, file, "the body after the frontmatter is empty")
-                .at(Some(closing_line(md, &idx)))
-                .help("write the instructions an agent should follow when it loads this skill"),
+            Diagnostic::new(
+                Code::BodyEmpty,
+                file,
+                "the body after the frontmatter is empty",
+            )
+            .at(Some(closing_line(md, &idx)))
+            .help("write the instructions an agent should follow when it loads this skill"),
         );
         return;
     }
     let lines = md.body.lines().count();
     if lines > MAX_LINES {
         let raw = md.raw_body();
-        let lead = raw.len() - raw.trim_start_matches(crate::parse::frontmatter::is_python_space).len();
+        let lead = raw.len()
+            - raw
+                .trim_start_matches(crate::parse::frontmatter::is_python_space)
+                .len();
         let first = idx.position(md.body_offset + lead, 0).line;
         diags.push(
             Diagnostic::new(
@@ -64,7 +89,9 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
 fn closing_line(md: &crate::parse::frontmatter::SkillMd, idx: &LineIndex<'_>) -> Position {
     let before = &md.text[..md.body_offset.min(md.text.len())];
     let content_end = before.trim_end_matches(['\n', '\r']).len();
-    let start = before[..content_end].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let start = before[..content_end]
+        .rfind(['\n', '\r'])
+        .map_or(0, |i| i + 1);
     idx.position(start, content_end - start)
 }
 
@@ -95,7 +122,12 @@ pub fn jinja_problem(body: &str) -> Option<(usize, usize, String, String)> {
                 "{%" => "a statement `{%` that is never closed with `%}`",
                 _ => "a comment `{#` that is never closed with `#}`",
             };
-            return Some((at, 2, format!("the body has {what}; DB-GPT's Jinja2 rendering fails on it"), escape_help(open)));
+            return Some((
+                at,
+                2,
+                format!("the body has {what}; DB-GPT's Jinja2 rendering fails on it"),
+                escape_help(open),
+            ));
         };
         let inner = body[inner_start..inner_start + close_rel]
             .trim_start_matches(['-', '+'])
@@ -104,7 +136,12 @@ pub fn jinja_problem(body: &str) -> Option<(usize, usize, String, String)> {
         let end = inner_start + close_rel + 2;
         match open {
             "{{" if inner.is_empty() => {
-                return Some((at, end - at, "the body has an empty Jinja2 expression `{{ }}`".into(), escape_help(open)));
+                return Some((
+                    at,
+                    end - at,
+                    "the body has an empty Jinja2 expression `{{ }}`".into(),
+                    escape_help(open),
+                ));
             }
             "{%" => {
                 let tag = inner.split_whitespace().next().unwrap_or("");
@@ -116,7 +153,12 @@ pub fn jinja_problem(body: &str) -> Option<(usize, usize, String, String)> {
                             continue;
                         }
                         None => {
-                            return Some((at, end - at, "`{% raw %}` is never closed with `{% endraw %}`".into(), "add `{% endraw %}` after the literal passage".into()));
+                            return Some((
+                                at,
+                                end - at,
+                                "`{% raw %}` is never closed with `{% endraw %}`".into(),
+                                "add `{% endraw %}` after the literal passage".into(),
+                            ));
                         }
                     }
                 }
@@ -127,10 +169,20 @@ pub fn jinja_problem(body: &str) -> Option<(usize, usize, String, String)> {
                     match stack.pop() {
                         Some((open_tag, _)) if open_tag == name => {}
                         Some((open_tag, _)) => {
-                            return Some((at, end - at, format!("`{{% {tag} %}}` closes `{{% {open_tag} %}}`"), format!("close `{open_tag}` with `{{% end{open_tag} %}}` first")));
+                            return Some((
+                                at,
+                                end - at,
+                                format!("`{{% {tag} %}}` closes `{{% {open_tag} %}}`"),
+                                format!("close `{open_tag}` with `{{% end{open_tag} %}}` first"),
+                            ));
                         }
                         None => {
-                            return Some((at, end - at, format!("`{{% {tag} %}}` closes nothing"), "remove it, or escape the `{%` if it is meant literally".into()));
+                            return Some((
+                                at,
+                                end - at,
+                                format!("`{{% {tag} %}}` closes nothing"),
+                                "remove it, or escape the `{%` if it is meant literally".into(),
+                            ));
                         }
                     }
                 } else if !INLINE_TAGS.contains(&tag) {
@@ -142,7 +194,12 @@ pub fn jinja_problem(body: &str) -> Option<(usize, usize, String, String)> {
         i = end;
     }
     stack.pop().map(|(tag, at)| {
-        (at, 2, format!("`{{% {tag} %}}` is never closed with `{{% end{tag} %}}`"), format!("add `{{% end{tag} %}}`, or escape the `{{%` if it is meant literally"))
+        (
+            at,
+            2,
+            format!("`{{% {tag} %}}` is never closed with `{{% end{tag} %}}`"),
+            format!("add `{{% end{tag} %}}`, or escape the `{{%` if it is meant literally"),
+        )
     })
 }
 
@@ -171,7 +228,9 @@ mod tests {
     #[test]
     fn jinja_rules() {
         assert!(!bad("plain { json: 1 } and {x}"));
-        assert!(!bad("{{ name }} {% if a %}x{% elif b %}y{% else %}z{% endif %} {# c #}"));
+        assert!(!bad(
+            "{{ name }} {% if a %}x{% elif b %}y{% else %}z{% endif %} {# c #}"
+        ));
         assert!(!bad("{% raw %}{{ not closed {#{% endraw %}"));
         assert!(!bad("{%- for x in y -%}{{- x -}}{%- endfor %}"));
         assert!(bad("see {#anchor}"));

@@ -47,7 +47,9 @@ impl Kind {
             Kind::Str | Kind::StrOrNum => format!("`{key}: \"...\"`"),
             Kind::Bool => format!("`{key}: true`"),
             Kind::List | Kind::StrOrList => format!("`{key}: [a, b]`"),
-            Kind::Mapping | Kind::StrMap => format!("`{key}:` followed by indented `key: \"value\"` lines"),
+            Kind::Mapping | Kind::StrMap => {
+                format!("`{key}:` followed by indented `key: \"value\"` lines")
+            }
             Kind::Structured => format!("`{key}: \"...\"`"),
         }
     }
@@ -212,7 +214,9 @@ fn check_string_map(ctx: &PackCtx<'_>, key: &str, v: &Value, diags: &mut Vec<Dia
                     format!("`{key}.{name}` must map a string to a string, but {what}"),
                 )
                 .at(ctx.md.find_in_value(key, &name))
-                .help(format!("quote it: `{name}: \"...\"` (YAML reads 1.0, true and dates as other types)")),
+                .help(format!(
+                    "quote it: `{name}: \"...\"` (YAML reads 1.0, true and dates as other types)"
+                )),
             );
         }
     }

@@ -55,7 +55,11 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
     }
     body::check(ctx, diags);
     if let Some(schema) = ctx.pack.file(schema::SCHEMA_JSON) {
-        schema::check(&schema.bytes, &ctx.pack.display_path(schema::SCHEMA_JSON), diags);
+        schema::check(
+            &schema.bytes,
+            &ctx.pack.display_path(schema::SCHEMA_JSON),
+            diags,
+        );
     }
 }
 

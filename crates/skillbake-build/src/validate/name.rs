@@ -17,9 +17,16 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
     let name = match ctx.field("name") {
         None => {
             diags.push(
-                Diagnostic::new(Code::NameMissing, file, "the required field `name` is missing")
-                    .at(Some(Position::span(1, 1, 3)))
-                    .help(format!("add `name: {}` (the folder's name)", ctx.pack.dir_name)),
+                Diagnostic::new(
+                    Code::NameMissing,
+                    file,
+                    "the required field `name` is missing",
+                )
+                .at(Some(Position::span(1, 1, 3)))
+                .help(format!(
+                    "add `name: {}` (the folder's name)",
+                    ctx.pack.dir_name
+                )),
             );
             return;
         }
@@ -27,7 +34,10 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             diags.push(
                 Diagnostic::new(Code::NameMissing, file, "`name` is empty")
                     .at(key_pos)
-                    .help(format!("set `name: {}` (the folder's name)", ctx.pack.dir_name)),
+                    .help(format!(
+                        "set `name: {}` (the folder's name)",
+                        ctx.pack.dir_name
+                    )),
             );
             return;
         }
@@ -35,7 +45,10 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             diags.push(
                 Diagnostic::new(Code::NameMissing, file, "`name` has no value")
                     .at(key_pos)
-                    .help(format!("set `name: {}` (the folder's name)", ctx.pack.dir_name)),
+                    .help(format!(
+                        "set `name: {}` (the folder's name)",
+                        ctx.pack.dir_name
+                    )),
             );
             return;
         }
@@ -73,7 +86,10 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         .filter(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-' || *c == '_'))
         .collect();
     if !bad.is_empty() {
-        let mut shown: Vec<String> = bad.iter().map(|c| format!("`{}`", c.escape_debug())).collect();
+        let mut shown: Vec<String> = bad
+            .iter()
+            .map(|c| format!("`{}`", c.escape_debug()))
+            .collect();
         shown.dedup();
         let suggestion = suggest(name);
         let mut d = Diagnostic::new(
@@ -86,7 +102,9 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         )
         .at(value_pos);
         if !suggestion.is_empty() {
-            d = d.help(format!("use `name: {suggestion}` (and the same folder name)"));
+            d = d.help(format!(
+                "use `name: {suggestion}` (and the same folder name)"
+            ));
         }
         diags.push(d);
     } else if name.starts_with(['-', '_']) || name.ends_with(['-', '_']) {
@@ -140,7 +158,12 @@ pub fn suggest(name: &str) -> String {
             out.push('-');
         }
     }
-    out.trim_matches('-').chars().take(MAX_LEN).collect::<String>().trim_end_matches('-').to_string()
+    out.trim_matches('-')
+        .chars()
+        .take(MAX_LEN)
+        .collect::<String>()
+        .trim_end_matches('-')
+        .to_string()
 }
 
 #[cfg(test)]

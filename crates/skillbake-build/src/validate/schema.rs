@@ -30,7 +30,10 @@ pub fn check(bytes: &[u8], file: &str, diags: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     Code::SchemaJsonSyntax,
                     file,
-                    format!("schema.json is not valid UTF-8 (byte offset {})", e.valid_up_to()),
+                    format!(
+                        "schema.json is not valid UTF-8 (byte offset {})",
+                        e.valid_up_to()
+                    ),
                 )
                 .help("save the file as UTF-8"),
             );
@@ -43,13 +46,17 @@ pub fn check(bytes: &[u8], file: &str, diags: &mut Vec<Diagnostic>) {
             let msg = e.to_string();
             let msg = msg.find(" at line ").map_or(msg.as_str(), |i| &msg[..i]);
             diags.push(
-                Diagnostic::new(Code::SchemaJsonSyntax, file, format!("schema.json is not valid JSON: {msg}"))
-                    .at(Some(Position::span(
-                        u32::try_from(e.line()).unwrap_or(u32::MAX),
-                        u32::try_from(e.column()).unwrap_or(u32::MAX).max(1),
-                        1,
-                    )))
-                    .help("fix the JSON syntax (no comments, no trailing commas, double-quoted keys)"),
+                Diagnostic::new(
+                    Code::SchemaJsonSyntax,
+                    file,
+                    format!("schema.json is not valid JSON: {msg}"),
+                )
+                .at(Some(Position::span(
+                    u32::try_from(e.line()).unwrap_or(u32::MAX),
+                    u32::try_from(e.column()).unwrap_or(u32::MAX).max(1),
+                    1,
+                )))
+                .help("fix the JSON syntax (no comments, no trailing commas, double-quoted keys)"),
             );
             return;
         }
@@ -87,16 +94,24 @@ pub fn check(bytes: &[u8], file: &str, diags: &mut Vec<Diagnostic>) {
         Ok(m) => m,
         Err(e) => {
             diags.push(
-                Diagnostic::new(Code::SchemaInvalid, file, format!("cannot load the meta-schema: {e}"))
-                    .at(pos_of("/$schema"))
-                    .help("use a standard `$schema` draft URL or remove `$schema`"),
+                Diagnostic::new(
+                    Code::SchemaInvalid,
+                    file,
+                    format!("cannot load the meta-schema: {e}"),
+                )
+                .at(pos_of("/$schema"))
+                .help("use a standard `$schema` draft URL or remove `$schema`"),
             );
             return;
         }
     };
     for err in meta.iter_errors(&schema) {
         let ptr = err.instance_path().to_string();
-        let at = if ptr.is_empty() { "the top level".to_string() } else { format!("`{ptr}`") };
+        let at = if ptr.is_empty() {
+            "the top level".to_string()
+        } else {
+            format!("`{ptr}`")
+        };
         diags.push(
             Diagnostic::new(
                 Code::SchemaInvalid,
@@ -112,9 +127,13 @@ pub fn check(bytes: &[u8], file: &str, diags: &mut Vec<Diagnostic>) {
     }
     if let Err(e) = jsonschema::validator_for(&schema) {
         diags.push(
-            Diagnostic::new(Code::SchemaInvalid, file, format!("the schema cannot be compiled: {e}"))
-                .at(pos_of(&e.instance_path().to_string()))
-                .help("fix the schema so a validator can be built from it"),
+            Diagnostic::new(
+                Code::SchemaInvalid,
+                file,
+                format!("the schema cannot be compiled: {e}"),
+            )
+            .at(pos_of(&e.instance_path().to_string()))
+            .help("fix the schema so a validator can be built from it"),
         );
     }
 }
@@ -236,7 +255,9 @@ fn has_anchor(root: &Value, name: &str) -> bool {
         ["$anchor", "$dynamicAnchor"]
             .iter()
             .any(|k| m.get(*k).and_then(Value::as_str) == Some(name))
-            || ["$id", "id"].iter().any(|k| m.get(*k).and_then(Value::as_str) == Some(hash.as_str()))
+            || ["$id", "id"]
+                .iter()
+                .any(|k| m.get(*k).and_then(Value::as_str) == Some(hash.as_str()))
     })
 }
 
@@ -267,8 +288,14 @@ mod tests {
         assert!(codes(r##"{"type":"object","properties":{"a":{"$ref":"#/$defs/x"}},"$defs":{"x":{"type":"string"}}}"##).is_empty());
         assert_eq!(codes("{\"type\": \"object\",}"), ["schema-json-syntax"]);
         assert_eq!(codes(r#"{"type": "strin"}"#), ["schema-invalid"]);
-        assert_eq!(codes(r#"{"$ref": "https://example.com/s.json"}"#), ["schema-remote-ref"]);
-        assert_eq!(codes(r##"{"$ref": "#/$defs/missing"}"##), ["schema-unresolved-ref"]);
+        assert_eq!(
+            codes(r#"{"$ref": "https://example.com/s.json"}"#),
+            ["schema-remote-ref"]
+        );
+        assert_eq!(
+            codes(r##"{"$ref": "#/$defs/missing"}"##),
+            ["schema-unresolved-ref"]
+        );
         assert!(codes(r##"{"$defs":{"a b":{"$anchor":"n"}},"properties":{"p":{"$ref":"#/$defs/a%20b"},"q":{"$ref":"#n"}}}"##).is_empty());
         assert!(codes(r#"{"enum": [{"$ref": "https://x"}]}"#).is_empty());
     }
