@@ -13,20 +13,29 @@
 //! `build.rs` (with `skillbake-build` as a build-dependency):
 //!
 //! ```no_run
-//! # mod skillbake_build { pub struct Config; impl Config { pub fn new() -> Self { Config } pub fn skills_dir(&mut self, _: &str) -> &mut Self { self } pub fn compile(&self) -> Result<(), ()> { Ok(()) } } }
-//! fn main() -> Result<(), ()> {
+//! fn main() -> Result<(), skillbake_build::Error> {
 //!     skillbake_build::Config::new().skills_dir("skills").compile()
 //! }
 //! ```
 //!
-//! and in the crate (depend on `skillbake` with `default-features = false` for the runtime only):
+//! and in the crate (depend on `skillbake` with `default-features = false` for the runtime only),
+//! `skillbake::include_skills!();` defines `pub static REGISTRY: skillbake::Registry`:
 //!
-//! ```ignore
+//! ```text
 //! skillbake::include_skills!();
 //!
 //! fn main() {
-//!     println!("{}", REGISTRY.load_skill("csv-data-analysis", "skills/csv-data-analysis/SKILL.md"));
+//!     println!("{}", REGISTRY.load_skill("my-skill", "skills/my-skill/SKILL.md"));
 //! }
+//! ```
+//!
+//! The packs shipped with skillbake are compiled in as [`BUNDLED`] (default features):
+//!
+//! ```
+//! # #[cfg(feature = "bundled")] {
+//! let reply = skillbake::BUNDLED.load_skill("CSV-Data-Analysis", "skills/csv-data-analysis/SKILL.md");
+//! assert!(reply.starts_with(r#"{"chunks": [{"output_type": "text", "content": "Skill: csv-data-analysis"}"#));
+//! # }
 //! ```
 //!
 //! ## Layers

@@ -2,7 +2,7 @@
 //! `load_skill` output and file list with [insta](https://insta.rs), so any change to a pack shows
 //! up as a reviewable snapshot diff.
 //!
-//! ```ignore
+//! ```text
 //! skillbake::include_skills!();
 //!
 //! #[test]
