@@ -207,7 +207,7 @@ fn find_endraw(s: &str) -> Option<usize> {
     let mut from = 0;
     while let Some(rel) = s[from..].find("{%") {
         let at = from + rel;
-        let close = s[at..].find("%}")? + at;
+        let close = s[at + 2..].find("%}")? + at + 2;
         let inner = s[at + 2..close].trim_matches(['-', '+']).trim();
         if inner == "endraw" {
             return Some(close + 2);
@@ -241,5 +241,8 @@ mod tests {
         assert!(bad("{% foo %}"));
         assert!(bad("{% raw %} forever"));
         assert_eq!(jinja_problem("ab {#x").map(|p| p.0), Some(3));
+        assert!(bad("{%}"));
+        assert!(bad("{% raw %}{%}"));
+        assert!(!bad("{% raw %}{%}{% endraw %}"));
     }
 }
