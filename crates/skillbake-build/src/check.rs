@@ -42,7 +42,20 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
         Some(p) => (p.clone(), p.to_string_lossy().replace('\\', "/")),
         None => (root.join(CONFIG_FILE), CONFIG_FILE.to_string()),
     };
-    tracked.push(config_path.clone());
+    // A missing file is not tracked (cargo would rerun the build script every time); the skills
+    // root is tracked, so creating the file there triggers a rebuild.
+    if config_path.exists() {
+        tracked.push(config_path.clone());
+    } else if opts.config_file.is_some() {
+        diags.push(
+            Diagnostic::new(
+                crate::diagnostic::Code::ConfigInvalid,
+                &config_label,
+                "the configuration file given does not exist",
+            )
+            .help("fix the path, or drop the option to use skillbake.toml at the skills root"),
+        );
+    }
     let mut cfg = match config::load(&config_path, &config_label) {
         Ok(c) => c,
         Err(d) => {
