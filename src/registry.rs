@@ -246,6 +246,11 @@ impl<'r> Skill<'r> {
         self.fields().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
 
+    /// The pack's `SKILL.md` exactly as written (frontmatter, BOM and line endings included).
+    pub fn skill_md(&self) -> Option<File> {
+        self.file_at(self.rec.skill_md as usize)
+    }
+
     /// The text of the pack's `schema.json`, if it has one.
     pub fn schema_json(&self) -> Option<&'static str> {
         let file = self.file_at(self.rec.schema? as usize)?;

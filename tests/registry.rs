@@ -152,6 +152,7 @@ fn files_are_byte_exact_and_sorted() {
             assert_eq!(skill.file(f.path()).map(|g| g.path()), Some(f.path()));
             if f.path() == "SKILL.md" {
                 assert_eq!(f.kind(), FileKind::Markdown);
+                assert_eq!(skill.skill_md().map(|m| m.bytes()), Some(f.bytes()));
             }
         }
     }
