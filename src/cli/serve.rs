@@ -4,7 +4,7 @@
 use super::ListFormat;
 use anyhow::Result;
 use serde_json::{json, Value};
-use skillbake::{Skill, BUNDLED};
+use skillbake::{Resolution, Skill, BUNDLED};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -65,12 +65,13 @@ pub fn list(format: ListFormat) -> Result<ExitCode> {
 
 /// `skillbake load`.
 pub fn load(skill_name: &str, file_path: Option<&str>) -> Result<ExitCode> {
-    let default_path = BUNDLED
-        .get(skill_name)
-        .map(|s| s.skill_md_path())
-        .unwrap_or("");
-    let file_path = file_path.unwrap_or(default_path);
-    let resolution = BUNDLED.resolve(skill_name, file_path);
+    let (file_path, resolution) = match BUNDLED.get(skill_name) {
+        Some(skill) => {
+            let path = file_path.unwrap_or(skill.skill_md_path());
+            (path, skill.resolve(path))
+        }
+        None => (file_path.unwrap_or(""), Resolution::SkillNotFound),
+    };
     let mut out = String::new();
     resolution.write_reply(skill_name, file_path, &mut out);
     out.push('\n');

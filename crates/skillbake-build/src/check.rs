@@ -7,7 +7,6 @@ use crate::model::Skill;
 use crate::parse::frontmatter::{self, SkillMd};
 use crate::parse::{key_text, yaml_to_json};
 use crate::report::Report;
-use crate::source::LineIndex;
 use crate::validate::{self, duplicate, tools::list_items, PackCtx};
 use std::path::{Path, PathBuf};
 use yaml_serde::Value;
@@ -146,10 +145,15 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
         Some(Value::Number(n)) => Some(
             md.value_pos("version")
                 .and_then(|p| {
-                    let idx = LineIndex::new(&md.text);
-                    let line = idx.line_text(p.line)?;
-                    let rest: String = line.chars().skip(p.column as usize - 1).collect();
-                    Some(rest.split(" #").next().unwrap_or("").trim().to_string())
+                    // `value_pos` spans the value as written, comment and trailing blanks excluded.
+                    let line = md.index().line_text(p.line)?;
+                    let skip = (p.column as usize).saturating_sub(1);
+                    Some(
+                        line.chars()
+                            .skip(skip)
+                            .take(p.len as usize)
+                            .collect::<String>(),
+                    )
                 })
                 .filter(|s| !s.is_empty())
                 .unwrap_or_else(|| n.to_string()),

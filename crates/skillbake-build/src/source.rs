@@ -2,13 +2,14 @@
 //! `\n`, `\r\n` or a lone `\r`, as in Python's universal newlines).
 
 use crate::diagnostic::Position;
+use std::borrow::Cow;
 
 /// Maps byte offsets of one text to line/column positions.
 #[derive(Debug, Clone)]
 pub struct LineIndex<'a> {
     text: &'a str,
     /// Byte offset of the start of every line.
-    starts: Vec<usize>,
+    starts: Cow<'a, [usize]>,
 }
 
 impl<'a> LineIndex<'a> {
@@ -25,7 +26,24 @@ impl<'a> LineIndex<'a> {
             }
             i += 1;
         }
-        LineIndex { text, starts }
+        LineIndex {
+            text,
+            starts: Cow::Owned(starts),
+        }
+    }
+
+    /// An index over `text` from line starts computed earlier by [`LineIndex::new`] on the same
+    /// text (see [`LineIndex::into_starts`]).
+    pub fn with_starts(text: &'a str, starts: &'a [usize]) -> Self {
+        LineIndex {
+            text,
+            starts: Cow::Borrowed(starts),
+        }
+    }
+
+    /// The line starts, to keep beside the text and rebuild the index without rescanning.
+    pub fn into_starts(self) -> Vec<usize> {
+        self.starts.into_owned()
     }
 
     /// The position of byte `offset` (clamped to the text), highlighting `len` characters.

@@ -46,9 +46,16 @@ pub struct SkillMd {
     pub body_offset: usize,
     /// The body as DB-GPT serves it: universal newlines, leading/trailing whitespace stripped.
     pub body: String,
+    /// Byte offsets of the line starts of `text` (see [`SkillMd::index`]).
+    line_starts: Vec<usize>,
 }
 
 impl SkillMd {
+    /// The line index of the file's text, built once at parse time.
+    pub fn index(&self) -> LineIndex<'_> {
+        LineIndex::with_starts(&self.text, &self.line_starts)
+    }
+
     /// Text of the body as written in the file.
     pub fn raw_body(&self) -> &str {
         &self.text[self.body_offset.min(self.text.len())..]
@@ -64,13 +71,13 @@ impl SkillMd {
     /// Position of a top-level key (underlining the key).
     pub fn key_pos(&self, key: &str) -> Option<Position> {
         let loc = self.key(key)?;
-        Some(LineIndex::new(&self.text).position(loc.offset, key.chars().count()))
+        Some(self.index().position(loc.offset, key.chars().count()))
     }
 
     /// Position of a top-level key's value: the text after `key:` on its line, else the key.
     pub fn value_pos(&self, key: &str) -> Option<Position> {
         let loc = self.key(key)?;
-        let idx = LineIndex::new(&self.text);
+        let idx = self.index();
         let rest = &self.text[loc.value_offset..loc.end];
         let line = rest.split(['\n', '\r']).next().unwrap_or("");
         let trimmed = strip_comment(line).trim_end();
@@ -104,7 +111,8 @@ impl SkillMd {
         let region = &self.text[loc.value_offset..loc.end];
         match find_token(region, needle) {
             Some(rel) => Some(
-                LineIndex::new(&self.text).position(loc.value_offset + rel, needle.chars().count()),
+                self.index()
+                    .position(loc.value_offset + rel, needle.chars().count()),
             ),
             None => self.value_pos(key),
         }
@@ -216,12 +224,13 @@ pub fn parse(bytes: &[u8], file: &str, diags: &mut Vec<Diagnostic>) -> Option<Sk
     let first = all.next();
     let opens = first.is_some_and(|l| text[l.start..l.end].trim_end() == "---");
     let Some(first) = first.filter(|_| opens) else {
-        diags.push(missing(text, start, file));
+        diags.push(missing(text, start, &idx, file));
         return Some(SkillMd {
             body: normalize_body(&text[start..]),
             body_offset: start,
             text: text.to_string(),
             frontmatter: None,
+            line_starts: idx.into_starts(),
         });
     };
     let mut near_miss = None;
@@ -260,6 +269,7 @@ pub fn parse(bytes: &[u8], file: &str, diags: &mut Vec<Diagnostic>) -> Option<Sk
             body_offset: text.len(),
             text: text.to_string(),
             frontmatter: None,
+            line_starts: idx.into_starts(),
         });
     };
     let fm_start = first.next;
@@ -272,6 +282,7 @@ pub fn parse(bytes: &[u8], file: &str, diags: &mut Vec<Diagnostic>) -> Option<Sk
         frontmatter,
         body_offset,
         body,
+        line_starts: idx.into_starts(),
     })
 }
 
@@ -300,8 +311,7 @@ fn not_utf8(bytes: &[u8], e: std::str::Utf8Error, file: &str) -> Diagnostic {
     .help("re-save the file as UTF-8 (not Latin-1, GBK or another legacy encoding)")
 }
 
-fn missing(text: &str, start: usize, file: &str) -> Diagnostic {
-    let idx = LineIndex::new(text);
+fn missing(text: &str, start: usize, idx: &LineIndex<'_>, file: &str) -> Diagnostic {
     let d = Diagnostic::new(
         Code::FrontmatterMissing,
         file,

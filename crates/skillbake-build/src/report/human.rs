@@ -36,12 +36,14 @@ const MAX_SHOWN: usize = 100;
 /// Renders every diagnostic followed by the summary line.
 pub fn render(report: &Report, color: bool) -> String {
     let mut out = String::new();
+    // One line index per source file, however many diagnostics point into it.
+    let indexes: std::collections::BTreeMap<&str, LineIndex<'_>> = report
+        .sources
+        .iter()
+        .map(|(file, text)| (file.as_str(), LineIndex::new(text)))
+        .collect();
     for d in &report.diagnostics {
-        out.push_str(&render_one(
-            d,
-            report.sources.get(&d.file).map(String::as_str),
-            color,
-        ));
+        out.push_str(&render_one(d, indexes.get(d.file.as_str()), color));
         out.push('\n');
     }
     let style = Style { on: color };
@@ -58,8 +60,8 @@ pub fn render(report: &Report, color: bool) -> String {
     out
 }
 
-/// Renders one diagnostic; `source` is the text of its file, for the snippet.
-pub fn render_one(d: &Diagnostic, source: Option<&str>, color: bool) -> String {
+/// Renders one diagnostic; `source` indexes the text of its file, for the snippet.
+pub fn render_one(d: &Diagnostic, source: Option<&LineIndex<'_>>, color: bool) -> String {
     let style = Style { on: color };
     let mut out = String::new();
     let (label, code) = match d.severity {
@@ -77,11 +79,9 @@ pub fn render_one(d: &Diagnostic, source: Option<&str>, color: bool) -> String {
         (Some(l), None) => format!("{}:{l}", d.file),
         _ => d.file.clone(),
     };
-    let line_text = d.line.and_then(|l| {
-        source
-            .and_then(|s| LineIndex::new(s).line_text(l))
-            .map(|t| (l, t))
-    });
+    let line_text = d
+        .line
+        .and_then(|l| source.and_then(|s| s.line_text(l)).map(|t| (l, t)));
     let width = line_text.map_or(1, |(l, _)| l.to_string().len());
     let pad = " ".repeat(width);
     let bar = style.paint("1;34", "|");

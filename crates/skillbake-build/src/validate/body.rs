@@ -45,7 +45,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
     if md.frontmatter.is_none() && md.body_offset >= md.text.len() {
         return;
     }
-    let idx = LineIndex::new(&md.text);
+    let idx = md.index();
     if md.body.is_empty() {
         diags.push(
             Diagnostic::new(
