@@ -119,3 +119,20 @@ fn no_pending_snapshots() {
         "unreviewed snapshots: {pending:?} (run `cargo insta review`)"
     );
 }
+
+/// Codes are a public contract: renaming or removing one shows up as a snapshot diff.
+#[test]
+fn codes_are_stable() {
+    let list: String = Code::ALL
+        .iter()
+        .map(|c| {
+            format!(
+                "{:<26} {:<8} hard={}\n",
+                c.as_str(),
+                c.default_severity(),
+                c.is_hard()
+            )
+        })
+        .collect();
+    insta::assert_snapshot!("codes", list);
+}

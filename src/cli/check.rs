@@ -1,20 +1,38 @@
-//! `skillbake check`: validates skill packs on disk.
+//! `skillbake check` and `skillbake explain`: validate skill packs on disk; document the codes.
 
-use super::{CheckFormat, Color};
+use super::{CheckArgs, CheckFormat, Color};
 use anyhow::{bail, Result};
-use skillbake_build::report::{github, human, json};
-use skillbake_build::{CheckOptions, Report};
+use skillbake_build::config::{Level, Profile};
+use skillbake_build::diagnostic::did_you_mean;
+use skillbake_build::report::{github, human, json, sarif};
+use skillbake_build::{CheckOptions, Code, Report};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+fn code_arg(name: &str) -> Result<Code> {
+    match Code::from_name(name) {
+        Some(c) => Ok(c),
+        None => match did_you_mean(name, Code::ALL.iter().map(|c| c.as_str())) {
+            Some(s) => bail!("unknown code `{name}`; did you mean `{s}`?"),
+            None => bail!("unknown code `{name}`; `skillbake explain` lists every code"),
+        },
+    }
+}
+
 /// Runs the check over every path and prints the report.
-pub fn run(
-    paths: Vec<PathBuf>,
-    format: CheckFormat,
-    config: Option<PathBuf>,
-    color: Color,
-) -> Result<ExitCode> {
+pub fn run(args: CheckArgs) -> Result<ExitCode> {
+    let CheckArgs {
+        paths,
+        format,
+        config,
+        profile,
+        deny,
+        warn,
+        allow,
+        quiet,
+        color,
+    } = args;
     let paths = if paths.is_empty() {
         vec![PathBuf::from("skills")]
     } else {
@@ -30,15 +48,33 @@ pub fn run(
             Err(e) => bail!("cannot read `{}`: {e}", p.display()),
         }
     }
-    let opts = CheckOptions {
+    let mut opts = CheckOptions {
         config_file: config,
-        extra_tools: Vec::new(),
+        profile: profile.as_deref().and_then(Profile::from_name),
+        ..CheckOptions::default()
     };
+    for (names, level) in [
+        (&allow, Level::Allow),
+        (&warn, Level::Warn),
+        (&deny, Level::Deny),
+    ] {
+        for name in names {
+            if level == Level::Deny && name == "warnings" {
+                opts.deny_warnings = true;
+                continue;
+            }
+            let code = code_arg(name)?;
+            if code.is_hard() && level != Level::Deny {
+                bail!("`{name}` is a hard error and cannot be allowed or downgraded");
+            }
+            opts.lints.push((code, level));
+        }
+    }
     let several = paths.len() > 1;
     let mut report = Report::default();
     for p in &paths {
         let mut checked = skillbake_build::check(p, &opts).report;
-        if several || format == CheckFormat::Github {
+        if several || matches!(format, CheckFormat::Github | CheckFormat::Sarif) {
             checked.prefix_paths(&p.to_string_lossy().replace('\\', "/"));
         }
         report.merge(checked);
@@ -54,10 +90,15 @@ pub fn run(
                         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
                 }
             };
-            human::render(&report, color)
+            if quiet {
+                format!("{}\n", report.summary())
+            } else {
+                human::render(&report, color)
+            }
         }
         CheckFormat::Json => json::render(&report),
         CheckFormat::Github => github::render(&report),
+        CheckFormat::Sarif => sarif::render(&report),
     };
     let mut stdout = std::io::stdout().lock();
     // A closed pipe (e.g. `| head`) is not an error worth reporting.
@@ -68,4 +109,27 @@ pub fn run(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `skillbake explain [CODE]`.
+pub fn explain(code: Option<&str>) -> Result<ExitCode> {
+    let text = match code {
+        Some(name) => skillbake_build::explain::explain(code_arg(name)?).to_string(),
+        None => {
+            let mut s = String::new();
+            for c in Code::ALL {
+                s.push_str(&format!(
+                    "{:<26} {:<8} {}\n",
+                    c.as_str(),
+                    c.default_severity(),
+                    c.summary()
+                ));
+            }
+            s
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+    Ok(ExitCode::SUCCESS)
 }

@@ -32,6 +32,8 @@ pub enum CheckFormat {
     Json,
     /// GitHub Actions workflow annotations.
     Github,
+    /// SARIF 2.1.0, for GitHub code scanning.
+    Sarif,
 }
 
 /// Output format of `list`.
@@ -54,21 +56,45 @@ pub enum Color {
     Never,
 }
 
+/// Arguments of `skillbake check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Skills roots or single packs [default: skills].
+    paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+    format: CheckFormat,
+    /// Use this skillbake.toml instead of the one at each skills root.
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+    /// Rule set, overriding the config file's `profile`.
+    #[arg(long, value_parser = ["default", "agentskills", "dbgpt"])]
+    profile: Option<String>,
+    /// Report CODE as an error; `--deny warnings` turns every warning into an error.
+    #[arg(short = 'D', long = "deny", value_name = "CODE|warnings")]
+    deny: Vec<String>,
+    /// Report CODE as a warning.
+    #[arg(short = 'W', long = "warn", value_name = "CODE")]
+    warn: Vec<String>,
+    /// Do not report CODE (hard errors cannot be allowed).
+    #[arg(short = 'A', long = "allow", value_name = "CODE")]
+    allow: Vec<String>,
+    /// Print only the summary line (human format).
+    #[arg(short, long)]
+    quiet: bool,
+    /// Colour the human output.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Validate skill packs on disk and report every problem.
-    Check {
-        /// Skills roots or single packs [default: skills].
-        paths: Vec<PathBuf>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
-        format: CheckFormat,
-        /// Use this skillbake.toml instead of the one at each skills root.
-        #[arg(long, value_name = "PATH")]
-        config: Option<PathBuf>,
-        /// Colour the human output.
-        #[arg(long, value_enum, default_value_t = Color::Auto)]
-        color: Color,
+    Check(CheckArgs),
+    /// Explain a diagnostic code: what it checks, why, examples, how to fix or silence it.
+    Explain {
+        /// The code, e.g. `unknown-key` (omit to list every code).
+        code: Option<String>,
     },
     /// List the skills compiled into this binary.
     List {
@@ -97,12 +123,8 @@ enum Command {
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Check {
-            paths,
-            format,
-            config,
-            color,
-        } => check::run(paths, format, config, color),
+        Command::Check(args) => check::run(args),
+        Command::Explain { code } => check::explain(code.as_deref()),
         Command::List { format } => serve::list(format),
         Command::Load {
             skill_name,

@@ -2,10 +2,15 @@
 //!
 //! * `ci` — format check, clippy with `-D warnings`, the test suite (insta snapshots must match;
 //!   nothing is written), the runtime-only build, docs without warnings, and the bundled packs;
+//! * `check-skills [DIR]...` and `sarif-check` — see [`skills`];
 //! * `new-skill NAME [--dir DIR] [--description TEXT]` — scaffolds a pack that passes
 //!   `skillbake check` with no warnings.
 
 #![forbid(unsafe_code)]
+
+mod bundle;
+mod repro;
+mod skills;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -15,8 +20,12 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci(),
         Some("new-skill") => new_skill(&args[1..]),
+        Some("reproducible") => repro::run(&args[1..]),
+        Some("bundle") => bundle::run(&args[1..]),
+        Some("check-skills") => skills::check_skills(&root(), &args[1..]),
+        Some("sarif-check") => skills::sarif_check(&root()),
         _ => {
-            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT]>");
+            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check>");
             return ExitCode::from(2);
         }
     };

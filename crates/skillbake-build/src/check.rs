@@ -1,8 +1,9 @@
 //! The pipeline: discover → parse → validate → model. Collects every diagnostic of every pack.
 
-use crate::config::{self, ProjectConfig, CONFIG_FILE};
-use crate::diagnostic::{sort, Diagnostic};
+use crate::config::{self, Level, Profile, ProjectConfig, CONFIG_FILE};
+use crate::diagnostic::{sort, Code, Diagnostic, Severity};
 use crate::discover::{discover, PackSource, SKILL_MD};
+use crate::glob::GlobSet;
 use crate::model::Skill;
 use crate::parse::frontmatter::{self, SkillMd};
 use crate::parse::{key_text, yaml_to_json};
@@ -29,6 +30,21 @@ pub struct CheckOptions {
     pub config_file: Option<PathBuf>,
     /// Tool names known in addition to the built-ins and the config file's.
     pub extra_tools: Vec<String>,
+    /// Profile to use instead of the config file's.
+    pub profile: Option<Profile>,
+    /// Levels that win over the config file's `[lints]` (hard errors stay errors).
+    pub lints: Vec<(Code, Level)>,
+    /// Report every warning as an error (`--deny warnings`).
+    pub deny_warnings: bool,
+}
+
+/// What one pack contributes to the check.
+#[derive(Default)]
+struct PackOutcome {
+    diags: Vec<Diagnostic>,
+    skill: Option<Skill>,
+    site: Option<duplicate::NameSite>,
+    sources: Vec<(String, String)>,
 }
 
 /// Checks the skills root (or single pack) at `root`.
@@ -48,7 +64,7 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
     } else if opts.config_file.is_some() {
         diags.push(
             Diagnostic::new(
-                crate::diagnostic::Code::ConfigInvalid,
+                Code::ConfigInvalid,
                 &config_label,
                 "the configuration file given does not exist",
             )
@@ -61,53 +77,41 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
             if let Ok(text) = std::fs::read_to_string(&config_path) {
                 report.sources.insert(config_label.clone(), text);
             }
-            diags.push(d);
+            diags.extend(d);
             ProjectConfig::default()
         }
     };
     cfg.known_tools.extend(opts.extra_tools.iter().cloned());
+    if let Some(p) = opts.profile {
+        cfg.profile = p;
+    }
+    for &(code, level) in &opts.lints {
+        if !code.is_hard() {
+            cfg.lints.insert(code, level);
+        }
+    }
 
-    let found = discover(root);
+    let found = discover(root, &GlobSet::new(&cfg.ignore));
     diags.extend(found.diagnostics);
     tracked.extend(found.tracked);
     report.packs = found.packs.len();
 
+    let outcomes = check_packs(&found.packs, &cfg);
     let mut skills = Vec::new();
     let mut names = Vec::new();
-    for pack in &found.packs {
-        let file = validate::skill_md_path(pack);
-        let Some(md_file) = pack.file(SKILL_MD) else {
-            continue;
-        };
-        let Some(md) = frontmatter::parse(&md_file.bytes, &file, &mut diags) else {
-            continue;
-        };
-        let ctx = PackCtx {
-            pack,
-            md: &md,
-            file: file.clone(),
-            config: &cfg,
-        };
-        validate::check_pack(&ctx, &mut diags);
-        if let Some(schema) = pack.file(validate::schema::SCHEMA_JSON) {
-            if let Ok(text) = std::str::from_utf8(&schema.bytes) {
-                report.sources.insert(
-                    pack.display_path(validate::schema::SCHEMA_JSON),
-                    text.to_string(),
-                );
-            }
-        }
-        if let Some(skill) = model(pack, &md) {
-            names.push(duplicate::NameSite {
-                name: skill.name.clone(),
-                file: file.clone(),
-                pos: md.value_pos("name"),
-            });
-            skills.push(skill);
-        }
-        report.sources.insert(file, md.text);
+    for outcome in outcomes {
+        diags.extend(outcome.diags);
+        skills.extend(outcome.skill);
+        names.extend(outcome.site);
+        report.sources.extend(outcome.sources);
     }
     duplicate::check(&names, &mut diags);
+    cfg.apply_levels(&mut diags);
+    if opts.deny_warnings {
+        for d in &mut diags {
+            d.severity = Severity::Error;
+        }
+    }
     sort(&mut diags);
     report.diagnostics = diags;
     tracked.sort();
@@ -117,6 +121,69 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
         skills,
         tracked,
     }
+}
+
+/// Checks packs on every available core, keeping their order.
+fn check_packs(packs: &[PackSource], cfg: &ProjectConfig) -> Vec<PackOutcome> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(packs.len() / 16)
+        .max(1);
+    if workers == 1 {
+        return packs.iter().map(|p| check_one(p, cfg)).collect();
+    }
+    let chunk = packs.len().div_ceil(workers);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = packs
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || part.iter().map(|p| check_one(p, cfg)).collect::<Vec<_>>())
+            })
+            .collect();
+        let mut out = Vec::with_capacity(packs.len());
+        for h in handles {
+            // A worker only panics on a bug; re-raise it here rather than lose packs.
+            out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        out
+    })
+}
+
+/// Parses and validates one pack.
+fn check_one(pack: &PackSource, cfg: &ProjectConfig) -> PackOutcome {
+    let mut out = PackOutcome::default();
+    let file = validate::skill_md_path(pack);
+    let Some(md_file) = pack.file(SKILL_MD) else {
+        return out;
+    };
+    let Some(md) = frontmatter::parse(&md_file.bytes, &file, &mut out.diags) else {
+        return out;
+    };
+    let ctx = PackCtx {
+        pack,
+        md: &md,
+        file: file.clone(),
+        config: cfg,
+    };
+    validate::check_pack(&ctx, &mut out.diags);
+    if let Some(schema) = pack.file(validate::schema::SCHEMA_JSON) {
+        if let Ok(text) = std::str::from_utf8(&schema.bytes) {
+            out.sources.push((
+                pack.display_path(validate::schema::SCHEMA_JSON),
+                text.to_string(),
+            ));
+        }
+    }
+    if let Some(skill) = model(pack, &md) {
+        out.site = Some(duplicate::NameSite {
+            name: skill.name.clone(),
+            file: file.clone(),
+            pos: md.value_pos("name"),
+        });
+        out.skill = Some(skill);
+    }
+    out.sources.push((file, md.text));
+    out
 }
 
 /// Builds the embeddable model of a pack whose frontmatter parsed and has a string name.

@@ -67,6 +67,11 @@ macro_rules! codes {
                 match self { $(Code::$variant => $summary,)* }
             }
 
+            /// The rule's documentation (`rules/<code>.md`): what, why, examples, fix, silence.
+            pub fn doc(self) -> &'static str {
+                match self { $(Code::$variant => include_str!(concat!("../rules/", $code, ".md")),)* }
+            }
+
             /// Looks a code up by its kebab-case name.
             pub fn from_name(name: &str) -> Option<Code> {
                 match name { $($code => Some(Code::$variant),)* _ => None }
@@ -146,8 +151,40 @@ codes! {
     BodyEmpty = "body-empty", Warning, "validate/body.rs", "The body after the frontmatter is empty.";
     /// Long body.
     BodyTooLong = "body-too-long", Warning, "validate/body.rs", "The body is longer than 500 lines.";
+    /// A file above the size limit.
+    FileTooLarge = "file-too-large", Warning, "validate/size.rs", "A file of a pack is larger than `[limits] max-file-size` (default 1 MiB).";
+    /// A pack above the size limit.
+    PackTooLarge = "pack-too-large", Warning, "validate/size.rs", "A pack's files add up to more than `[limits] max-pack-size` (default 10 MiB).";
     /// `skillbake.toml` problems.
-    ConfigInvalid = "config-invalid", Error, "config.rs", "`skillbake.toml` is not valid TOML or has unknown keys or wrong types.";
+    ConfigInvalid = "config-invalid", Error, "config.rs", "`skillbake.toml` is not valid TOML or has unknown keys, values or wrong types.";
+}
+
+impl Code {
+    /// Hard errors cannot be allowed or downgraded: a pack with one of them cannot be embedded
+    /// correctly (or the runtime's lookup rules would break).
+    pub fn is_hard(self) -> bool {
+        matches!(
+            self,
+            Code::IoError
+                | Code::NestedPack
+                | Code::SymlinkEscape
+                | Code::SymlinkCycle
+                | Code::UnsupportedFileType
+                | Code::PathNotUtf8
+                | Code::InvalidUtf8
+                | Code::FrontmatterMissing
+                | Code::FrontmatterUnterminated
+                | Code::FrontmatterEmpty
+                | Code::FrontmatterNotMapping
+                | Code::YamlSyntax
+                | Code::YamlLimit
+                | Code::DuplicateKey
+                | Code::NameMissing
+                | Code::NameCharset
+                | Code::DuplicateName
+                | Code::ConfigInvalid
+        )
+    }
 }
 
 impl fmt::Display for Code {

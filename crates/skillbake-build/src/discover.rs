@@ -9,6 +9,7 @@
 //! followed only while they stay inside their pack (or, above packs, inside the skills root).
 
 use crate::diagnostic::{Code, Diagnostic};
+use crate::glob::GlobSet;
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -81,10 +82,12 @@ pub fn join(a: &str, b: &str) -> String {
     }
 }
 
-/// Walks `root`. `root` may be a skills root (packs below it) or a single pack.
-pub fn discover(root: &Path) -> Discovered {
+/// Walks `root`. `root` may be a skills root (packs below it) or a single pack. Paths matching
+/// `ignore` (relative to `root`) are skipped like dot-entries.
+pub fn discover(root: &Path, ignore: &GlobSet) -> Discovered {
     let mut walker = Walker {
         out: Discovered::default(),
+        ignore,
     };
     let canon_root = match fs::canonicalize(root) {
         Ok(p) => p,
@@ -125,8 +128,9 @@ fn is_pack_dir(dir: &Path) -> bool {
     fs::metadata(dir.join(SKILL_MD)).is_ok_and(|m| m.is_file())
 }
 
-struct Walker {
+struct Walker<'g> {
     out: Discovered,
+    ignore: &'g GlobSet,
 }
 
 /// One directory entry, resolved.
@@ -136,7 +140,7 @@ enum Entry {
     Skip,
 }
 
-impl Walker {
+impl Walker<'_> {
     fn error(&mut self, code: Code, file: &str, message: String) -> &mut Diagnostic {
         self.out
             .diagnostics
@@ -171,7 +175,7 @@ impl Walker {
                                 self.error(
                                     Code::PathNotUtf8,
                                     &join(rel, &lossy),
-                                    "file name is not valid UTF-8; it cannot be embedded".into(),
+                                    "name is not valid UTF-8; it cannot be embedded".into(),
                                 )
                                 .help = Some("rename the file using UTF-8 characters".into());
                             }
@@ -276,11 +280,15 @@ impl Walker {
     fn walk_group(&mut self, dir: &Path, rel: &str, stack: &mut Vec<PathBuf>) {
         let root = stack.first().cloned().unwrap_or_default();
         for (name, path) in self.entries(dir, rel) {
-            if is_ignored(&name) {
+            let child_rel = join(rel, &name);
+            if is_ignored(&name) || self.ignore.matches(&child_rel) {
                 continue;
             }
-            let child_rel = join(rel, &name);
+            let via_link = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
             match self.resolve(&path, &child_rel, &root, "the skills root") {
+                // A linked folder inside the skills root is walked under its real path already;
+                // following the link too would register its packs twice.
+                Entry::Dir(..) if via_link => {}
                 Entry::Dir(path, child_canon) => {
                     if stack.contains(&child_canon) {
                         self.cycle(&child_rel);
@@ -356,11 +364,11 @@ impl Walker {
         stack: &mut Vec<PathBuf>,
     ) {
         for (name, path) in self.entries(dir, &join(rel_dir, sub)) {
-            if is_ignored(&name) {
-                continue;
-            }
             let in_pack = join(sub, &name);
             let display = join(rel_dir, &in_pack);
+            if is_ignored(&name) || self.ignore.matches(&display) {
+                continue;
+            }
             match self.resolve(&path, &display, boundary, "its pack") {
                 Entry::Dir(path, canon) => {
                     if stack.contains(&canon) {

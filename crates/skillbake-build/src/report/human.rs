@@ -1,37 +1,22 @@
-//! Human rendering, in the style of rustc:
+//! Human rendering, in the style of rustc, drawn by `annotate-snippets`:
 //!
 //! ```text
 //! error[name-dir-mismatch]: `name` is `foo` but the pack's folder is `bar`
-//!   --> bar/SKILL.md:2:7
-//!    |
-//!  2 | name: foo
-//!    |       ^^^
-//!    = help: set `name: bar`, or rename the folder to `foo`
+//!  --> bar/SKILL.md:2:7
+//!   |
+//! 2 | name: foo
+//!   |       ^^^
+//!   |
+//!   = help: set `name: bar`, or rename the folder to `foo`
 //! ```
+//!
+//! Colours only when asked (the CLI asks on a terminal without `NO_COLOR`); `build.rs` failures
+//! print the plain form.
 
 use super::Report;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::source::LineIndex;
-use std::fmt::Write as _;
-
-/// ANSI colours, or none.
-#[derive(Debug, Clone, Copy)]
-struct Style {
-    on: bool,
-}
-
-impl Style {
-    fn paint(self, code: &str, s: &str) -> String {
-        if self.on {
-            format!("\x1b[{code}m{s}\x1b[0m")
-        } else {
-            s.to_string()
-        }
-    }
-}
-
-/// Characters of a source line shown before it is cut.
-const MAX_SHOWN: usize = 100;
+use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 
 /// Renders every diagnostic followed by the summary line.
 pub fn render(report: &Report, color: bool) -> String {
@@ -46,91 +31,88 @@ pub fn render(report: &Report, color: bool) -> String {
         out.push_str(&render_one(d, indexes.get(d.file.as_str()), color));
         out.push('\n');
     }
-    let style = Style { on: color };
     let summary = report.summary();
-    let painted = if report.has_errors() {
-        style.paint("1;31", &summary)
-    } else if report.warnings() > 0 {
-        style.paint("1;33", &summary)
+    if color {
+        let code = if report.has_errors() {
+            "1;31"
+        } else if report.warnings() > 0 {
+            "1;33"
+        } else {
+            "1;32"
+        };
+        out.push_str(&format!("\x1b[{code}m{summary}\x1b[0m\n"));
     } else {
-        style.paint("1;32", &summary)
-    };
-    out.push_str(&painted);
-    out.push('\n');
+        out.push_str(&summary);
+        out.push('\n');
+    }
     out
+}
+
+/// Byte range within `line` of `len` characters from 1-based character column `col`.
+fn byte_span(line: &str, col: u32, len: u32) -> std::ops::Range<usize> {
+    let mut chars = line.char_indices().skip((col as usize).saturating_sub(1));
+    let start = chars.next().map_or(line.len(), |(i, _)| i);
+    let end = line[start..]
+        .char_indices()
+        .nth((len as usize).max(1))
+        .map_or(line.len(), |(i, _)| start + i);
+    start..end
 }
 
 /// Renders one diagnostic; `source` indexes the text of its file, for the snippet.
 pub fn render_one(d: &Diagnostic, source: Option<&LineIndex<'_>>, color: bool) -> String {
-    let style = Style { on: color };
-    let mut out = String::new();
-    let (label, code) = match d.severity {
-        Severity::Error => (style.paint("1;31", "error"), "1;31"),
-        Severity::Warning => (style.paint("1;33", "warning"), "1;33"),
+    let level = match d.severity {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
     };
-    let _ = writeln!(
-        out,
-        "{label}{}: {}",
-        style.paint(code, &format!("[{}]", d.code)),
-        style.paint("1", &d.message)
-    );
-    let location = match (d.line, d.column) {
-        (Some(l), Some(c)) => format!("{}:{l}:{c}", d.file),
-        (Some(l), None) => format!("{}:{l}", d.file),
-        _ => d.file.clone(),
-    };
+    let title = level.primary_title(d.message.as_str()).id(d.code.as_str());
     let line_text = d
         .line
         .and_then(|l| source.and_then(|s| s.line_text(l)).map(|t| (l, t)));
-    let width = line_text.map_or(1, |(l, _)| l.to_string().len());
-    let pad = " ".repeat(width);
-    let bar = style.paint("1;34", "|");
-    let _ = writeln!(out, "{pad}{} {location}", style.paint("1;34", "-->"));
-    if let Some((l, text)) = line_text {
-        let text = text.trim_start_matches('\u{feff}');
-        let col = d.column.map(|c| (c as usize).max(1));
-        // Long lines are cut after the highlighted span (or the first MAX_SHOWN characters).
-        let total = text.chars().count();
-        let keep = col.map_or(MAX_SHOWN, |c| {
-            (c - 1 + (d.len as usize).clamp(1, 40)).max(MAX_SHOWN)
-        });
-        let mut shown: String = text
-            .chars()
-            .take(keep)
-            .collect::<String>()
-            .replace('\t', "    ");
-        if total > keep {
-            shown.push('…');
+    let mut group: Group<'_> = match (line_text, d.column) {
+        (Some((l, text)), Some(col)) => title.element(
+            Snippet::source(text)
+                .line_start(l as usize)
+                .path(d.file.as_str())
+                .annotation(AnnotationKind::Primary.span(byte_span(text, col, d.len))),
+        ),
+        (_, col) => {
+            let mut origin = Origin::path(d.file.as_str());
+            if let Some(l) = d.line {
+                origin = origin.line(l as usize);
+                if let Some(c) = col {
+                    origin = origin.char_column(c as usize);
+                }
+            }
+            title.element(origin)
         }
-        let _ = writeln!(out, "{pad} {bar}");
-        let _ = writeln!(out, "{} {bar} {shown}", style.paint("1;34", &l.to_string()));
-        if let Some(col) = col {
-            let before: usize = text
-                .chars()
-                .take(col - 1)
-                .map(|c| if c == '\t' { 4 } else { 1 })
-                .sum();
-            let avail = total.min(keep).saturating_sub(col - 1).max(1);
-            let len = (d.len as usize).clamp(1, avail);
-            let marks = style.paint(code, &"^".repeat(len));
-            let _ = writeln!(out, "{pad} {bar} {}{marks}", " ".repeat(before));
-        }
-    }
+    };
     if let Some(note) = &d.note {
-        let _ = writeln!(
-            out,
-            "{pad} {} {}: {note}",
-            style.paint("1;34", "="),
-            style.paint("1", "note")
-        );
+        group = group.element(Level::NOTE.message(note.as_str()));
     }
     if let Some(help) = &d.help {
-        let _ = writeln!(
-            out,
-            "{pad} {} {}: {help}",
-            style.paint("1;34", "="),
-            style.paint("1", "help")
-        );
+        group = group.element(Level::HELP.message(help.as_str()));
     }
-    out
+    let renderer = if color {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    };
+    let mut s = renderer.render(&[group]);
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::byte_span;
+
+    #[test]
+    fn spans_count_characters() {
+        assert_eq!(byte_span("name: foo", 7, 3), 6..9);
+        assert_eq!(byte_span("a: 中文x", 4, 2), 3..9);
+        assert_eq!(byte_span("ab", 5, 1), 2..2);
+        assert_eq!(byte_span("ab", 1, 0), 0..1);
+        assert_eq!(byte_span("abc", 2, 99), 1..3);
+    }
 }

@@ -1,10 +1,11 @@
 //! Report layer: the outcome of a check, and its renderings — [`human`] (rustc-style, with the
-//! source line and the span underlined), [`json`] (the stable machine contract) and [`github`]
-//! (workflow annotations).
+//! source line and the span underlined), [`json`] (the stable machine contract), [`github`]
+//! (workflow annotations) and [`sarif`] (SARIF 2.1.0 for code scanning).
 
 pub mod github;
 pub mod human;
 pub mod json;
+pub mod sarif;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use std::collections::BTreeMap;

@@ -70,7 +70,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             Diagnostic::new(
                 Code::BodyTooLong,
                 file,
-                format!("the body is {lines} lines long; keep it under {MAX_LINES}"),
+                format!("the body is {lines} lines long; keep it to {MAX_LINES} lines at most"),
             )
             .at(Some(Position::point(first + u32::try_from(MAX_LINES).unwrap_or(0), 1)))
             .help("move reference material into `references/*.md` and point to it from the body; agents load files on demand"),

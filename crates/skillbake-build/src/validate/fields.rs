@@ -91,14 +91,6 @@ pub const KNOWN_FIELDS: &[(&str, Kind, &str)] = &[
 /// Longest allowed `compatibility`, in characters.
 pub const COMPATIBILITY_MAX: usize = 500;
 
-/// The kind of a known field.
-pub fn kind_of(key: &str) -> Option<Kind> {
-    KNOWN_FIELDS
-        .iter()
-        .find(|(k, _, _)| *k == key)
-        .map(|(_, kind, _)| *kind)
-}
-
 /// Whether `v` has the shape `kind` asks for (null is accepted as "not set").
 fn matches(kind: Kind, v: &Value) -> bool {
     let is_str_list = |v: &Value| match v {
@@ -129,15 +121,27 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
     let file = &ctx.file;
     for (k, v) in &fm.mapping {
         let key = key_text(k);
-        let Some(kind) = kind_of(&key).filter(|_| matches!(k, Value::String(_))) else {
-            let known = KNOWN_FIELDS.iter().map(|(k, _, _)| *k);
-            let mut d = Diagnostic::new(
-                Code::UnknownKey,
-                file,
-                format!("unknown frontmatter key `{key}`; agents will ignore it"),
-            )
-            .at(ctx.md.key_pos(&key));
-            d = match did_you_mean(&key, known) {
+        let profile = ctx.config.profile;
+        let known_here = KNOWN_FIELDS
+            .iter()
+            .find(|(name, _, _)| *name == key && matches!(k, Value::String(_)));
+        let Some(kind) = known_here
+            .filter(|(_, _, source)| profile.knows(source))
+            .map(|(_, kind, _)| *kind)
+        else {
+            let known = KNOWN_FIELDS
+                .iter()
+                .filter(|(_, _, source)| profile.knows(source))
+                .map(|(k, _, _)| *k);
+            let message = match known_here {
+                Some((_, _, source)) => format!(
+                    "`{key}` is a {source} field, not part of the `{}` profile; agents of that profile ignore it",
+                    profile.name()
+                ),
+                None => format!("unknown frontmatter key `{key}`; agents will ignore it"),
+            };
+            let mut d = Diagnostic::new(Code::UnknownKey, file, message).at(ctx.md.key_pos(&key));
+            d = match did_you_mean(&key, known).filter(|s| *s != key) {
                 Some(s) => d.help(format!("did you mean `{s}`?")),
                 None => d.help(
                     "remove it, or move custom data under `metadata:` (string values) or `config:`",
@@ -181,7 +185,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         if key == "compatibility" {
             if let Value::String(s) = v {
                 let len = s.chars().count();
-                if len == 0 || len > COMPATIBILITY_MAX {
+                if s.trim().is_empty() || len > COMPATIBILITY_MAX {
                     diags.push(
                         Diagnostic::new(
                             Code::CompatibilityLength,

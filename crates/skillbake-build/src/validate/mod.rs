@@ -10,6 +10,7 @@
 //! | [`schema`] | `schema-json-syntax`, `schema-invalid`, `schema-remote-ref`, `schema-unresolved-ref` |
 //! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
 //! | [`duplicate`] | `duplicate-name` |
+//! | [`size`] | `file-too-large`, `pack-too-large` |
 
 pub mod body;
 pub mod description;
@@ -17,6 +18,7 @@ pub mod duplicate;
 pub mod fields;
 pub mod name;
 pub mod schema;
+pub mod size;
 pub mod tools;
 
 use crate::config::ProjectConfig;
@@ -54,6 +56,7 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         tools::check(ctx, diags);
     }
     body::check(ctx, diags);
+    size::check(ctx, diags);
     if let Some(schema) = ctx.pack.file(schema::SCHEMA_JSON) {
         schema::check(
             &schema.bytes,

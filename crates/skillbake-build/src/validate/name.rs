@@ -86,11 +86,13 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         .filter(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-' || *c == '_'))
         .collect();
     if !bad.is_empty() {
-        let mut shown: Vec<String> = bad
-            .iter()
-            .map(|c| format!("`{}`", c.escape_debug()))
-            .collect();
-        shown.dedup();
+        let mut shown: Vec<String> = Vec::new();
+        for c in &bad {
+            let s = format!("`{}`", c.escape_debug());
+            if !shown.contains(&s) {
+                shown.push(s);
+            }
+        }
         let suggestion = suggest(name);
         let mut d = Diagnostic::new(
             Code::NameCharset,
@@ -122,7 +124,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             Diagnostic::new(
                 Code::NameNotPortable,
                 file,
-                format!("`name` `{name}` contains `_` or `--`, which Agent Skills clients (Claude Code, Codex) reject"),
+                format!("`name` `{name}` contains `_` or `--`, which the Agent Skills spec (and its `skills-ref` validator) rejects"),
             )
             .at(value_pos)
             .help(format!("prefer `{}` (and the same folder name)", suggest(name))),

@@ -1,0 +1,95 @@
+//! SARIF 2.1.0 rendering, for GitHub code scanning (`github/codeql-action/upload-sarif`) and
+//! other SARIF consumers. One run, the tool's rules (every code, with its summary, default level
+//! and help text), one result per diagnostic with a physical location relative to
+//! `%SRCROOT%`.
+
+use super::Report;
+use crate::diagnostic::{Code, Severity};
+use serde_json::{json, Value};
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+/// `name-dir-mismatch` → `NameDirMismatch` (SARIF wants a readable `name` distinct from `id`).
+fn pascal_case(code: &str) -> String {
+    code.split('-')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Renders the report as a SARIF 2.1.0 log (pretty JSON with a trailing newline).
+pub fn render(report: &Report) -> String {
+    let rules: Vec<Value> = Code::ALL
+        .iter()
+        .map(|c| {
+            json!({
+                "id": c.as_str(),
+                "name": pascal_case(c.as_str()),
+                "shortDescription": {"text": c.summary()},
+                "fullDescription": {"text": c.summary()},
+                "help": {"text": format!("Run `skillbake explain {}` for what the rule checks, why, examples and how to fix or silence it.", c.as_str())},
+                "defaultConfiguration": {"level": level(c.default_severity())},
+                "properties": {"tags": ["skillbake"]}
+            })
+        })
+        .collect();
+    let results: Vec<Value> = report
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let rule_index = Code::ALL.iter().position(|c| *c == d.code).unwrap_or(0);
+            let mut text = d.message.clone();
+            if let Some(h) = &d.help {
+                text.push_str("\nhelp: ");
+                text.push_str(h);
+            }
+            let mut physical = json!({
+                "artifactLocation": {"uri": d.file, "uriBaseId": "%SRCROOT%"}
+            });
+            // A finding about a whole file or folder is anchored at its first line, so code
+            // scanning shows it (SARIF consumers expect a region).
+            let line = d.line.unwrap_or(1);
+            let mut region = json!({"startLine": line, "endLine": line});
+            if let Some(col) = d.column {
+                region["startColumn"] = json!(col);
+                region["endColumn"] = json!(col + d.len.max(1));
+            }
+            physical["region"] = region;
+            json!({
+                "ruleId": d.code.as_str(),
+                "ruleIndex": rule_index,
+                "level": level(d.severity),
+                "message": {"text": text},
+                "locations": [{"physicalLocation": physical}]
+            })
+        })
+        .collect();
+    let log = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "skillbake",
+                "informationUri": "https://github.com/skillbake/skillbake",
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules
+            }},
+            "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The folder skillbake check was run from."}}},
+            "columnKind": "unicodeCodePoints",
+            "results": results
+        }]
+    });
+    let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
+    s.push('\n');
+    s
+}

@@ -1,0 +1,232 @@
+//! `skillbake.toml` and command-line levels: profiles, per-code levels, `--deny warnings`,
+//! ignore globs, and the machine formats that carry them (SARIF).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
+
+use skillbake_build::config::{Level, Profile};
+use skillbake_build::{check, CheckOptions, Code, Severity};
+use std::path::Path;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_skillbake");
+
+fn pack(root: &Path, dir: &str, frontmatter: &str, body: &str) {
+    let d = root.join(dir);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(
+        d.join("SKILL.md"),
+        format!("---\n{frontmatter}---\n{body}\n"),
+    )
+    .unwrap();
+}
+
+fn codes(root: &Path, opts: &CheckOptions) -> Vec<(Code, Severity)> {
+    check(root, opts)
+        .report
+        .diagnostics
+        .iter()
+        .map(|d| (d.code, d.severity))
+        .collect()
+}
+
+fn fixture(rel: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel)
+}
+
+#[test]
+fn profiles_change_what_is_known_and_how_loud() {
+    let tmp = tempfile::tempdir().unwrap();
+    pack(
+        tmp.path(),
+        "my_skill",
+        "name: my_skill\ndescription: d\nversion: \"1.0\"\nmodel: opus\n",
+        "{#anchor}",
+    );
+    let default = codes(tmp.path(), &CheckOptions::default());
+    assert_eq!(
+        default,
+        [
+            (Code::NameNotPortable, Severity::Warning),
+            (Code::BodyJinja, Severity::Warning)
+        ]
+    );
+    let spec = CheckOptions {
+        profile: Some(Profile::AgentSkills),
+        ..CheckOptions::default()
+    };
+    assert_eq!(
+        codes(tmp.path(), &spec),
+        [
+            (Code::NameNotPortable, Severity::Error),
+            (Code::UnknownKey, Severity::Error),
+            (Code::UnknownKey, Severity::Error),
+            (Code::BodyJinja, Severity::Warning)
+        ]
+    );
+    let dbgpt = CheckOptions {
+        profile: Some(Profile::DbGpt),
+        ..CheckOptions::default()
+    };
+    assert_eq!(
+        codes(tmp.path(), &dbgpt),
+        [
+            (Code::UnknownKey, Severity::Warning),
+            (Code::BodyJinja, Severity::Error)
+        ]
+    );
+}
+
+#[test]
+fn config_file_levels_ignore_and_command_line_overrides() {
+    let tmp = tempfile::tempdir().unwrap();
+    pack(
+        tmp.path(),
+        "a",
+        "name: a\ndescription: d\nrequried_tools: []\n",
+        "Body.",
+    );
+    pack(tmp.path(), "drafts/broken", "name: nope\n", "");
+    std::fs::write(
+        tmp.path().join("skillbake.toml"),
+        "ignore = [\"drafts/**\"]\n[lints]\nunknown-key = \"deny\"\n",
+    )
+    .unwrap();
+    let checked = check(tmp.path(), &CheckOptions::default());
+    assert_eq!(checked.report.packs, 1, "drafts/ is ignored");
+    assert_eq!(
+        codes(tmp.path(), &CheckOptions::default()),
+        [(Code::UnknownKey, Severity::Error)]
+    );
+    let allow = CheckOptions {
+        lints: vec![(Code::UnknownKey, Level::Allow)],
+        ..CheckOptions::default()
+    };
+    assert!(codes(tmp.path(), &allow).is_empty());
+    let hard = CheckOptions {
+        lints: vec![(Code::YamlSyntax, Level::Allow)],
+        ..CheckOptions::default()
+    };
+    pack(tmp.path(), "b", "name: b\ndescription: a: b\n", "Body.");
+    assert!(codes(tmp.path(), &hard).contains(&(Code::YamlSyntax, Severity::Error)));
+}
+
+#[test]
+fn deny_warnings_makes_every_warning_an_error() {
+    let root = fixture("rules/name-not-portable/fail");
+    let opts = CheckOptions {
+        deny_warnings: true,
+        ..CheckOptions::default()
+    };
+    assert_eq!(
+        codes(&root, &opts),
+        [(Code::NameNotPortable, Severity::Error)]
+    );
+    let o = Command::new(BIN)
+        .args(["check", root.to_str().unwrap(), "-D", "warnings", "--quiet"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        "checked 1 pack: 1 error, 0 warnings\n"
+    );
+    let o = Command::new(BIN)
+        .args([
+            "check",
+            root.to_str().unwrap(),
+            "-A",
+            "name-not-portable",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        "checked 1 pack: 0 errors, 0 warnings\n"
+    );
+    let o = Command::new(BIN)
+        .args(["check", root.to_str().unwrap(), "-A", "yaml-syntax"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let o = Command::new(BIN)
+        .args(["check", root.to_str().unwrap(), "-A", "unknwon-key"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("did you mean `unknown-key`?"));
+}
+
+#[test]
+fn sarif_log_has_rules_results_and_locations() {
+    let root = fixture("rules/unknown-tool/fail");
+    let o = Command::new(BIN)
+        .args(["check", root.to_str().unwrap(), "--format", "sarif"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let log: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(log["version"], "2.1.0");
+    let run = &log["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), Code::ALL.len());
+    let result = &run["results"][0];
+    assert_eq!(result["ruleId"], "unknown-tool");
+    assert_eq!(result["level"], "error");
+    let index = result["ruleIndex"].as_u64().unwrap() as usize;
+    assert_eq!(rules[index]["id"], "unknown-tool");
+    let loc = &result["locations"][0]["physicalLocation"];
+    let uri = loc["artifactLocation"]["uri"].as_str().unwrap();
+    assert!(uri.ends_with("/my-skill/SKILL.md"), "{uri}");
+    assert_eq!(loc["region"]["startLine"], 4);
+    assert_eq!(loc["region"]["startColumn"], 18);
+    assert_eq!(loc["region"]["endColumn"], 27);
+}
+
+#[test]
+fn explain_prints_the_rule_documentation() {
+    for code in Code::ALL {
+        let o = Command::new(BIN)
+            .args(["explain", code.as_str()])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0));
+        let text = String::from_utf8(o.stdout).unwrap();
+        assert!(text.starts_with(&format!("# {code}\n")), "{code}");
+        for heading in [
+            "## Why",
+            "## Failing example",
+            "## Passing example",
+            "## How to fix",
+            "## How to silence",
+        ] {
+            assert!(
+                text.contains(&format!("\n{heading}\n")),
+                "{code}: {heading}"
+            );
+        }
+        if code.is_hard() {
+            assert!(
+                text.contains("hard error"),
+                "{code} must say it cannot be silenced"
+            );
+        } else {
+            assert!(
+                text.contains(&format!("{code} = \"allow\"")),
+                "{code}: how to silence"
+            );
+        }
+    }
+    let o = Command::new(BIN)
+        .args(["explain", "unknwon-key"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let o = Command::new(BIN).arg("explain").output().unwrap();
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap().lines().count(),
+        Code::ALL.len()
+    );
+}
