@@ -9,41 +9,11 @@
 //! record); only the echoed `file_path` is escaped per call.
 
 use crate::registry::{File, FileKind, Skill};
-
-const OPEN: &str = r#"{"chunks": [{"output_type": "text", "content": ""#;
-const CLOSE: &str = r#""}]}"#;
-const SEPARATOR: &str = r#""}, {"output_type": "text", "content": "---"}, {"output_type": ""#;
+use skillbake_format::chunks::{CLOSE, CONTENT, OPEN, SEPARATOR};
 
 /// Appends `s` to `out` as the inside of a JSON string, escaped exactly as Python's
-/// `json.dumps(..., ensure_ascii=False)` does: `"`, `\`, and control characters (`\n`, `\r`,
-/// `\t`, `\b`, `\f`, else `\u00xx`); everything else raw.
-pub fn escape_into(out: &mut String, s: &str) {
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b >= 0x20 && b != b'"' && b != b'\\' {
-            continue;
-        }
-        out.push_str(&s[start..i]);
-        match b {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            0x08 => out.push_str("\\b"),
-            0x0c => out.push_str("\\f"),
-            _ => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.push_str("\\u00");
-                out.push(char::from(HEX[usize::from(b >> 4)]));
-                out.push(char::from(HEX[usize::from(b & 0xf)]));
-            }
-        }
-        start = i + 1;
-    }
-    out.push_str(&s[start..]);
-}
+/// `json.dumps(..., ensure_ascii=False)` does (see `skillbake_format::escape::json_into`).
+pub use skillbake_format::escape::json_into as escape_into;
 
 /// The reply carrying the skill's body (the common case): three copies.
 pub(crate) fn body_reply(out: &mut String, skill: &Skill<'_>, file_path: &str) {
@@ -64,7 +34,7 @@ pub(crate) fn file_reply(out: &mut String, skill: &Skill<'_>, file_path: &str, f
         Some(text) if file.kind() != FileKind::Binary => {
             out.reserve(text.len() + 24);
             out.push_str(file.kind().output_type());
-            out.push_str(r#"", "content": ""#);
+            out.push_str(CONTENT);
             escape_into(out, text);
         }
         _ => {
@@ -102,16 +72,4 @@ pub(crate) fn skill_not_found(out: &mut String, skill_name: &str) {
     escape_into(out, skill_name);
     out.push_str("' not found");
     out.push_str(CLOSE);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::escape_into;
-
-    #[test]
-    fn escapes_like_python() {
-        let mut s = String::new();
-        escape_into(&mut s, "a\"b\\c\n\r\t\u{8}\u{c}\u{1}\u{1f}\u{7f} é 中");
-        assert_eq!(s, "a\\\"b\\\\c\\n\\r\\t\\b\\f\\u0001\\u001f\u{7f} é 中");
-    }
 }

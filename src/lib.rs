@@ -53,7 +53,8 @@ pub mod registry;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use registry::{File, FileKind, Registry, Resolution, Skill};
+pub use registry::{Activation, File, FileKind, Registry, Resolution, Skill, ToolsFormat};
+pub use skillbake_format::catalog::{Catalog, Format as CatalogFormat};
 
 /// Defines `pub static REGISTRY: skillbake::Registry` from the registry that
 /// `skillbake_build::Config::compile` wrote to `OUT_DIR` in this crate's `build.rs`.
@@ -140,5 +141,9 @@ pub mod __private {
         pub fields: &'static [FieldRecord],
         pub lists: &'static [Str],
         pub index: &'static phf::Map<&'static str, u32>,
+        /// The catalog in every `skillbake_format::catalog::Format`, in `Format::ALL` order.
+        pub catalogs: [Str; 4],
+        /// Tool definitions as JSON, in `ToolsFormat::ALL` order.
+        pub tools: [Str; 4],
     }
 }

@@ -4,6 +4,49 @@
 
 use crate::__private::{FieldRecord, FileRecord, Parts, SkillRecord, Str};
 use crate::chunk;
+use skillbake_format::catalog::{self, Catalog};
+
+/// Tool-definition dialects served by [`Registry::tools_json`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ToolsFormat {
+    /// OpenAI: `[{"type": "function", "function": {"name", "description", "parameters"}}]`.
+    OpenAi,
+    /// Anthropic: `[{"name", "description", "input_schema"}]`.
+    Anthropic,
+    /// MCP: `[{"name", "description", "inputSchema"}]`.
+    Mcp,
+    /// Plain JSON Schema: `{"<tool>": {<schema with title and description>}}`.
+    JsonSchema,
+}
+
+impl ToolsFormat {
+    /// Every dialect, in the order of the generated table.
+    pub const ALL: [ToolsFormat; 4] = [
+        ToolsFormat::OpenAi,
+        ToolsFormat::Anthropic,
+        ToolsFormat::Mcp,
+        ToolsFormat::JsonSchema,
+    ];
+
+    /// The dialect's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolsFormat::OpenAi => "openai",
+            ToolsFormat::Anthropic => "anthropic",
+            ToolsFormat::Mcp => "mcp",
+            ToolsFormat::JsonSchema => "json-schema",
+        }
+    }
+}
+
+/// Shapes of a loaded skill besides DB-GPT's chunks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Activation {
+    /// learn-claude-code: `<skill name="…">\nbody\n</skill>`.
+    SkillTag,
+    /// Agent Skills client guide: `<skill_content name="…">` with the resource list.
+    SkillContent,
+}
 
 /// How an embedded file is served as a `load_skill` chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -128,6 +171,47 @@ impl Registry {
     /// Every skill name, in order.
     pub fn names(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
         self.iter().map(|s| s.name())
+    }
+
+    /// The catalog of every skill for a system prompt, in `format`, fitted into `budget`
+    /// characters when given (see `skillbake_format::catalog`). Without a budget the text was
+    /// precomputed at build time.
+    pub fn catalog(&self, format: catalog::Format, budget: Option<usize>) -> Catalog {
+        let index = catalog::Format::ALL
+            .iter()
+            .position(|f| *f == format)
+            .unwrap_or(0);
+        let full = slice(self.parts.text, self.parts.catalogs[index]);
+        if budget.is_none_or(|b| full.chars().count() <= b) {
+            return Catalog {
+                text: full.to_string(),
+                shortened: false,
+                omitted: 0,
+            };
+        }
+        let skills: Vec<Skill<'_>> = self.iter().collect();
+        let tags: Vec<Vec<&str>> = skills.iter().map(|s| s.tags().collect()).collect();
+        let entries: Vec<catalog::Entry<'_>> = skills
+            .iter()
+            .zip(&tags)
+            .map(|(s, tags)| catalog::Entry {
+                name: s.name(),
+                description: s.description(),
+                location: s.skill_md_path(),
+                tags,
+            })
+            .collect();
+        catalog::render(format, &entries, budget)
+    }
+
+    /// The tool definitions (`load_skill`, plus one tool per pack with a `schema.json`) as JSON in
+    /// `format`, precomputed at build time.
+    pub fn tools_json(&self, format: ToolsFormat) -> &'static str {
+        let index = ToolsFormat::ALL
+            .iter()
+            .position(|f| *f == format)
+            .unwrap_or(0);
+        slice(self.parts.text, self.parts.tools[index])
     }
 
     /// Resolves a `load_skill` request without building the reply.
@@ -352,6 +436,21 @@ impl<'r> Skill<'r> {
                 None
             }
         })
+    }
+
+    /// The skill's body in another activation shape (see [`Activation`]).
+    pub fn activation(&self, shape: Activation) -> String {
+        match shape {
+            Activation::SkillTag => {
+                skillbake_format::activation::skill_tag(self.name(), self.body())
+            }
+            Activation::SkillContent => skillbake_format::activation::skill_content(
+                self.name(),
+                self.body(),
+                self.location(),
+                self.files().map(|f| f.path()),
+            ),
+        }
     }
 
     /// `load_skill` for this skill (the registered name is used in the reply).

@@ -102,8 +102,28 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
         format: ListFormat,
     },
-    /// Print DB-GPT's load_skill reply for an embedded skill.
+    /// Print the skill catalog for a system prompt.
+    Prompt {
+        /// Catalog format.
+        #[arg(long, value_parser = ["xml", "dbgpt", "codex", "markdown"], default_value = "xml")]
+        format: String,
+        /// Fit the catalog into this many characters (descriptions are shortened first, then
+        /// entries dropped, as Codex does).
+        #[arg(long, value_name = "CHARS")]
+        budget: Option<usize>,
+    },
+    /// Print tool definitions: load_skill, and one tool per pack with a schema.json.
+    Tools {
+        /// API dialect.
+        #[arg(long, value_parser = ["openai", "anthropic", "mcp", "json-schema"], default_value = "openai")]
+        format: String,
+    },
+    /// Print DB-GPT's load_skill reply (or another activation shape) for an embedded skill.
     Load {
+        /// Reply shape: DB-GPT chunks, learn-claude-code's <skill> tag, or the Agent Skills
+        /// <skill_content> block.
+        #[arg(long, value_parser = ["chunks", "skill-tag", "skill-content"], default_value = "chunks")]
+        format: String,
         /// Skill name (exact, else ASCII case-insensitive).
         skill_name: String,
         /// File path to echo (and, when it names another file of the pack, to serve)
@@ -126,10 +146,13 @@ pub fn run() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Explain { code } => check::explain(code.as_deref()),
         Command::List { format } => serve::list(format),
+        Command::Prompt { format, budget } => serve::prompt(&format, budget),
+        Command::Tools { format } => serve::tools(&format),
         Command::Load {
+            format,
             skill_name,
             file_path,
-        } => serve::load(&skill_name, file_path.as_deref()),
+        } => serve::load(&format, &skill_name, file_path.as_deref()),
         Command::Cat { skill_name, path } => serve::cat(&skill_name, &path),
     };
     match result {

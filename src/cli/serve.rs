@@ -4,7 +4,7 @@
 use super::ListFormat;
 use anyhow::Result;
 use serde_json::{json, Value};
-use skillbake::{Resolution, Skill, BUNDLED};
+use skillbake::{Activation, CatalogFormat, Resolution, Skill, ToolsFormat, BUNDLED};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -63,8 +63,62 @@ pub fn list(format: ListFormat) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `skillbake prompt`.
+pub fn prompt(format: &str, budget: Option<usize>) -> Result<ExitCode> {
+    let format = CatalogFormat::from_name(format).unwrap_or(CatalogFormat::Xml);
+    let catalog = BUNDLED.catalog(format, budget);
+    let mut text = catalog.text;
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    write_stdout(text.as_bytes());
+    if catalog.omitted > 0 {
+        eprintln!(
+            "skillbake: {} of {} skills left out to fit {} characters",
+            catalog.omitted,
+            BUNDLED.len(),
+            budget.unwrap_or(0)
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `skillbake tools`.
+pub fn tools(format: &str) -> Result<ExitCode> {
+    let format = ToolsFormat::ALL
+        .into_iter()
+        .find(|f| f.name() == format)
+        .unwrap_or(ToolsFormat::OpenAi);
+    write_stdout(BUNDLED.tools_json(format).as_bytes());
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `skillbake load`.
-pub fn load(skill_name: &str, file_path: Option<&str>) -> Result<ExitCode> {
+pub fn load(format: &str, skill_name: &str, file_path: Option<&str>) -> Result<ExitCode> {
+    let shape = match format {
+        "skill-tag" => Some(Activation::SkillTag),
+        "skill-content" => Some(Activation::SkillContent),
+        _ => None,
+    };
+    if let Some(shape) = shape {
+        return Ok(match BUNDLED.get(skill_name) {
+            Some(skill) => {
+                write_stdout(format!("{}\n", skill.activation(shape)).as_bytes());
+                ExitCode::SUCCESS
+            }
+            None => {
+                let names: Vec<&str> = BUNDLED.names().collect();
+                write_stdout(
+                    format!(
+                        "Error: Unknown skill '{skill_name}'. Available: {}\n",
+                        names.join(", ")
+                    )
+                    .as_bytes(),
+                );
+                ExitCode::from(1)
+            }
+        });
+    }
     let (file_path, resolution) = match BUNDLED.get(skill_name) {
         Some(skill) => {
             let path = file_path.unwrap_or(skill.skill_md_path());

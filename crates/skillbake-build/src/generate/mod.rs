@@ -9,10 +9,11 @@
 //! Output depends only on the skills' content and relative paths: no timestamps, no absolute
 //! paths, sorted order, and `phf`'s fixed seed.
 
-pub mod chunks;
 pub mod pyjson;
+pub mod tools;
 
 use crate::model::Skill;
+use skillbake_format::{catalog, chunks};
 use std::fmt::Write as _;
 
 /// File names written to the output directory.
@@ -194,6 +195,38 @@ pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLar
         index.entry(s.name.as_str(), format!("{i}u32"));
     }
 
+    // Registry-wide texts: the catalog in every format (no budget) and the tool definitions.
+    let locations: Vec<String> = sorted
+        .iter()
+        .map(|s| format!("{}/SKILL.md", location(&opts.location_prefix, &s.rel_dir)))
+        .collect();
+    let tag_lists: Vec<Vec<&str>> = sorted
+        .iter()
+        .map(|s| s.tags.iter().map(String::as_str).collect())
+        .collect();
+    let entries: Vec<catalog::Entry<'_>> = sorted
+        .iter()
+        .zip(&locations)
+        .zip(&tag_lists)
+        .map(|((s, loc), tags)| catalog::Entry {
+            name: &s.name,
+            description: &s.description,
+            location: loc,
+            tags,
+        })
+        .collect();
+    let mut catalogs = Vec::new();
+    for format in catalog::Format::ALL {
+        catalogs.push(b.str(&catalog::render(format, &entries, None).text)?);
+    }
+    let location_of =
+        |s: &Skill| format!("{}/SKILL.md", location(&opts.location_prefix, &s.rel_dir));
+    let tool_list = tools::tools(&sorted, &location_of);
+    let mut tool_texts = Vec::new();
+    for format in tools::FORMATS {
+        tool_texts.push(b.str(&tools::render(format, &tool_list))?);
+    }
+
     let mut code = String::new();
     let _ = writeln!(
         code,
@@ -244,7 +277,9 @@ pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLar
     );
     let _ = writeln!(
         code,
-        "pub static REGISTRY: {rt}::Registry = {rt}::Registry::__from_parts({rt}::__private::Parts {{ text: __SKILLBAKE_TEXT, bytes: __SKILLBAKE_BYTES, skills: &__SKILLBAKE_SKILLS, files: &__SKILLBAKE_FILES, fields: &__SKILLBAKE_FIELDS, lists: &__SKILLBAKE_LISTS, index: &__SKILLBAKE_INDEX }});"
+        "pub static REGISTRY: {rt}::Registry = {rt}::Registry::__from_parts({rt}::__private::Parts {{ text: __SKILLBAKE_TEXT, bytes: __SKILLBAKE_BYTES, skills: &__SKILLBAKE_SKILLS, files: &__SKILLBAKE_FILES, fields: &__SKILLBAKE_FIELDS, lists: &__SKILLBAKE_LISTS, index: &__SKILLBAKE_INDEX, catalogs: [{}], tools: [{}] }});",
+        catalogs.join(", "),
+        tool_texts.join(", ")
     );
     Ok(Generated {
         code,

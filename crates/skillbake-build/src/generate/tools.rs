@@ -1,0 +1,96 @@
+//! Tool definitions for every LLM API, precomputed per registry: the `load_skill` tool (its
+//! `skill_name` constrained to the embedded names) and, for every pack with a `schema.json`, one
+//! tool whose parameters are that schema.
+
+use crate::model::Skill;
+use serde_json::{json, Map, Value};
+
+/// Tool-definition dialects, in the order of the generated table.
+pub const FORMATS: [&str; 4] = ["openai", "anthropic", "mcp", "json-schema"];
+
+/// Description of the `load_skill` tool.
+pub const LOAD_SKILL_DESCRIPTION: &str = "Load a skill: returns its instructions (the body of its SKILL.md) as DB-GPT chunks, or one of its files when file_path names one. Call it when a task matches a skill from the catalog, before acting.";
+
+/// (name, description, input JSON Schema) of every tool.
+pub fn tools(
+    skills: &[&Skill],
+    location_of: &dyn Fn(&Skill) -> String,
+) -> Vec<(String, String, Value)> {
+    let names: Vec<&str> = skills.iter().map(|s| s.name.as_str()).collect();
+    let example = skills
+        .first()
+        .map(|s| location_of(s))
+        .unwrap_or_else(|| "skills/NAME/SKILL.md".into());
+    let mut out = vec![(
+        "load_skill".to_string(),
+        LOAD_SKILL_DESCRIPTION.to_string(),
+        json!({
+            "type": "object",
+            "properties": {
+                "skill_name": {
+                    "type": "string",
+                    "description": "Name of the skill to load, as listed in the catalog.",
+                    "enum": names,
+                },
+                "file_path": {
+                    "type": "string",
+                    "description": format!("Path of the skill's SKILL.md as listed in the catalog (e.g. {example}), or of another file of the skill (e.g. scripts/run.py) to read that file."),
+                },
+            },
+            "required": ["skill_name", "file_path"],
+            "additionalProperties": false,
+        }),
+    )];
+    for s in skills {
+        let Some(file) = s.files.iter().find(|f| f.path == "schema.json") else {
+            continue;
+        };
+        let Ok(Value::Object(mut schema)) = serde_json::from_slice::<Value>(&file.bytes) else {
+            continue;
+        };
+        // Dialect markers confuse some APIs' schema subsets; the schema itself stays as written.
+        schema.remove("$schema");
+        schema.remove("$id");
+        out.push((s.name.clone(), s.description.clone(), Value::Object(schema)));
+    }
+    out
+}
+
+/// The tools as JSON in dialect `format` (one of [`FORMATS`]), pretty-printed.
+pub fn render(format: &str, tools: &[(String, String, Value)]) -> String {
+    let value = match format {
+        "openai" => Value::Array(
+            tools
+                .iter()
+                .map(|(n, d, s)| json!({"type": "function", "function": {"name": n, "description": d, "parameters": s}}))
+                .collect(),
+        ),
+        "anthropic" => Value::Array(
+            tools
+                .iter()
+                .map(|(n, d, s)| json!({"name": n, "description": d, "input_schema": s}))
+                .collect(),
+        ),
+        "mcp" => Value::Array(
+            tools
+                .iter()
+                .map(|(n, d, s)| json!({"name": n, "description": d, "inputSchema": s}))
+                .collect(),
+        ),
+        _ => {
+            let mut map = Map::new();
+            for (n, d, s) in tools {
+                let mut schema = s.clone();
+                if let Value::Object(o) = &mut schema {
+                    o.insert("title".into(), json!(n));
+                    o.insert("description".into(), json!(d));
+                }
+                map.insert(n.clone(), schema);
+            }
+            Value::Object(map)
+        }
+    };
+    let mut s = serde_json::to_string_pretty(&value).unwrap_or_default();
+    s.push('\n');
+    s
+}
