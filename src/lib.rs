@@ -49,6 +49,9 @@
 extern crate self as skillbake;
 
 pub mod chunk;
+/// An MCP server (tools, resources, the catalog as instructions) for a registry (feature `mcp`).
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod registry;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -91,7 +91,8 @@ fn scalar() -> impl Strategy<Value = String> {
         3 => "[a-z][a-z0-9 _-]{0,12}",
         2 => "[a-z :#\\-]{0,12}".prop_map(|s| format!("\"{s}\"")),
         2 => "[a-z :#\\-']{0,12}".prop_map(|s| format!("'{}'", s.replace('\'', "''"))),
-        2 => proptest::collection::vec("[a-z_]{1,8}", 0..4).prop_map(|v| format!("[{}]", v.join(", "))),
+        2 => proptest::collection::vec("[a-z_]{1,8}", 0..4)
+            .prop_map(|v| format!("[{}]", v.join(", "))),
         // Aliases: defined or not, depending on what came before.
         1 => prop::sample::select(vec!["*a", "*b"]).prop_map(str::to_string),
     ];
@@ -246,8 +247,14 @@ struct Pack {
 fn name_entry() -> impl Strategy<Value = Option<(String, Node)>> {
     prop_oneof![
         6 => Just(Some(("name".to_string(), Node::Inline("my-skill".into())))),
-        1 => prop::sample::select(vec!["\"my-skill\"", "'my-skill'", "&a my-skill", "My-Skill", "other"])
-            .prop_map(|v| Some(("name".to_string(), Node::Inline(v.into())))),
+        1 => prop::sample::select(vec![
+            "\"my-skill\"",
+            "'my-skill'",
+            "&a my-skill",
+            "My-Skill",
+            "other",
+        ])
+        .prop_map(|v| Some(("name".to_string(), Node::Inline(v.into())))),
         1 => Just(None),
     ]
 }
@@ -294,7 +301,10 @@ fn pack() -> impl Strategy<Value = Pack> {
     let extra = proptest::collection::vec((key(), node()), 0..4);
     let schema = prop_oneof![
         16 => Just(None),
-        4 => Just(Some(r##"{"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}, "$defs": {"x": {"type": "string"}}}"##)),
+        4 => Just(Some(concat!(
+            r##"{"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}, "##,
+            r#""$defs": {"x": {"type": "string"}}}"#,
+        ))),
         1 => Just(Some(r#"{"type": "object", "properties": {"#)),
         1 => Just(Some(r#"{"type": 3}"#)),
         1 => Just(Some(r##"{"$ref": "#/$defs/missing"}"##)),
@@ -455,24 +465,6 @@ proptest! {
     }
 
     #[test]
-    fn accepted_packs_round_trip_through_generate(pack in pack()) {
-        let (_tmp, checked) = check_pack(&pack);
-        if !checked.report.has_errors() {
-            let opts = GenOptions {
-                runtime_path: "::skillbake".into(),
-                location_prefix: "skills".into(),
-            };
-            prop_assert!(generate(&checked.skills, &opts).is_ok());
-            prop_assert_eq!(checked.skills.len(), 1);
-            let skill = &checked.skills[0];
-            prop_assert_eq!(skill.name.as_str(), "my-skill");
-            let after = text_after_closing_line(&pack.skill_md);
-            prop_assert!(after.is_some(), "accepted without a closing line");
-            prop_assert_eq!(&skill.body, &frontmatter::normalize_body(after.unwrap_or_default()));
-        }
-    }
-
-    #[test]
     fn escapers_agree_and_round_trip_through_serde_json(s in json_string()) {
         let mut runtime = String::new();
         skillbake::chunk::escape_into(&mut runtime, &s);
@@ -480,4 +472,42 @@ proptest! {
         let back: String = serde_json::from_str(&format!("\"{runtime}\"")).unwrap();
         prop_assert_eq!(back, s);
     }
+}
+
+/// Accepted packs round-trip: they generate, and the body in the model is the text after the
+/// closing line as DB-GPT normalises it. Run by hand to also check that the grammar above
+/// yields accepted packs at all (about a fifth of them), so the property is never vacuous.
+#[test]
+fn accepted_packs_round_trip_through_generate() {
+    let accepted = std::cell::Cell::new(0usize);
+    let mut runner = proptest::test_runner::TestRunner::new(config());
+    let result = runner.run(&pack(), |pack| {
+        let (_tmp, checked) = check_pack(&pack);
+        if checked.report.has_errors() {
+            return Ok(());
+        }
+        accepted.set(accepted.get() + 1);
+        let opts = GenOptions {
+            runtime_path: "::skillbake".into(),
+            location_prefix: "skills".into(),
+        };
+        prop_assert!(generate(&checked.skills, &opts).is_ok());
+        prop_assert_eq!(checked.skills.len(), 1);
+        let skill = &checked.skills[0];
+        prop_assert_eq!(skill.name.as_str(), "my-skill");
+        let after = text_after_closing_line(&pack.skill_md);
+        prop_assert!(after.is_some(), "accepted without a closing line");
+        prop_assert_eq!(
+            &skill.body,
+            &frontmatter::normalize_body(after.unwrap_or_default())
+        );
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    assert!(
+        accepted.get() > 0,
+        "no generated pack was accepted: the grammar no longer exercises the round trip"
+    );
 }

@@ -10,39 +10,23 @@
 use libfuzzer_sys::fuzz_target;
 use skillbake_build::generate::{generate, GenOptions};
 use skillbake_build::report::{github, human, json};
-use std::path::PathBuf;
-use std::sync::OnceLock;
-
-/// One skills root per fuzzing process, rewritten for every input (a fresh temporary folder per
-/// input would spend most of the time in the file system).
-fn root() -> &'static (tempfile::TempDir, PathBuf) {
-    static ROOT: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
-    ROOT.get_or_init(|| {
-        let dir = tempfile::Builder::new()
-            .prefix("skillbake-fuzz-")
-            .tempdir()
-            .expect("temporary folder");
-        let pack = dir.path().join("my-skill");
-        std::fs::create_dir(&pack).expect("pack folder");
-        (dir, pack)
-    })
-}
 
 fuzz_target!(|data: &[u8]| {
     let (skill_md, schema) = match data.iter().position(|&b| b == 0) {
         Some(i) => (&data[..i], Some(&data[i + 1..])),
         None => (data, None),
     };
-    let (dir, pack) = root();
+    // A fresh root per input: nothing carries over between inputs, and nothing is left behind
+    // when the fuzzer exits.
+    let dir = tempfile::Builder::new()
+        .prefix("skillbake-fuzz-")
+        .tempdir()
+        .expect("temporary folder");
+    let pack = dir.path().join("my-skill");
+    std::fs::create_dir(&pack).expect("pack folder");
     std::fs::write(pack.join("SKILL.md"), skill_md).expect("write SKILL.md");
-    let schema_path = pack.join("schema.json");
-    match schema {
-        Some(s) => std::fs::write(&schema_path, s).expect("write schema.json"),
-        None => {
-            if schema_path.exists() {
-                std::fs::remove_file(&schema_path).expect("remove schema.json");
-            }
-        }
+    if let Some(s) = schema {
+        std::fs::write(pack.join("schema.json"), s).expect("write schema.json");
     }
 
     let checked = skillbake_build::check(dir.path(), &Default::default());

@@ -4,6 +4,7 @@
 //! 2 usage error or unreadable path.
 
 mod check;
+mod mcp;
 mod serve;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -130,6 +131,11 @@ enum Command {
         /// [default: the pack's own SKILL.md path].
         file_path: Option<String>,
     },
+    /// Serve the embedded skills as an MCP server on stdin/stdout.
+    ///
+    /// Tools: load_skill, list_skills, and one per pack with a schema.json. Resources:
+    /// skill://{name}/{path} for every embedded file. Instructions: the skill catalog.
+    Serve,
     /// Write the exact bytes of an embedded file to stdout.
     Cat {
         /// Skill name (exact, else ASCII case-insensitive).
@@ -154,6 +160,7 @@ pub fn run() -> ExitCode {
             file_path,
         } => serve::load(&format, &skill_name, file_path.as_deref()),
         Command::Cat { skill_name, path } => serve::cat(&skill_name, &path),
+        Command::Serve => mcp::serve(),
     };
     match result {
         Ok(code) => code,

@@ -3,12 +3,16 @@
 //! * `ci` — format check, clippy with `-D warnings`, the test suite (insta snapshots must match;
 //!   nothing is written), the runtime-only build, docs without warnings, and the bundled packs;
 //! * `check-skills [DIR]...` and `sarif-check` — see [`skills`];
+//! * `reproducible` and `bundle --skills DIR --out PATH` — see [`repro`] and [`bundle`];
+//! * `mcp-check` — see [`mcp_check`]; `bench` — see [`mod@bench`];
 //! * `new-skill NAME [--dir DIR] [--description TEXT]` — scaffolds a pack that passes
 //!   `skillbake check` with no warnings.
 
 #![forbid(unsafe_code)]
 
+mod bench;
 mod bundle;
+mod mcp_check;
 mod repro;
 mod skills;
 
@@ -22,10 +26,12 @@ fn main() -> ExitCode {
         Some("new-skill") => new_skill(&args[1..]),
         Some("reproducible") => repro::run(&args[1..]),
         Some("bundle") => bundle::run(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
         Some("check-skills") => skills::check_skills(&root(), &args[1..]),
         Some("sarif-check") => skills::sarif_check(&root()),
+        Some("mcp-check") => mcp_check::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check>");
+            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench>");
             return ExitCode::from(2);
         }
     };

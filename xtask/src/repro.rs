@@ -344,6 +344,19 @@ fn sha256(data: &[u8]) -> [u8; 32] {
 #[cfg(test)]
 mod tests {
     #[test]
+    fn the_scan_finds_paths_and_shows_their_string() {
+        let bin =
+            b"\x7fELF\0\0/cargo/phf.rs\0x/home/dev/.cargo/registry/src/phf-0.14.0/src/map.rs\0\x01";
+        let hits = super::find_all(bin, b"/home/dev/.cargo");
+        assert_eq!(hits, [21]);
+        assert_eq!(
+            super::printable_run(bin, hits[0]),
+            "x/home/dev/.cargo/registry/src/phf-0.14.0/src/map.rs"
+        );
+        assert!(super::find_all(bin, b"/tmp/x").is_empty());
+    }
+
+    #[test]
     fn sha256_matches_known_digests() {
         assert_eq!(
             super::hex(&super::sha256(b"")),

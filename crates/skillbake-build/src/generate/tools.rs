@@ -8,6 +8,9 @@ use serde_json::{json, Map, Value};
 /// Tool-definition dialects, in the order of the generated table.
 pub const FORMATS: [&str; 4] = ["openai", "anthropic", "mcp", "json-schema"];
 
+/// Tool names skillbake itself defines (here and in the MCP server).
+pub const RESERVED_TOOL_NAMES: &[&str] = &["load_skill", "list_skills"];
+
 /// Description of the `load_skill` tool.
 pub const LOAD_SKILL_DESCRIPTION: &str = "Load a skill: returns its instructions (the body of its SKILL.md) as DB-GPT chunks, or one of its files when file_path names one. Call it when a task matches a skill from the catalog, before acting.";
 
@@ -34,14 +37,19 @@ pub fn tools(
                 },
                 "file_path": {
                     "type": "string",
-                    "description": format!("Path of the skill's SKILL.md as listed in the catalog (e.g. {example}), or of another file of the skill (e.g. scripts/run.py) to read that file."),
+                    "description": format!("Optional. Path of the skill's SKILL.md as listed in the catalog (e.g. {example}; the default), or of another file of the skill (e.g. scripts/run.py) to read that file."),
                 },
             },
-            "required": ["skill_name", "file_path"],
+            "required": ["skill_name"],
             "additionalProperties": false,
         }),
     )];
     for s in skills {
+        // A pack named like a built-in tool (possible where `_` is allowed) keeps its
+        // instructions but gets no tool of its own: the built-in wins.
+        if RESERVED_TOOL_NAMES.contains(&s.name.as_str()) {
+            continue;
+        }
         let Some(file) = s.files.iter().find(|f| f.path == "schema.json") else {
             continue;
         };
@@ -49,8 +57,8 @@ pub fn tools(
             continue;
         };
         // Dialect markers confuse some APIs' schema subsets; the schema itself stays as written.
-        schema.remove("$schema");
-        schema.remove("$id");
+        schema.shift_remove("$schema");
+        schema.shift_remove("$id");
         out.push((s.name.clone(), s.description.clone(), Value::Object(schema)));
     }
     out

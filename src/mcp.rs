@@ -1,0 +1,669 @@
+//! An MCP server for a [`Registry`], built on the official Rust MCP SDK (`rmcp`). Feature `mcp`.
+//!
+//! Everything is served from the registry's `'static` tables; nothing touches the file system.
+//!
+//! * **Instructions**: the Agent Skills `<available_skills>` catalog
+//!   ([`Registry::catalog`] in [`CatalogFormat::Xml`]).
+//! * **Tools**: exactly [`Registry::tools_json`] in [`ToolsFormat::Mcp`] (`load_skill`, and one
+//!   tool per pack with a `schema.json`), plus `list_skills`.
+//!   * `load_skill {skill_name, file_path?}` answers the same bytes as [`Registry::load_skill`]
+//!     as one text content; `file_path` defaults to the skill's `SKILL.md` path. The result is an
+//!     error result (`isError: true`) when the skill or file is not found.
+//!   * `list_skills {}` answers a JSON array of `{name, description, location, uri}`.
+//!   * A pack tool validates its arguments against the pack's `schema.json` and answers the
+//!     pack's instructions (the `load_skill` reply) followed by a JSON text echoing the validated
+//!     arguments. skillbake embeds instructions and files; it does not run the pack's scripts,
+//!     and the result says so.
+//!
+//!   Bad arguments (missing or mistyped, unknown skill, schema violations) give error results
+//!   the model can read and correct; an unknown tool is a JSON-RPC `invalid params` error.
+//! * **Resources**: `skill://{name}/{path}` for every embedded file (`SKILL.md` included, exactly
+//!   as written), with a MIME type from the extension
+//!   ([`mime_type`](crate::mcp::mime_type)); UTF-8 files are served as text, binary files as
+//!   base64 blobs. The template `skill://{name}/{path}` is listed too. An unknown URI is a
+//!   `resource not found` error.
+//!
+//! ```no_run
+//! # #[cfg(feature = "bundled")]
+//! # async fn run() -> Result<(), skillbake::mcp::Error> {
+//! // In a tokio runtime: serve the bundled packs until the client closes stdin.
+//! skillbake::mcp::serve_stdio(&skillbake::BUNDLED).await
+//! # }
+//! ```
+//!
+//! [`Server`](crate::mcp::Server) implements `rmcp::ServerHandler`, for other transports.
+
+use crate::{CatalogFormat, File, FileKind, Registry, ToolsFormat};
+use base64::Engine as _;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{QuitReason, RequestContext, RoleServer};
+use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::fmt;
+
+/// Name of the `load_skill` tool.
+pub const LOAD_SKILL: &str = "load_skill";
+
+/// Name of the `list_skills` tool.
+pub const LIST_SKILLS: &str = "list_skills";
+
+/// Scheme and separator of resource URIs: `skill://{name}/{path}`.
+pub const URI_PREFIX: &str = "skill://";
+
+/// The resource template of every embedded file.
+pub const RESOURCE_TEMPLATE: &str = "skill://{name}/{path}";
+
+const LIST_SKILLS_DESCRIPTION: &str = "List the embedded skills: a JSON array of {name, description, location, uri}. location is the file_path to pass to load_skill; uri is the skill's SKILL.md as an MCP resource.";
+
+const NOT_EXECUTED: &str = "skillbake serves this skill's instructions and files; it does not execute scripts. The arguments are valid against the skill's schema.json: carry out the call by following the instructions with them.";
+
+/// Why the MCP server could not start or stopped with a failure.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The registry's MCP tool definitions are not a JSON array of tools.
+    ToolDefinitions(String),
+    /// A pack's `schema.json` does not compile as a JSON Schema.
+    Schema {
+        /// The pack (and tool) name.
+        skill: String,
+        /// What the JSON Schema compiler reported.
+        message: String,
+    },
+    /// The MCP session did not start: the transport failed or closed before `initialize`.
+    Initialize(Box<dyn std::error::Error + Send + Sync>),
+    /// The server task failed while serving.
+    Serve(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::ToolDefinitions(m) => write!(f, "invalid MCP tool definitions: {m}"),
+            Error::Schema { skill, message } => {
+                write!(
+                    f,
+                    "schema.json of skill `{skill}` does not compile: {message}"
+                )
+            }
+            // The cause is the error's `source()`.
+            Error::Initialize(_) => f.write_str("the MCP session did not start"),
+            Error::Serve(_) => f.write_str("the MCP server failed"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Initialize(e) | Error::Serve(e) => Some(e.as_ref()),
+            Error::ToolDefinitions(_) | Error::Schema { .. } => None,
+        }
+    }
+}
+
+/// Serves `registry` over stdin/stdout until the client closes the connection. Must run inside
+/// a tokio runtime with I/O enabled. Nothing but MCP messages is written to stdout.
+pub async fn serve_stdio(registry: &'static Registry) -> Result<(), Error> {
+    let server = Server::new(registry)?;
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| Error::Initialize(Box::new(e)))?;
+    match running.waiting().await {
+        Ok(QuitReason::JoinError(e)) | Err(e) => Err(Error::Serve(Box::new(e))),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// A pack tool: the skill it belongs to and its compiled argument schema.
+struct PackTool {
+    skill: &'static str,
+    validator: jsonschema::Validator,
+}
+
+/// The MCP server of one registry (an `rmcp::ServerHandler`).
+pub struct Server {
+    registry: &'static Registry,
+    tools: Vec<Tool>,
+    packs: HashMap<String, PackTool>,
+    instructions: String,
+}
+
+impl fmt::Debug for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("skills", &self.registry.len())
+            .field(
+                "tools",
+                &self
+                    .tools
+                    .iter()
+                    .map(|t| t.name.as_ref())
+                    .collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// Prepares the server: parses the registry's MCP tool definitions and compiles every pack's
+    /// `schema.json`. Fails only when the registry's generated data is inconsistent.
+    pub fn new(registry: &'static Registry) -> Result<Self, Error> {
+        let mut tools: Vec<Tool> = serde_json::from_str(registry.tools_json(ToolsFormat::Mcp))
+            .map_err(|e| Error::ToolDefinitions(e.to_string()))?;
+        // The built-in tools win over a pack of the same name (tool names must be unique).
+        let mut seen_load_skill = false;
+        tools.retain(|t| match t.name.as_ref() {
+            LOAD_SKILL => !std::mem::replace(&mut seen_load_skill, true),
+            LIST_SKILLS => false,
+            _ => true,
+        });
+        if !seen_load_skill {
+            return Err(Error::ToolDefinitions(format!("no `{LOAD_SKILL}` tool")));
+        }
+        let mut packs = HashMap::new();
+        for tool in &tools {
+            let name = tool.name.as_ref();
+            if name == LOAD_SKILL {
+                continue;
+            }
+            let skill = registry.get_exact(name).ok_or_else(|| {
+                Error::ToolDefinitions(format!("tool `{name}` names no embedded skill"))
+            })?;
+            let schema: Value = match skill.schema_json() {
+                Some(text) => serde_json::from_str(text).map_err(|e| Error::Schema {
+                    skill: name.to_string(),
+                    message: e.to_string(),
+                })?,
+                None => tool.schema_as_json_value(),
+            };
+            let validator = jsonschema::validator_for(&schema).map_err(|e| Error::Schema {
+                skill: name.to_string(),
+                message: e.to_string(),
+            })?;
+            packs.insert(
+                name.to_string(),
+                PackTool {
+                    skill: skill.name(),
+                    validator,
+                },
+            );
+        }
+        tools.push(Tool::new(
+            LIST_SKILLS,
+            LIST_SKILLS_DESCRIPTION,
+            match json!({"type": "object", "properties": {}, "additionalProperties": false}) {
+                Value::Object(o) => o,
+                _ => JsonObject::new(),
+            },
+        ));
+        Ok(Server {
+            registry,
+            tools,
+            packs,
+            instructions: registry.catalog(CatalogFormat::Xml, None).text,
+        })
+    }
+
+    /// The tools this server lists: the registry's MCP tool definitions, then `list_skills`.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// Every resource: one per embedded file of every skill, in name then path order.
+    pub fn resources(&self) -> Vec<Resource> {
+        let mut out = Vec::new();
+        for skill in self.registry.iter() {
+            for file in skill.files() {
+                let mut r = Resource::new(
+                    resource_uri(skill.name(), file.path()),
+                    format!("{}/{}", skill.name(), file.path()),
+                )
+                .with_mime_type(mime_type(file.path(), is_binary(&file)))
+                .with_size(file.bytes().len() as u64);
+                if file.path() == "SKILL.md" {
+                    r = r.with_description(skill.description());
+                }
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    /// Reads a `skill://{name}/{path}` resource; `None` when it names no embedded file.
+    pub fn read(&self, uri: &str) -> Option<ResourceContents> {
+        let (name, path) = parse_uri(uri)?;
+        let skill = self.registry.get(&name)?;
+        let file = skill.file(&path)?;
+        Some(contents(uri, file.path(), file.bytes(), is_binary(&file)))
+    }
+
+    fn load_skill(&self, args: &JsonObject) -> CallToolResult {
+        if let Some(key) = args
+            .keys()
+            .find(|k| !matches!(k.as_str(), "skill_name" | "file_path"))
+        {
+            return error_text(format!(
+                "Error: unknown argument `{key}`: {LOAD_SKILL} takes skill_name and file_path."
+            ));
+        }
+        let skill_name = match args.get("skill_name") {
+            Some(Value::String(s)) => s.as_str(),
+            Some(other) => {
+                return error_text(format!(
+                    "Error: skill_name must be a string, not {}. Skills: {}.",
+                    json_type(other),
+                    self.names()
+                ))
+            }
+            None => {
+                return error_text(format!(
+                    "Error: missing required argument `skill_name`. Skills: {}.",
+                    self.names()
+                ))
+            }
+        };
+        let file_path = match args.get("file_path") {
+            Some(Value::String(s)) => Some(s.as_str()),
+            None | Some(Value::Null) => None,
+            Some(other) => {
+                return error_text(format!(
+                    "Error: file_path must be a string, not {}.",
+                    json_type(other)
+                ))
+            }
+        };
+        let file_path = file_path.unwrap_or_else(|| {
+            self.registry
+                .get(skill_name)
+                .map_or("", |s| s.skill_md_path())
+        });
+        // What `Registry::load_skill` does, keeping the resolution to flag not-found replies.
+        let resolution = self.registry.resolve(skill_name, file_path);
+        let mut reply = String::new();
+        resolution.write_reply(skill_name, file_path, &mut reply);
+        if resolution.is_found() {
+            CallToolResult::success(vec![ContentBlock::text(reply)])
+        } else {
+            CallToolResult::error(vec![ContentBlock::text(reply)])
+        }
+    }
+
+    fn list_skills(&self, args: &JsonObject) -> CallToolResult {
+        if let Some(key) = args.keys().next() {
+            return error_text(format!(
+                "Error: unknown argument `{key}`: {LIST_SKILLS} takes no arguments."
+            ));
+        }
+        let skills: Vec<Value> = self
+            .registry
+            .iter()
+            .map(|s| {
+                json!({
+                    "name": s.name(),
+                    "description": s.description(),
+                    "location": s.skill_md_path(),
+                    "uri": resource_uri(s.name(), "SKILL.md"),
+                })
+            })
+            .collect();
+        match serde_json::to_string_pretty(&skills) {
+            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Err(e) => error_text(format!("Error: {e}")),
+        }
+    }
+
+    fn pack_tool(&self, tool: &str, pack: &PackTool, args: JsonObject) -> CallToolResult {
+        let args = Value::Object(args);
+        let problems: Vec<String> = pack
+            .validator
+            .iter_errors(&args)
+            .take(20)
+            .map(|e| {
+                let at = e.instance_path().as_str();
+                let at = if at.is_empty() { "(arguments)" } else { at };
+                format!("- {at}: {e}")
+            })
+            .collect();
+        if !problems.is_empty() {
+            return error_text(format!(
+                "Error: invalid arguments for `{tool}` (see its inputSchema):\n{}",
+                problems.join("\n")
+            ));
+        }
+        let Some(skill) = self.registry.get_exact(pack.skill) else {
+            return error_text(format!("Error: skill `{}` is not embedded.", pack.skill));
+        };
+        let instructions = self
+            .registry
+            .load_skill(skill.name(), skill.skill_md_path());
+        let echo = json!({
+            "tool": tool,
+            "arguments": args,
+            "executed": false,
+            "note": NOT_EXECUTED,
+            "files": format!("{}{}/", URI_PREFIX, skill.name()),
+        });
+        match serde_json::to_string_pretty(&echo) {
+            Ok(echo) => CallToolResult::success(vec![
+                ContentBlock::text(instructions),
+                ContentBlock::text(echo),
+            ]),
+            Err(e) => error_text(format!("Error: {e}")),
+        }
+    }
+
+    fn names(&self) -> String {
+        self.registry.names().collect::<Vec<_>>().join(", ")
+    }
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new("skillbake", env!("CARGO_PKG_VERSION"))
+                .with_description("Agent skill packs compiled into this binary"),
+        )
+        .with_instructions(self.instructions.clone())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools.clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let args = request.arguments.unwrap_or_default();
+        let result = match request.name.as_ref() {
+            LOAD_SKILL => self.load_skill(&args),
+            LIST_SKILLS => self.list_skills(&args),
+            name => match self.packs.get(name) {
+                Some(pack) => self.pack_tool(name, pack, args),
+                None => {
+                    let tools: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
+                    return Err(McpError::invalid_params(
+                        format!("unknown tool `{name}`; tools: {}", tools.join(", ")),
+                        None,
+                    ));
+                }
+            },
+        };
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(ListResourcesResult::with_all_items(self.resources()))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new(RESOURCE_TEMPLATE, "skill-file")
+                .with_title("A file of an embedded skill")
+                .with_description(
+                    "{name} is a skill's name, {path} a file's path in its pack: SKILL.md, \
+                     scripts/..., references/..., assets/...",
+                ),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        match self.read(&request.uri) {
+            Some(contents) => Ok(ReadResourceResult::new(vec![contents]).into()),
+            None => Err(McpError::resource_not_found(
+                format!(
+                    "no embedded file at `{}` (expected {RESOURCE_TEMPLATE}; skills: {})",
+                    request.uri,
+                    self.names()
+                ),
+                Some(json!({ "uri": request.uri })),
+            )),
+        }
+    }
+}
+
+fn error_text(text: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn is_binary(file: &File) -> bool {
+    file.kind() == FileKind::Binary || file.text().is_none()
+}
+
+/// The contents of a resource: text when `binary` is false and the bytes are UTF-8, else a
+/// base64 blob.
+fn contents(uri: &str, path: &str, bytes: &[u8], binary: bool) -> ResourceContents {
+    let mime = mime_type(path, binary);
+    match std::str::from_utf8(bytes) {
+        Ok(text) if !binary => ResourceContents::text(text, uri).with_mime_type(mime),
+        _ => ResourceContents::blob(base64::engine::general_purpose::STANDARD.encode(bytes), uri)
+            .with_mime_type(mime),
+    }
+}
+
+/// The MIME type of an embedded file from its extension: `text/markdown`, `text/x-python`,
+/// `application/json`, `text/html`, `text/csv`, … ; `text/plain` for other text and
+/// `application/octet-stream` for other binary files (and for binary files whose extension
+/// names a text format).
+pub fn mime_type(path: &str, binary: bool) -> &'static str {
+    let file_name = path.rsplit('/').next().unwrap_or(path);
+    let ext = match file_name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => ext.to_ascii_lowercase(),
+        _ => String::new(),
+    };
+    let (mime, textual) = match ext.as_str() {
+        "md" | "markdown" => ("text/markdown", true),
+        "py" => ("text/x-python", true),
+        "json" => ("application/json", true),
+        "html" | "htm" => ("text/html", true),
+        "csv" => ("text/csv", true),
+        "tsv" => ("text/tab-separated-values", true),
+        "txt" => ("text/plain", true),
+        "sh" | "bash" => ("text/x-shellscript", true),
+        "js" | "mjs" => ("text/javascript", true),
+        "css" => ("text/css", true),
+        "xml" => ("application/xml", true),
+        "yaml" | "yml" => ("application/yaml", true),
+        "toml" => ("application/toml", true),
+        "sql" => ("application/sql", true),
+        "png" => ("image/png", false),
+        "jpg" | "jpeg" => ("image/jpeg", false),
+        "gif" => ("image/gif", false),
+        "webp" => ("image/webp", false),
+        "svg" => ("image/svg+xml", true),
+        "pdf" => ("application/pdf", false),
+        "zip" => ("application/zip", false),
+        "xlsx" => (
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            false,
+        ),
+        "docx" => (
+            "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+            false,
+        ),
+        _ if binary => ("application/octet-stream", false),
+        _ => ("text/plain", true),
+    };
+    if binary && textual {
+        "application/octet-stream"
+    } else {
+        mime
+    }
+}
+
+/// The URI of an embedded file: `skill://{name}/{path}`, percent-encoding every byte of `name`
+/// and `path` outside `A-Z a-z 0-9 - . _ ~` (and `/` in `path`).
+pub fn resource_uri(name: &str, path: &str) -> String {
+    let mut out = String::with_capacity(URI_PREFIX.len() + name.len() + path.len() + 1);
+    out.push_str(URI_PREFIX);
+    percent_encode(name, false, &mut out);
+    out.push('/');
+    percent_encode(path, true, &mut out);
+    out
+}
+
+fn percent_encode(s: &str, keep_slash: bool, out: &mut String) {
+    for &b in s.as_bytes() {
+        if b.is_ascii_alphanumeric()
+            || matches!(b, b'-' | b'.' | b'_' | b'~')
+            || (keep_slash && b == b'/')
+        {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Splits `skill://{name}/{path}` into the decoded name and path.
+fn parse_uri(uri: &str) -> Option<(String, String)> {
+    let scheme = uri.get(..URI_PREFIX.len())?;
+    if !scheme.eq_ignore_ascii_case(URI_PREFIX) {
+        return None;
+    }
+    let rest = uri.get(URI_PREFIX.len()..)?;
+    let (name, path) = rest.split_once('/')?;
+    let (name, path) = (percent_decode(name)?, percent_decode(path)?);
+    if name.is_empty() || path.is_empty() {
+        return None;
+    }
+    Some((name, path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_round_trip() {
+        let uri = resource_uri("read-file", "scripts/my file ü.py");
+        assert_eq!(uri, "skill://read-file/scripts/my%20file%20%C3%BC.py");
+        assert_eq!(
+            parse_uri(&uri),
+            Some(("read-file".into(), "scripts/my file ü.py".into()))
+        );
+        assert_eq!(
+            parse_uri("skill://x/scripts%2Frun.py"),
+            Some(("x".into(), "scripts/run.py".into()))
+        );
+        for bad in [
+            "",
+            "skill://",
+            "skill://x",
+            "skill://x/",
+            "skill:///SKILL.md",
+            "file://x/SKILL.md",
+            "skill://x/%zz",
+            "skill://x/%",
+            "skill://x/%ff",
+            "skil",
+            "sküll://x/y",
+        ] {
+            assert_eq!(parse_uri(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn mime_types_by_extension() {
+        for (path, binary, mime) in [
+            ("SKILL.md", false, "text/markdown"),
+            ("scripts/run.py", false, "text/x-python"),
+            ("schema.json", false, "application/json"),
+            ("templates/report.html", false, "text/html"),
+            ("assets/data.CSV", false, "text/csv"),
+            ("assets/logo.png", true, "image/png"),
+            ("assets/blob.bin", true, "application/octet-stream"),
+            ("assets/weird.md", true, "application/octet-stream"),
+            ("LICENSE", false, "text/plain"),
+            (".gitkeep", false, "text/plain"),
+        ] {
+            assert_eq!(mime_type(path, binary), mime, "{path}");
+        }
+    }
+
+    #[test]
+    fn binary_contents_are_base64_blobs() {
+        let bytes = [0u8, 159, 146, 150, b'\n'];
+        match contents("skill://x/a.bin", "a.bin", &bytes, true) {
+            ResourceContents::BlobResourceContents {
+                blob, mime_type, ..
+            } => {
+                assert_eq!(blob, "AJ+Slgo=");
+                assert_eq!(mime_type.as_deref(), Some("application/octet-stream"));
+            }
+            other => panic!("expected a blob, got {other:?}"),
+        }
+        match contents("skill://x/a.md", "a.md", b"# hi\n", false) {
+            ResourceContents::TextResourceContents {
+                text, mime_type, ..
+            } => {
+                assert_eq!(text, "# hi\n");
+                assert_eq!(mime_type.as_deref(), Some("text/markdown"));
+            }
+            other => panic!("expected text, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,508 @@
+//! `cargo xtask mcp-check [--full] [--inspector VERSION]`: drives `skillbake serve` with the
+//! official MCP Inspector CLI (`npx @modelcontextprotocol/inspector --cli`) and checks every
+//! answer against the binary's own CLI (`tools --format mcp`, `load`, `list`, `cat`).
+//!
+//! The Inspector is installed from npm into `target/mcp-inspector` (once per version). Each call
+//! and its JSON result is printed (long strings abbreviated unless `--full`); any unexpected
+//! result, error or exit status fails the check.
+
+use serde_json::{json, Value};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The Inspector version installed by default.
+const INSPECTOR_VERSION: &str = "2.12.0";
+const PACKAGE: &str = "@modelcontextprotocol/inspector";
+/// Longest string shown in the transcript without `--full`.
+const SHOWN_CHARS: usize = 160;
+const CALL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// A check of a JSON result.
+type Check = Box<dyn Fn(&Value) -> Result<(), String>>;
+
+/// What a call must answer.
+enum Expect {
+    /// Exit status 0 and a JSON result that passes the check.
+    Ok(Check),
+    /// A tool result with `isError: true` (the Inspector exits non-zero) that passes the check.
+    ToolError(Check),
+    /// A JSON-RPC error whose message contains this text (the Inspector exits non-zero).
+    RpcError(&'static str),
+}
+
+struct Call {
+    args: Vec<String>,
+    /// What the check compares, for the transcript.
+    checks: &'static str,
+    expect: Expect,
+}
+
+fn call(args: &[&str], checks: &'static str, expect: Expect) -> Call {
+    Call {
+        args: args.iter().map(|s| s.to_string()).collect(),
+        checks,
+        expect,
+    }
+}
+
+/// Runs the check; `args` are the arguments after `mcp-check`.
+pub fn run(args: &[String]) -> Result<(), String> {
+    let mut full = false;
+    let mut version = INSPECTOR_VERSION.to_string();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--full" => full = true,
+            "--inspector" => {
+                version = it
+                    .next()
+                    .ok_or("--inspector needs a version (e.g. 2.12.0)")?
+                    .clone()
+            }
+            other => {
+                return Err(format!(
+                    "mcp-check: unknown argument `{other}` (usage: cargo xtask mcp-check [--full] [--inspector VERSION])"
+                ))
+            }
+        }
+    }
+
+    let root = super::root();
+    super::run(
+        "cargo build --bin skillbake",
+        super::cargo().args(["build", "--bin", "skillbake"]),
+    )?;
+    let target = target_dir(&root);
+    let binary = target
+        .join("debug")
+        .join(format!("skillbake{}", std::env::consts::EXE_SUFFIX));
+    if !binary.is_file() {
+        return Err(format!("{} was not built", binary.display()));
+    }
+    let inspector_dir = target.join("mcp-inspector");
+    install_inspector(&inspector_dir, &version)?;
+
+    // What the binary's own CLI answers: the reference for every check.
+    let cli = |args: &[&str]| -> Result<Vec<u8>, String> {
+        let out = Command::new(&binary)
+            .args(args)
+            .output()
+            .map_err(|e| format!("skillbake {}: {e}", args.join(" ")))?;
+        Ok(out.stdout)
+    };
+    let tools: Value = serde_json::from_slice(&cli(&["tools", "--format", "mcp"])?)
+        .map_err(|e| format!("skillbake tools --format mcp: {e}"))?;
+    let load_csv = strip_newline(cli(&["load", "csv-data-analysis"])?)?;
+    let load_missing = strip_newline(cli(&["load", "no-such-skill"])?)?;
+    let list: Value = serde_json::from_slice(&cli(&["list", "--format", "json"])?)
+        .map_err(|e| format!("skillbake list --format json: {e}"))?;
+    let read_file_md = String::from_utf8(cli(&["cat", "read-file", "SKILL.md"])?)
+        .map_err(|e| format!("skillbake cat read-file SKILL.md: {e}"))?;
+    let mut uris = Vec::new();
+    for skill in list.as_array().ok_or("skillbake list: not an array")? {
+        let name = skill["name"].as_str().ok_or("skillbake list: no name")?;
+        for file in skill["files"]
+            .as_array()
+            .ok_or("skillbake list: no files")?
+        {
+            let path = file["path"].as_str().ok_or("skillbake list: no path")?;
+            uris.push(format!("skill://{name}/{path}"));
+        }
+    }
+
+    let calls = vec![
+        call(
+            &["--method", "tools/list"],
+            "every tool equals `skillbake tools --format mcp`, then list_skills",
+            Expect::Ok(Box::new(move |v| {
+                let listed = v["tools"].as_array().ok_or("no tools array")?;
+                let expected = tools.as_array().ok_or("tools --format mcp: not an array")?;
+                if listed.len() != expected.len() + 1 {
+                    return Err(format!(
+                        "{} tools listed, expected {} from `skillbake tools --format mcp` plus list_skills",
+                        listed.len(),
+                        expected.len()
+                    ));
+                }
+                for (l, e) in listed.iter().zip(expected) {
+                    if l != e {
+                        return Err(format!(
+                            "tool {} differs from `skillbake tools --format mcp`",
+                            e["name"]
+                        ));
+                    }
+                }
+                let last = listed.last().ok_or("no tools")?;
+                if last["name"] != "list_skills" {
+                    return Err(format!(
+                        "last tool is {}, expected list_skills",
+                        last["name"]
+                    ));
+                }
+                Ok(())
+            })),
+        ),
+        call(
+            &[
+                "--method",
+                "tools/call",
+                "--tool-name",
+                "load_skill",
+                "--tool-arg",
+                "skill_name=csv-data-analysis",
+            ],
+            "one text content, byte for byte `skillbake load csv-data-analysis`",
+            Expect::Ok(Box::new(move |v| {
+                if v["isError"] == json!(true) {
+                    return Err("isError is true".into());
+                }
+                single_text(v, &load_csv, "`skillbake load csv-data-analysis`")
+            })),
+        ),
+        call(
+            &["--method", "resources/list"],
+            "one resource per embedded file (`skillbake list --format json`), each with a MIME type",
+            Expect::Ok(Box::new(move |v| {
+                let listed = v["resources"].as_array().ok_or("no resources array")?;
+                let got: Vec<&str> = listed.iter().filter_map(|r| r["uri"].as_str()).collect();
+                if got != uris {
+                    return Err(format!(
+                        "resource URIs {got:?} differ from the embedded files {uris:?}"
+                    ));
+                }
+                for r in listed {
+                    let mime = r["mimeType"].as_str().unwrap_or("");
+                    let uri = r["uri"].as_str().unwrap_or("");
+                    if mime.is_empty() || (uri.ends_with(".md") && mime != "text/markdown") {
+                        return Err(format!("{uri}: mimeType {mime:?}"));
+                    }
+                }
+                Ok(())
+            })),
+        ),
+        call(
+            &[
+                "--method",
+                "resources/read",
+                "--uri",
+                "skill://read-file/SKILL.md",
+            ],
+            "text/markdown, byte for byte `skillbake cat read-file SKILL.md`",
+            Expect::Ok(Box::new(move |v| {
+                let contents = v["contents"].as_array().ok_or("no contents array")?;
+                let [c] = contents.as_slice() else {
+                    return Err(format!("{} contents, expected 1", contents.len()));
+                };
+                if c["uri"] != "skill://read-file/SKILL.md" || c["mimeType"] != "text/markdown" {
+                    return Err(format!("uri {} mimeType {}", c["uri"], c["mimeType"]));
+                }
+                if c["text"].as_str() != Some(read_file_md.as_str()) {
+                    return Err("text differs from `skillbake cat read-file SKILL.md`".into());
+                }
+                Ok(())
+            })),
+        ),
+        call(
+            &["--method", "resources/templates/list"],
+            "the template skill://{name}/{path}",
+            Expect::Ok(Box::new(|v| {
+                match v["resourceTemplates"][0]["uriTemplate"].as_str() {
+                    Some("skill://{name}/{path}") => Ok(()),
+                    other => Err(format!("uriTemplate {other:?}")),
+                }
+            })),
+        ),
+        call(
+            &[
+                "--method",
+                "tools/call",
+                "--tool-name",
+                "read-file",
+                "--tool-arg",
+                "path=logs/app.log",
+                "max_length=5000",
+            ],
+            "the pack's instructions, then the arguments echoed with executed: false",
+            Expect::Ok(Box::new(|v| {
+                let echo: Value = v["content"][1]["text"]
+                    .as_str()
+                    .and_then(|t| serde_json::from_str(t).ok())
+                    .ok_or("no JSON echo of the arguments in content[1]")?;
+                if echo["arguments"] != json!({"path": "logs/app.log", "max_length": 5000})
+                    || echo["executed"] != json!(false)
+                {
+                    return Err(format!("echo {echo}"));
+                }
+                Ok(())
+            })),
+        ),
+        call(
+            &[
+                "--method",
+                "tools/call",
+                "--tool-name",
+                "load_skill",
+                "--tool-arg",
+                "skill_name=no-such-skill",
+            ],
+            "isError: true with `skillbake load no-such-skill`'s reply",
+            Expect::ToolError(Box::new(move |v| {
+                single_text(v, &load_missing, "`skillbake load no-such-skill`")
+            })),
+        ),
+        call(
+            &[
+                "--method",
+                "resources/read",
+                "--uri",
+                "skill://no-such-skill/SKILL.md",
+            ],
+            "an MCP error naming the URI",
+            Expect::RpcError("no embedded file at `skill://no-such-skill/SKILL.md`"),
+        ),
+    ];
+
+    let shown_binary = binary
+        .strip_prefix(&root)
+        .map_or_else(|_| binary.clone(), Path::to_path_buf);
+    println!(
+        "MCP Inspector {version} (npx runs in {}) against `{} serve`{}",
+        shown(&root, &inspector_dir),
+        shown_binary.display(),
+        if full {
+            String::new()
+        } else {
+            format!(
+                "; strings over {SHOWN_CHARS} characters are abbreviated here, never in the checks"
+            )
+        }
+    );
+    let total = calls.len();
+    for (i, c) in calls.into_iter().enumerate() {
+        println!(
+            "\n[{}/{total}] $ npx {PACKAGE} --cli {} serve {}",
+            i + 1,
+            shown_binary.display(),
+            c.args.join(" ")
+        );
+        let mut cmd = Command::new(npx());
+        cmd.current_dir(&inspector_dir)
+            .env("MCP_INSPECTOR_SECRET_STORE", "memory")
+            .args(["--no", "--", PACKAGE, "--cli"])
+            .arg(&binary)
+            .arg("serve")
+            .args(&c.args);
+        let out = run_with_timeout(cmd, CALL_TIMEOUT)?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let result = first_json(&stdout);
+        match &result {
+            Some(v) => println!("{}", pretty(v, full)),
+            None if !stdout.trim().is_empty() => println!("{}", stdout.trim_end()),
+            None => {}
+        }
+        let fail = |why: String| -> Result<(), String> {
+            eprintln!("stderr:\n{}", stderr.trim_end());
+            Err(format!("mcp-check: {}: {why}", c.args.join(" ")))
+        };
+        let verdict = match (&c.expect, out.status.success(), &result) {
+            (Expect::Ok(check), true, Some(v)) => check(v),
+            (Expect::ToolError(check), false, Some(v)) if v["isError"] == json!(true) => check(v),
+            (Expect::RpcError(text), false, _) => {
+                let error = first_json(&stderr);
+                let message = error
+                    .as_ref()
+                    .and_then(|e| e["error"]["message"].as_str())
+                    .unwrap_or("");
+                if let Some(e) = &error {
+                    println!("{}", pretty(e, full));
+                }
+                if message.contains(text) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "expected an error containing {text:?}, got {message:?}"
+                    ))
+                }
+            }
+            (_, ok, _) => Err(format!(
+                "unexpected answer (exit status {}, {})",
+                out.status,
+                if ok { "success" } else { "failure" }
+            )),
+        };
+        match verdict {
+            Ok(()) => println!("ok: {}", c.checks),
+            Err(why) => return fail(why),
+        }
+    }
+    println!("\nmcp-check: {total} Inspector calls, all as expected");
+    Ok(())
+}
+
+fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => root.join(dir),
+        None => root.join("target"),
+    }
+}
+
+fn shown(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root).unwrap_or(p).display().to_string()
+}
+
+fn npm() -> &'static str {
+    if cfg!(windows) {
+        "npm.cmd"
+    } else {
+        "npm"
+    }
+}
+
+fn npx() -> &'static str {
+    if cfg!(windows) {
+        "npx.cmd"
+    } else {
+        "npx"
+    }
+}
+
+/// Installs the Inspector into `dir` unless that version is already there.
+fn install_inspector(dir: &Path, version: &str) -> Result<(), String> {
+    let installed = dir.join("node_modules/@modelcontextprotocol/inspector/package.json");
+    let current = std::fs::read_to_string(&installed)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .and_then(|v| v["version"].as_str().map(str::to_string));
+    if current.as_deref() == Some(version) {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let manifest = dir.join("package.json");
+    if !manifest.exists() {
+        std::fs::write(
+            &manifest,
+            "{\"name\": \"skillbake-mcp-check\", \"private\": true}\n",
+        )
+        .map_err(|e| format!("{}: {e}", manifest.display()))?;
+    }
+    super::run(
+        &format!("npm install {PACKAGE}@{version}"),
+        Command::new(npm()).current_dir(dir).args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            &format!("{PACKAGE}@{version}"),
+        ]),
+    )
+    .map_err(|e| format!("{e} (mcp-check needs Node.js and npm with access to the npm registry)"))
+}
+
+/// Runs `cmd` with piped output; kills it (and, on Unix, its process group) after `timeout`.
+fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Result<Output, String> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", npx()))?;
+    let reader = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let out = reader(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = reader(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            break status;
+        }
+        if start.elapsed() > timeout {
+            #[cfg(unix)]
+            let _ = Command::new("kill")
+                .args(["-TERM", &format!("-{}", child.id())])
+                .status();
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("no answer within {}s", timeout.as_secs()));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Ok(Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    })
+}
+
+fn strip_newline(mut bytes: Vec<u8>) -> Result<String, String> {
+    if bytes.last() == Some(&b'\n') {
+        bytes.pop();
+    }
+    String::from_utf8(bytes).map_err(|e| e.to_string())
+}
+
+/// The first JSON value in `text` (the Inspector may print more after it).
+fn first_json(text: &str) -> Option<Value> {
+    let start = text.find(['{', '['])?;
+    serde_json::Deserializer::from_str(&text[start..])
+        .into_iter::<Value>()
+        .next()?
+        .ok()
+}
+
+/// Checks that a tool result is exactly one text content equal to `expected`.
+fn single_text(v: &Value, expected: &str, what: &str) -> Result<(), String> {
+    let content = v["content"].as_array().ok_or("no content array")?;
+    let [c] = content.as_slice() else {
+        return Err(format!("{} contents, expected 1", content.len()));
+    };
+    if c["type"] != "text" {
+        return Err(format!("content type {}", c["type"]));
+    }
+    if c["text"].as_str() != Some(expected) {
+        return Err(format!("text differs from {what}"));
+    }
+    Ok(())
+}
+
+/// `v` pretty-printed, with strings longer than [`SHOWN_CHARS`] abbreviated unless `full`.
+fn pretty(v: &Value, full: bool) -> String {
+    fn shorten(v: &Value) -> Value {
+        match v {
+            Value::String(s) if s.chars().count() > SHOWN_CHARS => {
+                let head: String = s.chars().take(SHOWN_CHARS).collect();
+                Value::String(format!(
+                    "{head}… [{} more characters]",
+                    s.chars().count() - SHOWN_CHARS
+                ))
+            }
+            Value::Array(a) => Value::Array(a.iter().map(shorten).collect()),
+            Value::Object(o) => {
+                Value::Object(o.iter().map(|(k, v)| (k.clone(), shorten(v))).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    let shown = if full { v.clone() } else { shorten(v) };
+    serde_json::to_string_pretty(&shown).unwrap_or_default()
+}
