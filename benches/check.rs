@@ -4,7 +4,9 @@
 //!
 //! Run with `cargo bench --bench check`. Figures are relative: compare `check` per pack across
 //! sizes (it should stay flat: the work is linear and uses every core), and `load_skill` against
-//! `floor_lookup_and_copy` measured in the same run.
+//! `floor_lookup_and_copy` measured in the same run. The sized `load_skill` benches (1, 10 and
+//! 100 KB bodies) with allocation counts are in `benches/load.rs`; the whole-process comparison
+//! with run-time loaders is `cargo xtask bench` (BENCHMARKS.md).
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -342,64 +342,98 @@ impl Timer {
 
     /// Wall time of whole runs of `argv`, in seconds (`warmup` runs first, not counted).
     fn wall(&self, argv: &[String], runs: usize, warmup: usize) -> Result<Stat, String> {
-        eprintln!("\n==> time ({runs} runs): {}", display(argv));
-        let times = match &self.hyperfine {
-            Some(_) => {
-                let json = self.scratch.join("hyperfine.json");
-                let status = Command::new("hyperfine")
-                    .args(["-N", "--style", "basic", "--warmup"])
-                    .arg(warmup.to_string())
-                    .arg("--runs")
-                    .arg(runs.to_string())
-                    .arg("--export-json")
-                    .arg(&json)
-                    .arg(display(argv))
-                    .stdin(Stdio::null())
-                    .status()
-                    .map_err(|e| format!("cannot run hyperfine: {e}"))?;
-                if !status.success() {
-                    return Err(format!("hyperfine failed on `{}`", display(argv)));
-                }
-                let text = std::fs::read_to_string(&json).map_err(|e| e.to_string())?;
-                let v: serde_json::Value =
-                    serde_json::from_str(&text).map_err(|e| format!("hyperfine's JSON: {e}"))?;
-                v["results"][0]["times"]
-                    .as_array()
-                    .ok_or("hyperfine's JSON has no times")?
-                    .iter()
-                    .filter_map(serde_json::Value::as_f64)
-                    .collect()
-            }
-            None => {
-                let mut times = Vec::new();
-                for i in 0..warmup + runs {
-                    let t = Instant::now();
-                    let status = command(argv)?
-                        .stdin(Stdio::null())
-                        .stdout(Stdio::null())
-                        .stderr(Stdio::null())
-                        .status()
-                        .map_err(|e| format!("`{}`: cannot start: {e}", display(argv)))?;
-                    let dt = t.elapsed().as_secs_f64();
-                    if !status.success() {
-                        return Err(format!("`{}` failed ({status})", display(argv)));
-                    }
-                    if i >= warmup {
-                        times.push(dt);
-                    }
-                }
-                times
-            }
-        };
-        Stat::of(times).ok_or_else(|| format!("no timing for `{}`", display(argv)))
+        let mut all = self.wall_many(&[argv.to_vec()], runs, warmup, 1)?;
+        all.pop()
+            .ok_or_else(|| format!("no timing for `{}`", display(argv)))
     }
 
-    /// Peak resident set size of `argv`, in KiB, over `runs` runs (None without /usr/bin/time).
-    fn rss(&self, argv: &[String], runs: usize) -> Result<Option<Stat>, String> {
+    /// Wall times of several commands measured side by side: `rounds` rounds, each running
+    /// every command in turn (`warmup` uncounted runs, then its share of `runs`), so that a
+    /// change in the machine's load during the measurement hits every command alike.
+    fn wall_many(
+        &self,
+        argvs: &[Vec<String>],
+        runs: usize,
+        warmup: usize,
+        rounds: usize,
+    ) -> Result<Vec<Stat>, String> {
+        let rounds = rounds.clamp(1, runs.max(1));
+        let per = runs.div_ceil(rounds);
+        let mut times: Vec<Vec<f64>> = vec![Vec::new(); argvs.len()];
+        for round in 1..=rounds {
+            eprintln!(
+                "\n==> time, round {round}/{rounds} ({per} runs each): {}",
+                argvs
+                    .iter()
+                    .map(|a| display(a))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            );
+            match &self.hyperfine {
+                Some(_) => {
+                    let json = self.scratch.join("hyperfine.json");
+                    let status = Command::new("hyperfine")
+                        .args(["-N", "--style", "basic", "--warmup"])
+                        .arg(warmup.to_string())
+                        .arg("--runs")
+                        .arg(per.to_string())
+                        .arg("--export-json")
+                        .arg(&json)
+                        .args(argvs.iter().map(|a| display(a)))
+                        .stdin(Stdio::null())
+                        .status()
+                        .map_err(|e| format!("cannot run hyperfine: {e}"))?;
+                    if !status.success() {
+                        return Err("hyperfine failed".into());
+                    }
+                    let text = std::fs::read_to_string(&json).map_err(|e| e.to_string())?;
+                    let v: serde_json::Value = serde_json::from_str(&text)
+                        .map_err(|e| format!("hyperfine's JSON: {e}"))?;
+                    for (i, t) in times.iter_mut().enumerate() {
+                        let got = v["results"][i]["times"]
+                            .as_array()
+                            .ok_or("hyperfine's JSON has no times")?;
+                        t.extend(got.iter().filter_map(serde_json::Value::as_f64));
+                    }
+                }
+                None => {
+                    for run in 0..warmup + per {
+                        for (argv, t) in argvs.iter().zip(times.iter_mut()) {
+                            let start = Instant::now();
+                            let status = command(argv)?
+                                .stdin(Stdio::null())
+                                .stdout(Stdio::null())
+                                .stderr(Stdio::null())
+                                .status()
+                                .map_err(|e| format!("`{}`: cannot start: {e}", display(argv)))?;
+                            let dt = start.elapsed().as_secs_f64();
+                            if !status.success() {
+                                return Err(format!("`{}` failed ({status})", display(argv)));
+                            }
+                            if run >= warmup {
+                                t.push(dt);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        times
+            .into_iter()
+            .zip(argvs)
+            .map(|(t, argv)| {
+                Stat::of(t).ok_or_else(|| format!("no timing for `{}`", display(argv)))
+            })
+            .collect()
+    }
+
+    /// Peak resident set size (KiB) and minor page faults of `argv` over `runs` runs (None
+    /// without /usr/bin/time).
+    fn rss(&self, argv: &[String], runs: usize) -> Result<Option<(Stat, Stat)>, String> {
         if !self.time_v {
             return Ok(None);
         }
-        let mut kib = Vec::new();
+        let (mut kib, mut faults) = (Vec::new(), Vec::new());
         for _ in 0..runs {
             let out = Command::new("/usr/bin/time")
                 .arg("-v")
@@ -412,14 +446,16 @@ impl Timer {
                 return Err(format!("`{}` failed under /usr/bin/time", display(argv)));
             }
             let err = String::from_utf8_lossy(&out.stderr);
-            let value = err
-                .lines()
-                .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes):"))
-                .and_then(|v| v.trim().parse::<f64>().ok())
-                .ok_or("/usr/bin/time -v printed no maximum resident set size")?;
-            kib.push(value);
+            let field = |name: &str| {
+                err.lines()
+                    .find_map(|l| l.trim().strip_prefix(name))
+                    .and_then(|v| v.trim().parse::<f64>().ok())
+                    .ok_or(format!("/usr/bin/time -v printed no `{name}`"))
+            };
+            kib.push(field("Maximum resident set size (kbytes):")?);
+            faults.push(field("Minor (reclaiming a frame) page faults:")?);
         }
-        Ok(Stat::of(kib))
+        Ok(Stat::of(kib).zip(Stat::of(faults)))
     }
 
     /// Instructions executed by one run of `argv` (callgrind), when valgrind is installed.
@@ -812,7 +848,12 @@ fn same_answers(
 /// One system's whole-process figures.
 struct Proc {
     wall: Stat,
+    /// Peak RSS in KiB.
     rss: Option<Stat>,
+    /// Minor page faults.
+    faults: Option<Stat>,
+    /// Instructions of one run (callgrind).
+    ir: Option<u64>,
 }
 
 struct Cold {
@@ -821,8 +862,6 @@ struct Cold {
     ours: Proc,
     loader: Proc,
     dbgpt: Option<Proc>,
-    floor_ir: Option<u64>,
-    ours_ir: Option<u64>,
 }
 
 fn measure_cold(
@@ -834,35 +873,43 @@ fn measure_cold(
     loader: &Path,
     peers: &Peers,
 ) -> Result<Cold, String> {
-    let proc = |argv: &[String], runs: usize| -> Result<Proc, String> {
-        Ok(Proc {
-            wall: timer.wall(argv, runs, 3.min(runs))?,
-            rss: timer.rss(argv, 5.min(runs))?,
-        })
-    };
     let floor_argv = vec![s(floor)];
     let ours_argv = vec![s(bin), "load".into(), PROBE.into(), PROBE_PATH.into()];
     let loader_argv = vec![s(loader), s(&set.dir), PROBE.into(), PROBE_PATH.into()];
-    let floor_p = proc(&floor_argv, opts.runs)?;
-    let ours = proc(&ours_argv, opts.runs)?;
-    let loader_p = proc(&loader_argv, opts.runs)?;
+    let rust = [floor_argv, ours_argv, loader_argv];
+    let walls = timer.wall_many(&rust, opts.runs, 2, 5)?;
+    let mut procs = Vec::new();
+    for (argv, wall) in rust.iter().zip(walls) {
+        let measured = timer.rss(argv, 5.min(opts.runs))?;
+        procs.push(Proc {
+            wall,
+            rss: measured.map(|m| m.0),
+            faults: measured.map(|m| m.1),
+            ir: timer.instructions(argv),
+        });
+    }
     let dbgpt = match peers.dbgpt {
         Ok(_) => {
             let argv = peers.argv(&["load", &s(&set.dir), PROBE, PROBE_PATH]);
+            let measured = timer.rss(&argv, 3.min(opts.slow_runs))?;
             Some(Proc {
                 wall: timer.wall(&argv, opts.slow_runs, 1)?,
-                rss: timer.rss(&argv, 3.min(opts.slow_runs))?,
+                rss: measured.map(|m| m.0),
+                faults: measured.map(|m| m.1),
+                ir: None,
             })
         }
         Err(_) => None,
     };
+    let mut procs = procs.into_iter();
+    let (Some(floor), Some(ours), Some(loader)) = (procs.next(), procs.next(), procs.next()) else {
+        return Err("missing cold-start measurements".into());
+    };
     Ok(Cold {
         packs: set.packs,
-        floor_ir: timer.instructions(&floor_argv),
-        ours_ir: timer.instructions(&ours_argv),
-        floor: floor_p,
+        floor,
         ours,
-        loader: loader_p,
+        loader,
         dbgpt,
     })
 }
@@ -1291,8 +1338,8 @@ impl Report<'_> {
         let sizes: Vec<String> = self.opts.sizes.iter().map(|n| n.to_string()).collect();
         let _ = writeln!(
             m,
-            "Measured by `cargo xtask bench` (all figures below come from one run of it; \
-             medians of several runs with min–max beside them; ratios are ratios of medians).\n"
+            "Measured by `cargo xtask bench` (every figure down to the Analysis comes from one run \
+             of it; medians of several runs with min–max beside them; ratios are ratios of medians).\n"
         );
         let _ = writeln!(m, "## Reproduce\n");
         let _ = writeln!(
@@ -1365,9 +1412,18 @@ impl Report<'_> {
         let smallest = self.cold.first();
         if let Some(c) = largest {
             let r = c.ours.wall.median / c.floor.wall.median;
+            let ir = match (c.ours.ir, c.floor.ir) {
+                (Some(o), Some(f)) => format!(
+                    "; instructions {} vs {} ({})",
+                    thousands(o as usize),
+                    thousands(f as usize),
+                    x(o as f64 / f as f64)
+                ),
+                _ => String::new(),
+            };
             let _ = writeln!(
                 m,
-                "| cold start, {} packs: within 1.5× of the trivial binary | {} vs {} ({}) | {} |",
+                "| cold start, {} packs: within 1.5× of the trivial binary | {} vs {} ({}){ir} | {} |",
                 thousands(c.packs),
                 t(c.ours.wall.median),
                 t(c.floor.wall.median),
@@ -1378,24 +1434,39 @@ impl Report<'_> {
         if let (Some(a), Some(b)) = (smallest, largest) {
             if a.packs != b.packs {
                 let r = b.ours.wall.median / a.ours.wall.median;
-                let ir = match (a.ours_ir, b.ours_ir) {
-                    (Some(ia), Some(ib)) => format!(
-                        "; instructions {} → {} ({:+.1}%)",
-                        thousands(ia as usize),
-                        thousands(ib as usize),
-                        (ib as f64 / ia as f64 - 1.0) * 100.0
-                    ),
+                // Flat means no work proportional to the packs: the wall time within 1.25× (the
+                // noise of this machine) and the instructions, which are exact, within 5%.
+                let (ir, ir_flat) = match (a.ours.ir, b.ours.ir) {
+                    (Some(ia), Some(ib)) => {
+                        let growth = ib as f64 / ia as f64 - 1.0;
+                        let per_pack = (ib as f64 - ia as f64) / (b.packs - a.packs) as f64;
+                        (
+                            format!(
+                                "; instructions {} → {} ({:+.1}%, {per_pack:.1} per added pack)",
+                                thousands(ia as usize),
+                                thousands(ib as usize),
+                                growth * 100.0
+                            ),
+                            growth <= 0.05,
+                        )
+                    }
+                    _ => (String::new(), true),
+                };
+                let faults = match (a.ours.faults, b.ours.faults) {
+                    (Some(fa), Some(fb)) => {
+                        format!("; minor page faults {:.0} → {:.0}", fa.median, fb.median)
+                    }
                     _ => String::new(),
                 };
                 let _ = writeln!(
                     m,
-                    "| cold start flat from {} to {} packs (within 1.25×) | {} → {} ({}){ir} | {} |",
+                    "| cold start flat from {} to {} packs (wall within 1.25×, instructions within 5%) | {} → {} ({}){ir}{faults} | {} |",
                     thousands(a.packs),
                     thousands(b.packs),
                     t(a.ours.wall.median),
                     t(b.ours.wall.median),
                     x(r),
-                    verdict(r <= 1.25)
+                    verdict(r <= 1.25 && ir_flat)
                 );
             }
         }
@@ -1448,9 +1519,25 @@ impl Report<'_> {
                 .cold
                 .iter()
                 .all(|c| c.loader.wall.median > c.ours.wall.median);
+            let irs: Vec<String> = self
+                .cold
+                .iter()
+                .filter_map(|c| {
+                    Some(format!(
+                        "{}: {}",
+                        thousands(c.packs),
+                        x(c.loader.ir? as f64 / c.ours.ir? as f64)
+                    ))
+                })
+                .collect();
+            let irs = if irs.is_empty() {
+                String::new()
+            } else {
+                format!("; instructions: {}", irs.join(", "))
+            };
             let _ = writeln!(
                 m,
-                "| ahead of the Rust run-time loader at every size (cold start) | loader / skillbake: {} | {} |",
+                "| ahead of the Rust run-time loader at every size (cold start) | loader / skillbake, wall: {}{irs} | {} |",
                 figures.join(", "),
                 verdict(ahead)
             );
@@ -1501,57 +1588,47 @@ impl Report<'_> {
         );
         let _ = writeln!(
             m,
-            "| packs | system | wall time, median (min–max) | ratio to skillbake | peak RSS | instructions |\n|---:|---|---|---:|---:|---:|"
+            "| packs | system | wall time, median (min–max) | ratio to skillbake | peak RSS | minor page faults | instructions |\n|---:|---|---|---:|---:|---:|---:|"
         );
         for (c, a) in self.cold.iter().zip(&self.agreement) {
             let n = thousands(c.packs);
             let base = c.ours.wall.median;
-            let ir = |v: Option<u64>| v.map_or("–".into(), |v| thousands(v as usize));
-            let _ = writeln!(
-                m,
-                "| {n} | **skillbake** `load` | {} | 1× | {} | {} |",
-                ts(&c.ours.wall),
-                mib(c.ours.rss.as_ref()),
-                ir(c.ours_ir)
-            );
-            let _ = writeln!(
-                m,
-                "| {n} | Rust run-time loader{} | {} | {} | {} | – |",
-                if a.loader { "" } else { " (reply differs)" },
-                ts(&c.loader.wall),
-                x(c.loader.wall.median / base),
-                mib(c.loader.rss.as_ref())
-            );
-            match &c.dbgpt {
-                Some(d) => {
-                    let _ = writeln!(
-                        m,
-                        "| {n} | DB-GPT `load_skill` (Python){} | {} | {} | {} | – |",
-                        if a.dbgpt == Some(false) {
-                            " (reply differs)"
-                        } else {
-                            ""
-                        },
-                        ts(&d.wall),
-                        x(d.wall.median / base),
-                        mib(d.rss.as_ref())
-                    );
+            let differs = |same: Option<bool>| {
+                if same == Some(false) {
+                    " (reply differs)"
+                } else {
+                    ""
                 }
-                None => {
-                    let _ = writeln!(
-                        m,
-                        "| {n} | DB-GPT `load_skill` (Python) | not measured | – | – | – |"
-                    );
-                }
+            };
+            let mut rows = vec![
+                ("**skillbake** `load`", "", Some(&c.ours)),
+                (
+                    "Rust run-time loader",
+                    differs(Some(a.loader)),
+                    Some(&c.loader),
+                ),
+                (
+                    "DB-GPT `load_skill` (Python)",
+                    differs(a.dbgpt),
+                    c.dbgpt.as_ref(),
+                ),
+            ];
+            rows.push(("floor: trivial Rust binary", "", Some(&c.floor)));
+            for (name, note, p) in rows {
+                let Some(p) = p else {
+                    let _ = writeln!(m, "| {n} | {name} | not measured | – | – | – | – |");
+                    continue;
+                };
+                let _ = writeln!(
+                    m,
+                    "| {n} | {name}{note} | {} | {} | {} | {} | {} |",
+                    ts(&p.wall),
+                    x(p.wall.median / base),
+                    mib(p.rss.as_ref()),
+                    p.faults.map_or("–".into(), |f| format!("{:.0}", f.median)),
+                    p.ir.map_or("–".into(), |v| thousands(v as usize))
+                );
             }
-            let _ = writeln!(
-                m,
-                "| {n} | floor: trivial Rust binary | {} | {} | {} | {} |",
-                ts(&c.floor.wall),
-                x(c.floor.wall.median / base),
-                mib(c.floor.rss.as_ref()),
-                ir(c.floor_ir)
-            );
         }
         let _ = writeln!(m, "\nPack sets (`target/bench-packs/N`, generated):\n");
         let _ = writeln!(
@@ -1718,8 +1795,11 @@ impl Report<'_> {
              * {dbgpt}\n\
              * {skills_ref}\n\
              * Floor (`benches/floor`): a Rust binary writing a static string, same profile.\n\
-             * Wall times: {} runs per Rust process and {} per Python process, after warm-up runs \
-             (files in the page cache: what a server restart sees).\n",
+             * Wall times: {} runs per Rust process, taken in 5 interleaved rounds (floor, \
+             skillbake, loader, floor, …) so that the load of this shared machine hits them alike, \
+             and {} per Python process; warm-up runs first (files in the page cache: what a server \
+             restart sees). Instructions: one run under callgrind, dynamic loading included; they \
+             do not vary with the machine's load.\n",
             self.opts.runs, self.opts.slow_runs
         );
     }
