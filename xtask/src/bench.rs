@@ -663,24 +663,11 @@ fn build_dir(root: &Path, what: &str) -> PathBuf {
 /// `skillbake` with `set` compiled in, in its own target folder.
 fn build_skillbake(root: &Path, set: &PackSet) -> Result<PathBuf, String> {
     let target = build_dir(root, &format!("skillbake-{}", set.packs));
-    run_step(
-        &format!(
-            "cargo build --release -p skillbake --bin skillbake ({} packs compiled in)",
-            set.packs
-        ),
-        cargo()
-            .args([
-                "build",
-                "--release",
-                "-p",
-                "skillbake",
-                "--bin",
-                "skillbake",
-            ])
-            .env(skillbake_build::SKILLS_DIR_ENV, &set.dir)
-            .env("CARGO_TARGET_DIR", &target),
+    let bin = crate::build_bundled_skillbake(
+        &set.dir,
+        Some(&target),
+        &format!("{} packs compiled in", set.packs),
     )?;
-    let bin = target.join("release/skillbake");
     let listed = capture(&[s(&bin), "list".into()])?.lines().count();
     if listed != set.packs {
         return Err(format!(

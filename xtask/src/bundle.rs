@@ -6,7 +6,6 @@
 //! DIR's absolute path, and the binary is copied to PATH. The copy's `list` must name as many
 //! skills as DIR has packs.
 
-use crate::{cargo, root, run as run_step};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -43,29 +42,11 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
     let packs = checked.skills.len();
 
-    run_step(
-        &format!(
-            "cargo build --release -p skillbake (SKILLBAKE_SKILLS_DIR={})",
-            skills.display()
-        ),
-        cargo()
-            .args([
-                "build",
-                "--release",
-                "-p",
-                "skillbake",
-                "--bin",
-                "skillbake",
-            ])
-            .env(skillbake_build::SKILLS_DIR_ENV, &skills),
+    let built = crate::build_bundled_skillbake(
+        &skills,
+        None,
+        &format!("SKILLBAKE_SKILLS_DIR={}", skills.display()),
     )?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map(|t| if t.is_absolute() { t } else { root().join(t) })
-        .unwrap_or_else(|| root().join("target"));
-    let built = target
-        .join("release")
-        .join(format!("skillbake{}", std::env::consts::EXE_SUFFIX));
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;

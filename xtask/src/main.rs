@@ -68,6 +68,43 @@ fn run(step: &str, cmd: &mut Command) -> Result<(), String> {
     }
 }
 
+/// Builds the release `skillbake` CLI with the packs of `skills` compiled in
+/// (`SKILLBAKE_SKILLS_DIR`), into `target_dir` or the workspace's target folder, and returns the
+/// built binary's path. `what` names the build in the step line.
+pub(crate) fn build_bundled_skillbake(
+    skills: &Path,
+    target_dir: Option<&Path>,
+    what: &str,
+) -> Result<PathBuf, String> {
+    let mut cmd = cargo();
+    cmd.args([
+        "build",
+        "--release",
+        "-p",
+        "skillbake",
+        "--bin",
+        "skillbake",
+    ])
+    .env(skillbake_build::SKILLS_DIR_ENV, skills);
+    if let Some(t) = target_dir {
+        cmd.env("CARGO_TARGET_DIR", t);
+    }
+    run(
+        &format!("cargo build --release -p skillbake --bin skillbake ({what})"),
+        &mut cmd,
+    )?;
+    let target = match target_dir {
+        Some(t) => t.to_path_buf(),
+        None => std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .map(|t| if t.is_absolute() { t } else { root().join(t) })
+            .unwrap_or_else(|| root().join("target")),
+    };
+    Ok(target
+        .join("release")
+        .join(format!("skillbake{}", std::env::consts::EXE_SUFFIX)))
+}
+
 fn ci() -> Result<(), String> {
     run(
         "cargo fmt --check",
