@@ -53,11 +53,16 @@ pub mod chunk;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod registry;
+/// Routing a request to the right few skills (feature `route`).
+#[cfg(feature = "route")]
+pub mod route;
 #[cfg(feature = "testing")]
 pub mod testing;
 
 pub use registry::{Activation, File, FileKind, Registry, Resolution, Skill, ToolsFormat};
 pub use skillbake_format::catalog::{Catalog, Format as CatalogFormat};
+#[cfg(feature = "route")]
+pub use route::{RouteOptions, Routed};
 
 /// Defines `pub static REGISTRY: skillbake::Registry` from the registry that
 /// `skillbake_build::Config::compile` wrote to `OUT_DIR` in this crate's `build.rs`.
@@ -88,6 +93,11 @@ pub fn load_skill(skill_name: &str, file_path: &str) -> String {
 #[doc(hidden)]
 pub mod __private {
     pub use phf;
+
+    /// The layout version of the routing index this runtime reads; generated code asserts it.
+    pub const ROUTE_FORMAT: u32 = 1;
+    #[cfg(feature = "route")]
+    const _: () = assert!(ROUTE_FORMAT == skillbake_route::FORMAT);
 
     /// A byte range `(start, end)` into the registry's text or data.
     pub type Str = (u32, u32);
@@ -148,5 +158,7 @@ pub mod __private {
         pub catalogs: [Str; 4],
         /// Tool definitions as JSON, in `ToolsFormat::ALL` order.
         pub tools: [Str; 4],
+        /// The routing index (`skillbake_route::index` layout).
+        pub route: &'static [u8],
     }
 }

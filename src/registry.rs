@@ -129,7 +129,13 @@ impl Registry {
         self.parts.skills.is_empty()
     }
 
-    fn skill(&self, index: usize) -> Option<Skill<'_>> {
+    /// The generated tables (for the other serve modules).
+    pub(crate) fn __parts(&self) -> &Parts {
+        &self.parts
+    }
+
+    /// The skill at position `index` in name order.
+    pub(crate) fn skill(&self, index: usize) -> Option<Skill<'_>> {
         self.parts
             .skills
             .get(index)
@@ -251,6 +257,20 @@ pub struct Skill<'r> {
 }
 
 impl<'r> Skill<'r> {
+    /// The registry holding the skill.
+    pub(crate) fn registry(&self) -> &'r Registry {
+        self.reg
+    }
+
+    /// The skill's position in name order.
+    pub(crate) fn index(&self) -> usize {
+        self.reg
+            .parts
+            .index
+            .get(self.name())
+            .map_or(usize::MAX, |&i| i as usize)
+    }
+
     fn s(&self, s: Str) -> &'static str {
         slice(self.reg.parts.text, s)
     }

@@ -4,7 +4,7 @@ use crate::config::{self, Level, Profile, ProjectConfig, CONFIG_FILE};
 use crate::diagnostic::{sort, Code, Diagnostic, Severity};
 use crate::discover::{discover, PackSource, SKILL_MD};
 use crate::glob::GlobSet;
-use crate::model::Skill;
+use crate::model::{default_bucket, Routing, Skill};
 use crate::parse::frontmatter::{self, SkillMd};
 use crate::parse::{key_text, yaml_to_json};
 use crate::report::Report;
@@ -21,6 +21,8 @@ pub struct Checked {
     pub skills: Vec<Skill>,
     /// Every path read (for rebuild tracking).
     pub tracked: Vec<PathBuf>,
+    /// The routing index of `skills` (in name order), as the registry embeds it.
+    pub route: Option<crate::generate::route::Built>,
 }
 
 /// Options of a check.
@@ -106,6 +108,18 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
         report.sources.extend(outcome.sources);
     }
     duplicate::check(&names, &mut diags);
+    let mut route = None;
+    if !skills.is_empty() {
+        let mut sorted: Vec<&Skill> = skills.iter().collect();
+        sorted.sort_by(|a, b| a.name.cmp(&b.name));
+        if let Ok(built) = crate::generate::route::build(&sorted) {
+            let prefix = crate::default_prefix(root);
+            report.cost = Some(validate::route::check_all(
+                &sorted, &built, &cfg, &prefix, &mut diags,
+            ));
+            route = Some(built);
+        }
+    }
     cfg.apply_levels(&mut diags);
     if opts.deny_warnings {
         for d in &mut diags {
@@ -120,6 +134,7 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
         report,
         skills,
         tracked,
+        route,
     }
 }
 
@@ -228,6 +243,24 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
         _ => None,
     };
     let list = |k: &str| fm.mapping.get(k).map(list_items).unwrap_or_default();
+    let texts = |k: &str| match fm.mapping.get(k) {
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Sequence(items)) => items
+            .iter()
+            .filter_map(|i| i.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let route = Routing {
+        bucket: text("bucket")
+            .map(|b| b.trim().trim_matches('/').to_string())
+            .unwrap_or_else(|| default_bucket(&pack.rel_dir)),
+        when_to_use: texts("when_to_use"),
+        when_not_to_use: texts("when_not_to_use"),
+        tests: validate::route::tests(md),
+        file: validate::skill_md_path(pack),
+        description_pos: md.value_pos("description"),
+    };
     Some(Skill {
         name,
         description,
@@ -239,5 +272,6 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
         required_tools: list("required_tools"),
         version,
         files: pack.files.clone(),
+        route,
     })
 }

@@ -157,6 +157,12 @@ codes! {
     PackTooLarge = "pack-too-large", Warning, "validate/size.rs", "A pack's files add up to more than `[limits] max-pack-size` (default 10 MiB).";
     /// `skillbake.toml` problems.
     ConfigInvalid = "config-invalid", Error, "config.rs", "`skillbake.toml` is not valid TOML or has unknown keys, values or wrong types.";
+    /// A routing test case that does not route as declared.
+    RouteTestFailed = "route-test-failed", Error, "validate/route.rs", "A request in a pack's `route_tests` does not route as declared: a `match` request misses the top `[route] top`, or a `no_match` request reaches it.";
+    /// Two packs that routing cannot tell apart.
+    DescriptionNearDuplicate = "description-near-duplicate", Warning, "validate/route.rs", "On a pack's own description, another pack scores nearly as high (`[route] duplicate-threshold`): routing cannot tell them apart.";
+    /// The catalog costs more than the configured budget.
+    CatalogOverBudget = "catalog-over-budget", Error, "validate/route.rs", "The full skill catalog costs more than `[catalog] max-tokens` or `max-chars` in `skillbake.toml`.";
 }
 
 impl Code {

@@ -86,6 +86,8 @@ pub const KNOWN_FIELDS: &[(&str, Kind, &str)] = &[
     ("hooks", Kind::Mapping, "Claude Code"),
     ("paths", Kind::StrOrList, "Claude Code"),
     ("shell", Kind::Str, "Claude Code"),
+    ("bucket", Kind::Str, "skillbake"),
+    ("route_tests", Kind::Mapping, "skillbake"),
 ];
 
 /// Longest allowed `compatibility`, in characters.

@@ -11,12 +11,14 @@
 //! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
 //! | [`duplicate`] | `duplicate-name` |
 //! | [`size`] | `file-too-large`, `pack-too-large` |
+//! | [`route`] | `route-test-failed`, `description-near-duplicate`, `catalog-over-budget` (and the shape of `route_tests` and `bucket`) |
 
 pub mod body;
 pub mod description;
 pub mod duplicate;
 pub mod fields;
 pub mod name;
+pub mod route;
 pub mod schema;
 pub mod size;
 pub mod tools;
@@ -54,6 +56,7 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         description::check(ctx, diags);
         fields::check(ctx, diags);
         tools::check(ctx, diags);
+        route::check(ctx, diags);
     }
     body::check(ctx, diags);
     size::check(ctx, diags);

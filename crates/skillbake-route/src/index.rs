@@ -1,0 +1,826 @@
+//! The compiled index: its byte layout, the writer the compiler uses and the reader the runtime
+//! uses, in one place so that they cannot disagree.
+//!
+//! The index is one little-endian byte string (`skillbake_route.bin` in the generated registry):
+//!
+//! ```text
+//! header   magic "SBRI", FORMAT u32, docs u32, terms u32, buckets u32, scale f32,
+//!          then 8 section offsets u32 (term ends, term bytes, term info, postings,
+//!          doc buckets, bucket ends, bucket bytes, end of data)
+//! term ends     terms × u32      end of each term in `term bytes` (terms sorted by bytes)
+//! term bytes    the terms, UTF-8, concatenated
+//! term info     terms × (postings offset u32, document count u32, max impact u32)
+//! postings      per term, by document: varint(document − previous document), impact u8, fields u8
+//! doc buckets   docs × u32      bucket number of each document
+//! bucket ends   buckets × u32   end of each bucket name in `bucket bytes` (bucket 0 is "")
+//! bucket bytes  bucket names, UTF-8, concatenated, sorted
+//! ```
+//!
+//! A posting's impact is the term's BM25F weight in that document quantized to 1–255 (`scale`
+//! turns a sum of impacts back into a score); its fields byte says where the term occurs
+//! ([`Fields`]). A posting whose only field is [`Fields::WHEN_NOT_TO_USE`] is evidence
+//! *against* the document: its impact is subtracted.
+
+use crate::tokenize::Tokenizer;
+
+/// Version of the layout and of the tokenizer; the generated registry checks it at compile time.
+pub const FORMAT: u32 = 1;
+
+const MAGIC: &[u8; 4] = b"SBRI";
+const HEADER: usize = 24 + 8 * 4;
+
+/// The fields of a pack that a term matched, as a bit set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Fields(pub u8);
+
+impl Fields {
+    /// `name`.
+    pub const NAME: Fields = Fields(1);
+    /// `description`.
+    pub const DESCRIPTION: Fields = Fields(1 << 1);
+    /// `when_to_use`.
+    pub const WHEN_TO_USE: Fields = Fields(1 << 2);
+    /// `tags`.
+    pub const TAGS: Fields = Fields(1 << 3);
+    /// Markdown headings of the body.
+    pub const HEADINGS: Fields = Fields(1 << 4);
+    /// The rest of the body.
+    pub const BODY: Fields = Fields(1 << 5);
+    /// Property names, titles and descriptions of `schema.json`.
+    pub const SCHEMA: Fields = Fields(1 << 6);
+    /// `when_not_to_use` (evidence against the pack).
+    pub const WHEN_NOT_TO_USE: Fields = Fields(1 << 7);
+
+    /// Every field with its name, in bit order.
+    pub const ALL: [(Fields, &'static str); 8] = [
+        (Fields::NAME, "name"),
+        (Fields::DESCRIPTION, "description"),
+        (Fields::WHEN_TO_USE, "when_to_use"),
+        (Fields::TAGS, "tags"),
+        (Fields::HEADINGS, "headings"),
+        (Fields::BODY, "body"),
+        (Fields::SCHEMA, "schema"),
+        (Fields::WHEN_NOT_TO_USE, "when_not_to_use"),
+    ];
+
+    /// True when every bit of `other` is set.
+    pub fn contains(self, other: Fields) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// True when no bit is set.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The names of the fields set, in bit order.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        Fields::ALL
+            .into_iter()
+            .filter(move |(f, _)| self.contains(*f))
+            .map(|(_, n)| n)
+    }
+
+    /// A posting with only this bit counts against its document.
+    pub fn is_negative(self) -> bool {
+        self == Fields::WHEN_NOT_TO_USE
+    }
+}
+
+impl std::ops::BitOr for Fields {
+    type Output = Fields;
+    fn bitor(self, rhs: Fields) -> Fields {
+        Fields(self.0 | rhs.0)
+    }
+}
+
+impl std::ops::BitOrAssign for Fields {
+    fn bitor_assign(&mut self, rhs: Fields) {
+        self.0 |= rhs.0;
+    }
+}
+
+/// One posting handed to the [`Writer`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Posting {
+    /// Document number (the skill's position in name order).
+    pub doc: u32,
+    /// Quantized impact, 1–255.
+    pub impact: u8,
+    /// Where the term occurs.
+    pub fields: Fields,
+}
+
+/// The index is larger than its 32-bit offsets allow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooLarge;
+
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the routing index is larger than 4 GiB")
+    }
+}
+
+impl std::error::Error for TooLarge {}
+
+fn u32_of(n: usize) -> Result<u32, TooLarge> {
+    u32::try_from(n).map_err(|_| TooLarge)
+}
+
+/// Serializes an index. Terms must be given in increasing byte order, each with its postings in
+/// increasing document order.
+#[derive(Debug, Default)]
+pub struct Writer {
+    docs: u32,
+    scale: f32,
+    term_ends: Vec<u32>,
+    term_bytes: Vec<u8>,
+    term_info: Vec<u8>,
+    postings: Vec<u8>,
+    last_term: Option<Vec<u8>>,
+    buckets: Vec<String>,
+    doc_buckets: Vec<u32>,
+}
+
+impl Writer {
+    /// A writer for `docs` documents; `scale` is the score of one impact unit.
+    pub fn new(docs: u32, scale: f32) -> Self {
+        Writer {
+            docs,
+            scale,
+            ..Writer::default()
+        }
+    }
+
+    /// Adds a term and its postings. Terms out of order, or postings out of document order or
+    /// beyond the document count, are ignored (the compiler never produces them).
+    pub fn term(&mut self, term: &str, postings: &[Posting]) -> Result<(), TooLarge> {
+        let bytes = term.as_bytes();
+        if self.last_term.as_deref().is_some_and(|l| l >= bytes) || postings.is_empty() {
+            return Ok(());
+        }
+        let sorted = postings.windows(2).all(|w| w[0].doc < w[1].doc);
+        if !sorted || postings.iter().any(|p| p.doc >= self.docs) {
+            return Ok(());
+        }
+        self.last_term = Some(bytes.to_vec());
+        self.term_bytes.extend_from_slice(bytes);
+        self.term_ends.push(u32_of(self.term_bytes.len())?);
+        let start = u32_of(self.postings.len())?;
+        let mut prev = 0u32;
+        let mut max = 0u8;
+        for (i, p) in postings.iter().enumerate() {
+            let delta = if i == 0 { p.doc } else { p.doc - prev };
+            write_varint(&mut self.postings, delta);
+            self.postings.push(p.impact);
+            self.postings.push(p.fields.0);
+            prev = p.doc;
+            if !p.fields.is_negative() {
+                max = max.max(p.impact);
+            }
+        }
+        self.term_info.extend_from_slice(&start.to_le_bytes());
+        self.term_info
+            .extend_from_slice(&u32_of(postings.len())?.to_le_bytes());
+        self.term_info.extend_from_slice(&u32::from(max).to_le_bytes());
+        Ok(())
+    }
+
+    /// Sets the buckets: `names` sorted, `""` first; `doc_buckets[d]` is document `d`'s bucket.
+    pub fn buckets(&mut self, names: Vec<String>, doc_buckets: Vec<u32>) {
+        self.buckets = names;
+        self.doc_buckets = doc_buckets;
+    }
+
+    /// The index bytes.
+    pub fn finish(self) -> Result<Vec<u8>, TooLarge> {
+        let mut bucket_ends = Vec::new();
+        let mut bucket_bytes = Vec::new();
+        for b in &self.buckets {
+            bucket_bytes.extend_from_slice(b.as_bytes());
+            bucket_ends.push(u32_of(bucket_bytes.len())?);
+        }
+        let mut doc_buckets: Vec<u32> = self.doc_buckets.clone();
+        doc_buckets.resize(self.docs as usize, 0);
+        let sections: [Vec<u8>; 7] = [
+            le(&self.term_ends),
+            self.term_bytes,
+            self.term_info,
+            self.postings,
+            le(&doc_buckets),
+            le(&bucket_ends),
+            bucket_bytes,
+        ];
+        let mut out = Vec::new();
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&FORMAT.to_le_bytes());
+        out.extend_from_slice(&self.docs.to_le_bytes());
+        out.extend_from_slice(&u32_of(self.term_ends.len())?.to_le_bytes());
+        out.extend_from_slice(&u32_of(self.buckets.len())?.to_le_bytes());
+        out.extend_from_slice(&self.scale.to_le_bytes());
+        let mut offset = HEADER;
+        for s in &sections {
+            out.extend_from_slice(&u32_of(offset)?.to_le_bytes());
+            offset += s.len();
+        }
+        out.extend_from_slice(&u32_of(offset)?.to_le_bytes());
+        for s in sections {
+            out.extend_from_slice(&s);
+        }
+        Ok(out)
+    }
+}
+
+fn le(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|n| n.to_le_bytes()).collect()
+}
+
+fn write_varint(out: &mut Vec<u8>, mut n: u32) {
+    while n >= 0x80 {
+        out.push((n as u8 & 0x7F) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
+    let b = bytes.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// A section: byte range of the data.
+#[derive(Debug, Clone, Copy, Default)]
+struct Section {
+    start: usize,
+    end: usize,
+}
+
+/// A parsed, bounds-checked view of index bytes. Every read is checked: a corrupt index gives
+/// fewer results, never a panic.
+#[derive(Debug, Clone, Copy)]
+pub struct Index<'a> {
+    bytes: &'a [u8],
+    docs: u32,
+    terms: u32,
+    buckets: u32,
+    scale: f32,
+    term_ends: Section,
+    term_bytes: Section,
+    term_info: Section,
+    postings: Section,
+    doc_buckets: Section,
+    bucket_ends: Section,
+    bucket_bytes: Section,
+}
+
+impl<'a> Index<'a> {
+    /// Reads the header. `None` when the bytes are not an index of this [`FORMAT`].
+    pub fn new(bytes: &'a [u8]) -> Option<Index<'a>> {
+        if bytes.get(..4)? != MAGIC || read_u32(bytes, 4)? != FORMAT {
+            return None;
+        }
+        let mut off = [0usize; 8];
+        for (i, o) in off.iter_mut().enumerate() {
+            *o = read_u32(bytes, 24 + 4 * i)? as usize;
+        }
+        if off.windows(2).any(|w| w[0] > w[1]) || off[7] > bytes.len() || off[0] < HEADER {
+            return None;
+        }
+        let s = |i: usize| Section {
+            start: off[i],
+            end: off[i + 1],
+        };
+        let index = Index {
+            bytes,
+            docs: read_u32(bytes, 8)?,
+            terms: read_u32(bytes, 12)?,
+            buckets: read_u32(bytes, 16)?,
+            scale: f32::from_bits(read_u32(bytes, 20)?),
+            term_ends: s(0),
+            term_bytes: s(1),
+            term_info: s(2),
+            postings: s(3),
+            doc_buckets: s(4),
+            bucket_ends: s(5),
+            bucket_bytes: s(6),
+        };
+        let fits = |sec: Section, n: u32, width: usize| sec.end - sec.start >= n as usize * width;
+        let ok = fits(index.term_ends, index.terms, 4)
+            && fits(index.term_info, index.terms, 12)
+            && fits(index.doc_buckets, index.docs, 4)
+            && fits(index.bucket_ends, index.buckets, 4);
+        ok.then_some(index)
+    }
+
+    /// Number of documents.
+    pub fn docs(&self) -> u32 {
+        self.docs
+    }
+
+    /// Number of distinct terms.
+    pub fn terms(&self) -> u32 {
+        self.terms
+    }
+
+    /// Size in bytes.
+    pub fn size(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// The score of one impact unit.
+    pub fn scale(&self) -> f32 {
+        self.scale
+    }
+
+    fn u32_at(&self, sec: Section, i: usize) -> Option<u32> {
+        let at = sec.start.checked_add(i.checked_mul(4)?)?;
+        if at + 4 > sec.end {
+            return None;
+        }
+        read_u32(self.bytes, at)
+    }
+
+    fn str_at(&self, ends: Section, bytes: Section, i: usize) -> Option<&'a str> {
+        let start = if i == 0 {
+            0
+        } else {
+            self.u32_at(ends, i - 1)? as usize
+        };
+        let end = self.u32_at(ends, i)? as usize;
+        let b = self
+            .bytes
+            .get(bytes.start.checked_add(start)?..bytes.start.checked_add(end)?)?;
+        if bytes.start + end > bytes.end {
+            return None;
+        }
+        std::str::from_utf8(b).ok()
+    }
+
+    /// The `i`-th term in byte order.
+    pub fn term(&self, i: u32) -> Option<&'a str> {
+        self.str_at(self.term_ends, self.term_bytes, i as usize)
+    }
+
+    /// The number of the term `t`, by binary search.
+    pub fn find_term(&self, t: &str) -> Option<u32> {
+        let (mut lo, mut hi) = (0u32, self.terms);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.term(mid)?.as_bytes().cmp(t.as_bytes()) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// (postings offset, document count, max impact) of term `i`.
+    fn term_info(&self, i: u32) -> Option<(usize, u32, u32)> {
+        let base = i as usize * 3;
+        Some((
+            self.u32_at(self.term_info, base)? as usize,
+            self.u32_at(self.term_info, base + 1)?,
+            self.u32_at(self.term_info, base + 2)?,
+        ))
+    }
+
+    /// How many documents contain term `i`.
+    pub fn doc_count(&self, i: u32) -> u32 {
+        self.term_info(i).map_or(0, |t| t.1)
+    }
+
+    /// The postings of term `i`.
+    pub fn postings(&self, i: u32) -> Postings<'a> {
+        let (offset, count, max) = self.term_info(i).unwrap_or((0, 0, 0));
+        let data = self
+            .bytes
+            .get(self.postings.start..self.postings.end)
+            .unwrap_or(&[]);
+        Postings {
+            data,
+            pos: offset,
+            left: count,
+            doc: 0,
+            first: true,
+            max: max.min(255) as u8,
+        }
+    }
+
+    /// The bucket of document `doc` (`""` when it has none).
+    pub fn bucket_of(&self, doc: u32) -> &'a str {
+        self.u32_at(self.doc_buckets, doc as usize)
+            .and_then(|b| self.bucket(b))
+            .unwrap_or("")
+    }
+
+    /// The `i`-th bucket name in sorted order (bucket 0 is `""`).
+    pub fn bucket(&self, i: u32) -> Option<&'a str> {
+        if i >= self.buckets {
+            return None;
+        }
+        self.str_at(self.bucket_ends, self.bucket_bytes, i as usize)
+    }
+
+    /// Every bucket name, sorted (the first is `""`, the bucket of packs at the root).
+    pub fn bucket_names(&self) -> impl Iterator<Item = &'a str> + '_ {
+        (0..self.buckets).filter_map(move |i| self.bucket(i))
+    }
+}
+
+/// A cursor over one term's postings, in document order.
+#[derive(Debug, Clone)]
+pub struct Postings<'a> {
+    data: &'a [u8],
+    pos: usize,
+    left: u32,
+    doc: u32,
+    first: bool,
+    max: u8,
+}
+
+impl Postings<'_> {
+    /// The highest positive impact in the list.
+    pub fn max_impact(&self) -> u8 {
+        self.max
+    }
+
+    /// How many postings are left.
+    pub fn len(&self) -> u32 {
+        self.left
+    }
+
+    /// True when no posting is left.
+    pub fn is_empty(&self) -> bool {
+        self.left == 0
+    }
+}
+
+impl Iterator for Postings<'_> {
+    type Item = Posting;
+
+    fn next(&mut self) -> Option<Posting> {
+        if self.left == 0 {
+            return None;
+        }
+        let mut delta = 0u32;
+        let mut shift = 0;
+        loop {
+            let Some(&b) = self.data.get(self.pos) else {
+                self.left = 0;
+                return None;
+            };
+            self.pos += 1;
+            if shift < 32 {
+                delta |= u32::from(b & 0x7F) << shift;
+            }
+            shift += 7;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        let (Some(&impact), Some(&fields)) = (self.data.get(self.pos), self.data.get(self.pos + 1))
+        else {
+            self.left = 0;
+            return None;
+        };
+        self.pos += 2;
+        self.left -= 1;
+        self.doc = if self.first {
+            delta
+        } else {
+            self.doc.saturating_add(delta)
+        };
+        self.first = false;
+        Some(Posting {
+            doc: self.doc,
+            impact,
+            fields: Fields(fields),
+        })
+    }
+}
+
+/// One ranked document.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    /// Document number (the skill's position in name order).
+    pub doc: u32,
+    /// The BM25F score (sum of the matched terms' weights, minus `when_not_to_use` evidence).
+    pub score: f32,
+    /// The fields the request's terms matched.
+    pub fields: Fields,
+}
+
+/// The request's terms, looked up in an index: (term number, weight).
+pub fn query_terms(index: &Index<'_>, tokenizer: &mut Tokenizer, query: &str) -> Vec<(u32, u32)> {
+    let mut terms: Vec<(u32, u32)> = Vec::new();
+    tokenizer.tokens(query, |t, _| {
+        if let Some(id) = index.find_term(t) {
+            match terms.iter_mut().find(|(i, _)| *i == id) {
+                Some((_, n)) => *n += 1,
+                None => terms.push((id, 1)),
+            }
+        }
+    });
+    for (_, n) in &mut terms {
+        // Repeating a word in a request counts, with diminishing returns.
+        *n = (*n).min(3);
+    }
+    terms
+}
+
+struct Cursor<'a> {
+    postings: Postings<'a>,
+    current: Option<Posting>,
+    weight: i64,
+    max: i64,
+}
+
+impl Cursor<'_> {
+    fn doc(&self) -> u32 {
+        self.current.map_or(u32::MAX, |p| p.doc)
+    }
+
+    fn advance(&mut self) {
+        self.current = self.postings.next();
+    }
+
+    fn advance_to(&mut self, doc: u32) {
+        while self.current.is_some_and(|p| p.doc < doc) {
+            self.current = self.postings.next();
+        }
+    }
+
+    fn contribution(&self, p: Posting) -> i64 {
+        let v = i64::from(p.impact) * self.weight;
+        if p.fields.is_negative() {
+            -v
+        } else {
+            v
+        }
+    }
+}
+
+/// A top-K entry: higher score first, then lower document number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    score: i64,
+    doc: u32,
+    fields: Fields,
+}
+
+impl Entry {
+    /// True when `self` ranks before `other`.
+    fn better(&self, other: &Entry) -> bool {
+        self.score > other.score || (self.score == other.score && self.doc < other.doc)
+    }
+}
+
+/// The `k` best documents for `terms` (from [`query_terms`]) among those `keep` accepts, best
+/// first; only documents with a positive score are returned.
+///
+/// Document-at-a-time over the terms' postings with MaxScore pruning: once `k` documents are
+/// held, lists whose best possible contribution cannot lift a document into them are only
+/// probed for candidates the other lists produce. Memory is proportional to the number of
+/// terms and to `k`, never to the number of documents.
+pub fn search(
+    index: &Index<'_>,
+    terms: &[(u32, u32)],
+    k: usize,
+    mut keep: impl FnMut(u32) -> bool,
+) -> Vec<Hit> {
+    if k == 0 || terms.is_empty() {
+        return Vec::new();
+    }
+    let mut cursors: Vec<Cursor<'_>> = terms
+        .iter()
+        .map(|&(t, w)| {
+            let mut postings = index.postings(t);
+            let weight = i64::from(w);
+            let max = i64::from(postings.max_impact()) * weight;
+            let current = postings.next();
+            Cursor {
+                postings,
+                current,
+                weight,
+                max,
+            }
+        })
+        .collect();
+    // Lowest upper bound first; `bound[i]` is the most lists 0..=i can add together.
+    cursors.sort_by_key(|c| c.max);
+    let bound: Vec<i64> = cursors
+        .iter()
+        .scan(0i64, |acc, c| {
+            *acc += c.max;
+            Some(*acc)
+        })
+        .collect();
+    // Min-heap of the best `k` (the worst held entry at the root).
+    let mut heap: Vec<Entry> = Vec::with_capacity(k.min(1024));
+    let mut first_essential = 0usize;
+    loop {
+        let threshold = if heap.len() == k {
+            Some(heap[0])
+        } else {
+            None
+        };
+        let doc = cursors[first_essential..]
+            .iter()
+            .map(Cursor::doc)
+            .min()
+            .unwrap_or(u32::MAX);
+        if doc == u32::MAX {
+            break;
+        }
+        let mut score = 0i64;
+        let mut fields = Fields::default();
+        for c in &mut cursors[first_essential..] {
+            if let Some(p) = c.current.filter(|p| p.doc == doc) {
+                score += c.contribution(p);
+                fields |= p.fields;
+                c.advance();
+            }
+        }
+        if !keep(doc) {
+            continue;
+        }
+        let mut pruned = false;
+        for i in (0..first_essential).rev() {
+            if let Some(t) = threshold {
+                let best = Entry {
+                    score: score + bound[i],
+                    doc,
+                    fields,
+                };
+                if !best.better(&t) {
+                    pruned = true;
+                    break;
+                }
+            }
+            let c = &mut cursors[i];
+            c.advance_to(doc);
+            if let Some(p) = c.current.filter(|p| p.doc == doc) {
+                score += c.contribution(p);
+                fields |= p.fields;
+                c.advance();
+            }
+        }
+        if pruned || score <= 0 {
+            continue;
+        }
+        let entry = Entry { score, doc, fields };
+        if heap.len() < k {
+            heap.push(entry);
+            sift_up(&mut heap);
+        } else if entry.better(&heap[0]) {
+            heap[0] = entry;
+            sift_down(&mut heap);
+        } else {
+            continue;
+        }
+        if heap.len() == k {
+            let worst = heap[0];
+            while first_essential < cursors.len() {
+                let best = Entry {
+                    score: bound[first_essential],
+                    doc: 0,
+                    fields,
+                };
+                // Lists 0..=first_essential together cannot beat the worst held entry: a
+                // tie loses too, as every later document has a higher number.
+                if best.score <= worst.score {
+                    first_essential += 1;
+                } else {
+                    break;
+                }
+            }
+        }
+    }
+    heap.sort_by(|a, b| {
+        if a.better(b) {
+            std::cmp::Ordering::Less
+        } else {
+            std::cmp::Ordering::Greater
+        }
+    });
+    heap.into_iter()
+        .map(|e| Hit {
+            doc: e.doc,
+            score: e.score as f32 * index.scale(),
+            fields: e.fields,
+        })
+        .collect()
+}
+
+fn worse(a: &Entry, b: &Entry) -> bool {
+    b.better(a)
+}
+
+fn sift_up(heap: &mut [Entry]) {
+    let mut i = heap.len() - 1;
+    while i > 0 {
+        let parent = (i - 1) / 2;
+        if worse(&heap[i], &heap[parent]) {
+            heap.swap(i, parent);
+            i = parent;
+        } else {
+            break;
+        }
+    }
+}
+
+fn sift_down(heap: &mut [Entry]) {
+    let mut i = 0;
+    loop {
+        let (l, r) = (2 * i + 1, 2 * i + 2);
+        let mut m = i;
+        if l < heap.len() && worse(&heap[l], &heap[m]) {
+            m = l;
+        }
+        if r < heap.len() && worse(&heap[r], &heap[m]) {
+            m = r;
+        }
+        if m == i {
+            break;
+        }
+        heap.swap(i, m);
+        i = m;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(doc: u32, impact: u8, fields: Fields) -> Posting {
+        Posting {
+            doc,
+            impact,
+            fields,
+        }
+    }
+
+    fn sample() -> Vec<u8> {
+        let mut w = Writer::new(4, 0.5);
+        let d = Fields::DESCRIPTION;
+        w.term("alpha", &[p(0, 10, d), p(2, 200, d), p(3, 5, d)])
+            .unwrap();
+        w.term("beta", &[p(1, 50, d), p(2, 1, Fields::WHEN_NOT_TO_USE)])
+            .unwrap();
+        w.term("gamma", &[p(3, 255, Fields::NAME), p(300, 1, d)])
+            .unwrap();
+        w.buckets(vec!["".into(), "data".into()], vec![0, 1, 1, 0]);
+        w.finish().unwrap()
+    }
+
+    #[test]
+    fn round_trips() {
+        let bytes = sample();
+        let ix = Index::new(&bytes).unwrap();
+        assert_eq!(ix.docs(), 4);
+        // `gamma` had a posting beyond the document count: ignored whole.
+        assert_eq!(ix.terms(), 2);
+        assert_eq!(ix.find_term("beta"), Some(1));
+        assert_eq!(ix.find_term("gamma"), None);
+        let docs: Vec<u32> = ix.postings(0).map(|p| p.doc).collect();
+        assert_eq!(docs, [0, 2, 3]);
+        assert_eq!(ix.postings(0).max_impact(), 200);
+        assert_eq!(ix.bucket_of(1), "data");
+        assert_eq!(ix.bucket_of(3), "");
+        assert_eq!(ix.bucket_names().collect::<Vec<_>>(), ["", "data"]);
+    }
+
+    #[test]
+    fn ranks_with_negative_evidence_and_filter() {
+        let bytes = sample();
+        let ix = Index::new(&bytes).unwrap();
+        let hits = search(&ix, &[(0, 1), (1, 1)], 10, |_| true);
+        let docs: Vec<(u32, f32)> = hits.iter().map(|h| (h.doc, h.score)).collect();
+        assert_eq!(docs, [(2, 99.5), (1, 25.0), (0, 5.0), (3, 2.5)]);
+        assert!(hits[0].fields.contains(Fields::WHEN_NOT_TO_USE));
+        let top1 = search(&ix, &[(0, 1), (1, 1)], 1, |_| true);
+        assert_eq!(top1[0].doc, 2);
+        let data = search(&ix, &[(0, 1), (1, 1)], 10, |d| ix.bucket_of(d) == "data");
+        assert_eq!(data.iter().map(|h| h.doc).collect::<Vec<_>>(), [2, 1]);
+    }
+
+    #[test]
+    fn corrupt_bytes_never_panic() {
+        let bytes = sample();
+        for cut in 0..bytes.len() {
+            if let Some(ix) = Index::new(&bytes[..cut]) {
+                let _ = search(&ix, &[(0, 1), (1, 1)], 3, |_| true);
+            }
+        }
+        let mut flipped = bytes.clone();
+        for i in HEADER..flipped.len() {
+            flipped[i] ^= 0xFF;
+            if let Some(ix) = Index::new(&flipped) {
+                let _ = search(&ix, &[(0, 1), (1, 1)], 3, |_| true);
+                let _ = ix.find_term("alpha");
+            }
+            flipped[i] ^= 0xFF;
+        }
+    }
+}
