@@ -4,22 +4,26 @@
 //! The index is one little-endian byte string (`skillbake_route.bin` in the generated registry):
 //!
 //! ```text
-//! header   magic "SBRI", FORMAT u32, docs u32, terms u32, buckets u32, scale f32,
-//!          then 8 section offsets u32 (term ends, term bytes, term info, postings,
-//!          doc buckets, bucket ends, bucket bytes, end of data)
-//! term ends     terms × u32      end of each term in `term bytes` (terms sorted by bytes)
-//! term bytes    the terms, UTF-8, concatenated
-//! term info     terms × (postings offset u32, document count u32, max impact u32)
-//! postings      per term, by document: varint(document − previous document), impact u8, fields u8
-//! doc buckets   docs × u32      bucket number of each document
-//! bucket ends   buckets × u32   end of each bucket name in `bucket bytes` (bucket 0 is "")
-//! bucket bytes  bucket names, UTF-8, concatenated, sorted
+//! header      magic "SBRI", FORMAT u32, docs u32, terms u32, buckets u32, scale f32,
+//!             then 6 section offsets u32 (blocks, dictionary, postings, doc buckets,
+//!             bucket ends, bucket bytes) and the end of the data
+//! blocks      one u32 per block of 16 terms: offset of the block in the dictionary
+//! dictionary  per block: postings offset u32 of its first term, then per term (sorted by
+//!             bytes): shared prefix length u8 (0 for a block's first term), suffix length
+//!             u8, suffix bytes, postings length varint
+//! postings    per term: max impact u8, then per document in order:
+//!             varint(document − previous document, the first one as is), impact u8, fields u8
+//! doc buckets docs × u32: bucket number of each document
+//! bucket ends buckets × u32: end of each bucket name in `bucket bytes` (bucket 0 is "")
+//! bucket bytes bucket names, UTF-8, concatenated, sorted
 //! ```
 //!
 //! A posting's impact is the term's BM25F weight in that document quantized to 1–255 (`scale`
 //! turns a sum of impacts back into a score); its fields byte says where the term occurs
 //! ([`Fields`]). A posting whose only field is [`Fields::WHEN_NOT_TO_USE`] is evidence
-//! *against* the document: its impact is subtracted.
+//! *against* the document: its impact is subtracted. Front-coded blocks keep the dictionary
+//! near the size of the terms' distinct suffixes; a lookup is a binary search over blocks and
+//! a scan of at most 16 terms.
 
 use crate::tokenize::Tokenizer;
 
@@ -27,7 +31,12 @@ use crate::tokenize::Tokenizer;
 pub const FORMAT: u32 = 1;
 
 const MAGIC: &[u8; 4] = b"SBRI";
-const HEADER: usize = 24 + 8 * 4;
+const SECTIONS: usize = 6;
+const HEADER: usize = 24 + (SECTIONS + 1) * 4;
+/// Terms per dictionary block.
+pub const BLOCK: usize = 16;
+/// Longest term the index stores, in bytes.
+pub const MAX_TERM: usize = 64;
 
 /// The fields of a pack that a term matched, as a bit set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -100,7 +109,7 @@ impl std::ops::BitOrAssign for Fields {
     }
 }
 
-/// One posting handed to the [`Writer`].
+/// One posting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Posting {
     /// Document number (the skill's position in name order).
@@ -133,11 +142,11 @@ fn u32_of(n: usize) -> Result<u32, TooLarge> {
 pub struct Writer {
     docs: u32,
     scale: f32,
-    term_ends: Vec<u32>,
-    term_bytes: Vec<u8>,
-    term_info: Vec<u8>,
+    terms: u32,
+    blocks: Vec<u32>,
+    dict: Vec<u8>,
     postings: Vec<u8>,
-    last_term: Option<Vec<u8>>,
+    last_term: Vec<u8>,
     buckets: Vec<String>,
     doc_buckets: Vec<u32>,
 }
@@ -152,37 +161,55 @@ impl Writer {
         }
     }
 
-    /// Adds a term and its postings. Terms out of order, or postings out of document order or
-    /// beyond the document count, are ignored (the compiler never produces them).
+    /// Adds a term and its postings. Empty or over-long terms, terms out of order, and postings
+    /// out of document order or beyond the document count are skipped (the compiler never
+    /// produces them).
     pub fn term(&mut self, term: &str, postings: &[Posting]) -> Result<(), TooLarge> {
         let bytes = term.as_bytes();
-        if self.last_term.as_deref().is_some_and(|l| l >= bytes) || postings.is_empty() {
-            return Ok(());
-        }
+        let in_order = self.terms == 0 || self.last_term.as_slice() < bytes;
         let sorted = postings.windows(2).all(|w| w[0].doc < w[1].doc);
-        if !sorted || postings.iter().any(|p| p.doc >= self.docs) {
+        if bytes.is_empty()
+            || bytes.len() > MAX_TERM
+            || !in_order
+            || postings.is_empty()
+            || !sorted
+            || postings.iter().any(|p| p.doc >= self.docs)
+        {
             return Ok(());
         }
-        self.last_term = Some(bytes.to_vec());
-        self.term_bytes.extend_from_slice(bytes);
-        self.term_ends.push(u32_of(self.term_bytes.len())?);
-        let start = u32_of(self.postings.len())?;
+        let start = self.postings.len();
+        let max = postings
+            .iter()
+            .filter(|p| !p.fields.is_negative())
+            .map(|p| p.impact)
+            .max()
+            .unwrap_or(0);
+        self.postings.push(max);
         let mut prev = 0u32;
-        let mut max = 0u8;
         for (i, p) in postings.iter().enumerate() {
-            let delta = if i == 0 { p.doc } else { p.doc - prev };
-            write_varint(&mut self.postings, delta);
+            write_varint(&mut self.postings, if i == 0 { p.doc } else { p.doc - prev });
             self.postings.push(p.impact);
             self.postings.push(p.fields.0);
             prev = p.doc;
-            if !p.fields.is_negative() {
-                max = max.max(p.impact);
-            }
         }
-        self.term_info.extend_from_slice(&start.to_le_bytes());
-        self.term_info
-            .extend_from_slice(&u32_of(postings.len())?.to_le_bytes());
-        self.term_info.extend_from_slice(&u32::from(max).to_le_bytes());
+        let prefix = if self.terms as usize % BLOCK == 0 {
+            self.blocks.push(u32_of(self.dict.len())?);
+            self.dict.extend_from_slice(&u32_of(start)?.to_le_bytes());
+            0
+        } else {
+            self.last_term
+                .iter()
+                .zip(bytes)
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        self.dict.push(prefix as u8);
+        self.dict.push((bytes.len() - prefix) as u8);
+        self.dict.extend_from_slice(&bytes[prefix..]);
+        write_varint(&mut self.dict, u32_of(self.postings.len() - start)?);
+        self.last_term.clear();
+        self.last_term.extend_from_slice(bytes);
+        self.terms += 1;
         Ok(())
     }
 
@@ -202,10 +229,9 @@ impl Writer {
         }
         let mut doc_buckets: Vec<u32> = self.doc_buckets.clone();
         doc_buckets.resize(self.docs as usize, 0);
-        let sections: [Vec<u8>; 7] = [
-            le(&self.term_ends),
-            self.term_bytes,
-            self.term_info,
+        let sections: [Vec<u8>; SECTIONS] = [
+            le(&self.blocks),
+            self.dict,
             self.postings,
             le(&doc_buckets),
             le(&bucket_ends),
@@ -215,7 +241,7 @@ impl Writer {
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&FORMAT.to_le_bytes());
         out.extend_from_slice(&self.docs.to_le_bytes());
-        out.extend_from_slice(&u32_of(self.term_ends.len())?.to_le_bytes());
+        out.extend_from_slice(&self.terms.to_le_bytes());
         out.extend_from_slice(&u32_of(self.buckets.len())?.to_le_bytes());
         out.extend_from_slice(&self.scale.to_le_bytes());
         let mut offset = HEADER;
@@ -243,14 +269,31 @@ fn write_varint(out: &mut Vec<u8>, mut n: u32) {
     out.push(n as u8);
 }
 
+/// Reads a varint at `*pos`, advancing it; `None` past the end.
+fn read_varint(data: &[u8], pos: &mut usize) -> Option<u32> {
+    let mut n = 0u32;
+    let mut shift = 0u32;
+    loop {
+        let b = *data.get(*pos)?;
+        *pos += 1;
+        if shift < 32 {
+            n |= u32::from(b & 0x7F) << shift;
+        }
+        shift += 7;
+        if b & 0x80 == 0 {
+            return Some(n);
+        }
+    }
+}
+
 fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
     let b = bytes.get(at..at.checked_add(4)?)?;
     Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
-/// A section: byte range of the data.
-#[derive(Debug, Clone, Copy, Default)]
-struct Section {
+/// A term found in the index: where its postings are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Term {
     start: usize,
     end: usize,
 }
@@ -259,18 +302,17 @@ struct Section {
 /// fewer results, never a panic.
 #[derive(Debug, Clone, Copy)]
 pub struct Index<'a> {
-    bytes: &'a [u8],
     docs: u32,
     terms: u32,
     buckets: u32,
     scale: f32,
-    term_ends: Section,
-    term_bytes: Section,
-    term_info: Section,
-    postings: Section,
-    doc_buckets: Section,
-    bucket_ends: Section,
-    bucket_bytes: Section,
+    size: usize,
+    blocks: &'a [u8],
+    dict: &'a [u8],
+    postings: &'a [u8],
+    doc_buckets: &'a [u8],
+    bucket_ends: &'a [u8],
+    bucket_bytes: &'a [u8],
 }
 
 impl<'a> Index<'a> {
@@ -279,36 +321,31 @@ impl<'a> Index<'a> {
         if bytes.get(..4)? != MAGIC || read_u32(bytes, 4)? != FORMAT {
             return None;
         }
-        let mut off = [0usize; 8];
+        let mut off = [0usize; SECTIONS + 1];
         for (i, o) in off.iter_mut().enumerate() {
             *o = read_u32(bytes, 24 + 4 * i)? as usize;
         }
-        if off.windows(2).any(|w| w[0] > w[1]) || off[7] > bytes.len() || off[0] < HEADER {
+        if off.windows(2).any(|w| w[0] > w[1]) || off[SECTIONS] > bytes.len() || off[0] < HEADER
+        {
             return None;
         }
-        let s = |i: usize| Section {
-            start: off[i],
-            end: off[i + 1],
-        };
+        let s = |i: usize| bytes.get(off[i]..off[i + 1]);
         let index = Index {
-            bytes,
             docs: read_u32(bytes, 8)?,
             terms: read_u32(bytes, 12)?,
             buckets: read_u32(bytes, 16)?,
             scale: f32::from_bits(read_u32(bytes, 20)?),
-            term_ends: s(0),
-            term_bytes: s(1),
-            term_info: s(2),
-            postings: s(3),
-            doc_buckets: s(4),
-            bucket_ends: s(5),
-            bucket_bytes: s(6),
+            size: bytes.len(),
+            blocks: s(0)?,
+            dict: s(1)?,
+            postings: s(2)?,
+            doc_buckets: s(3)?,
+            bucket_ends: s(4)?,
+            bucket_bytes: s(5)?,
         };
-        let fits = |sec: Section, n: u32, width: usize| sec.end - sec.start >= n as usize * width;
-        let ok = fits(index.term_ends, index.terms, 4)
-            && fits(index.term_info, index.terms, 12)
-            && fits(index.doc_buckets, index.docs, 4)
-            && fits(index.bucket_ends, index.buckets, 4);
+        let ok = index.doc_buckets.len() >= index.docs as usize * 4
+            && index.bucket_ends.len() >= index.buckets as usize * 4
+            && index.scale.is_finite();
         ok.then_some(index)
     }
 
@@ -324,7 +361,7 @@ impl<'a> Index<'a> {
 
     /// Size in bytes.
     pub fn size(&self) -> usize {
-        self.bytes.len()
+        self.size
     }
 
     /// The score of one impact unit.
@@ -332,84 +369,85 @@ impl<'a> Index<'a> {
         self.scale
     }
 
-    fn u32_at(&self, sec: Section, i: usize) -> Option<u32> {
-        let at = sec.start.checked_add(i.checked_mul(4)?)?;
-        if at + 4 > sec.end {
+    fn blocks(&self) -> usize {
+        self.blocks.len() / 4
+    }
+
+    /// The first term of block `b` and where the block's entries start.
+    fn block_head(&self, b: usize) -> Option<(&'a [u8], usize)> {
+        let at = read_u32(self.blocks, b * 4)? as usize;
+        // postings offset u32, prefix 0, suffix length, suffix.
+        let len = *self.dict.get(at + 5)? as usize;
+        Some((self.dict.get(at + 6..at + 6 + len)?, at))
+    }
+
+    /// The term `t`, if the index holds it.
+    pub fn find(&self, t: &str) -> Option<Term> {
+        let t = t.as_bytes();
+        if t.is_empty() || t.len() > MAX_TERM {
             return None;
         }
-        read_u32(self.bytes, at)
-    }
-
-    fn str_at(&self, ends: Section, bytes: Section, i: usize) -> Option<&'a str> {
-        let start = if i == 0 {
-            0
-        } else {
-            self.u32_at(ends, i - 1)? as usize
-        };
-        let end = self.u32_at(ends, i)? as usize;
-        let b = self
-            .bytes
-            .get(bytes.start.checked_add(start)?..bytes.start.checked_add(end)?)?;
-        if bytes.start + end > bytes.end {
-            return None;
-        }
-        std::str::from_utf8(b).ok()
-    }
-
-    /// The `i`-th term in byte order.
-    pub fn term(&self, i: u32) -> Option<&'a str> {
-        self.str_at(self.term_ends, self.term_bytes, i as usize)
-    }
-
-    /// The number of the term `t`, by binary search.
-    pub fn find_term(&self, t: &str) -> Option<u32> {
-        let (mut lo, mut hi) = (0u32, self.terms);
+        // Last block whose first term is <= t.
+        let (mut lo, mut hi) = (0usize, self.blocks());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            match self.term(mid)?.as_bytes().cmp(t.as_bytes()) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(mid),
+            if self.block_head(mid)?.0 <= t {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let b = lo.checked_sub(1)?;
+        let (_, at) = self.block_head(b)?;
+        let mut pos = at;
+        let mut postings = read_u32(self.dict, pos)? as usize;
+        pos += 4;
+        let mut buf = [0u8; MAX_TERM];
+        let mut len = 0usize;
+        for _ in 0..BLOCK {
+            let prefix = *self.dict.get(pos)? as usize;
+            let suffix = *self.dict.get(pos + 1)? as usize;
+            pos += 2;
+            if prefix > len || prefix + suffix > MAX_TERM {
+                return None;
+            }
+            buf[prefix..prefix + suffix].copy_from_slice(self.dict.get(pos..pos + suffix)?);
+            pos += suffix;
+            len = prefix + suffix;
+            let size = read_varint(self.dict, &mut pos)? as usize;
+            match buf[..len].cmp(t) {
+                std::cmp::Ordering::Equal => {
+                    let end = postings.checked_add(size)?;
+                    return (end <= self.postings.len()).then_some(Term {
+                        start: postings,
+                        end,
+                    });
+                }
+                std::cmp::Ordering::Greater => return None,
+                std::cmp::Ordering::Less => postings = postings.checked_add(size)?,
+            }
+            if pos >= self.dict.len() {
+                return None;
             }
         }
         None
     }
 
-    /// (postings offset, document count, max impact) of term `i`.
-    fn term_info(&self, i: u32) -> Option<(usize, u32, u32)> {
-        let base = i as usize * 3;
-        Some((
-            self.u32_at(self.term_info, base)? as usize,
-            self.u32_at(self.term_info, base + 1)?,
-            self.u32_at(self.term_info, base + 2)?,
-        ))
-    }
-
-    /// How many documents contain term `i`.
-    pub fn doc_count(&self, i: u32) -> u32 {
-        self.term_info(i).map_or(0, |t| t.1)
-    }
-
-    /// The postings of term `i`.
-    pub fn postings(&self, i: u32) -> Postings<'a> {
-        let (offset, count, max) = self.term_info(i).unwrap_or((0, 0, 0));
-        let data = self
-            .bytes
-            .get(self.postings.start..self.postings.end)
-            .unwrap_or(&[]);
+    /// The postings of `term`.
+    pub fn postings(&self, term: Term) -> Postings<'a> {
+        let data = self.postings.get(term.start..term.end).unwrap_or(&[]);
         Postings {
             data,
-            pos: offset,
-            left: count,
+            pos: 1,
             doc: 0,
             first: true,
-            max: max.min(255) as u8,
+            max: data.first().copied().unwrap_or(0),
         }
     }
 
     /// The bucket of document `doc` (`""` when it has none).
     pub fn bucket_of(&self, doc: u32) -> &'a str {
-        self.u32_at(self.doc_buckets, doc as usize)
+        read_u32(self.doc_buckets, doc as usize * 4)
             .and_then(|b| self.bucket(b))
             .unwrap_or("")
     }
@@ -419,7 +457,13 @@ impl<'a> Index<'a> {
         if i >= self.buckets {
             return None;
         }
-        self.str_at(self.bucket_ends, self.bucket_bytes, i as usize)
+        let i = i as usize;
+        let start = match i {
+            0 => 0,
+            _ => read_u32(self.bucket_ends, (i - 1) * 4)? as usize,
+        };
+        let end = read_u32(self.bucket_ends, i * 4)? as usize;
+        std::str::from_utf8(self.bucket_bytes.get(start..end)?).ok()
     }
 
     /// Every bucket name, sorted (the first is `""`, the bucket of packs at the root).
@@ -433,7 +477,6 @@ impl<'a> Index<'a> {
 pub struct Postings<'a> {
     data: &'a [u8],
     pos: usize,
-    left: u32,
     doc: u32,
     first: bool,
     max: u8,
@@ -444,48 +487,16 @@ impl Postings<'_> {
     pub fn max_impact(&self) -> u8 {
         self.max
     }
-
-    /// How many postings are left.
-    pub fn len(&self) -> u32 {
-        self.left
-    }
-
-    /// True when no posting is left.
-    pub fn is_empty(&self) -> bool {
-        self.left == 0
-    }
 }
 
 impl Iterator for Postings<'_> {
     type Item = Posting;
 
     fn next(&mut self) -> Option<Posting> {
-        if self.left == 0 {
-            return None;
-        }
-        let mut delta = 0u32;
-        let mut shift = 0;
-        loop {
-            let Some(&b) = self.data.get(self.pos) else {
-                self.left = 0;
-                return None;
-            };
-            self.pos += 1;
-            if shift < 32 {
-                delta |= u32::from(b & 0x7F) << shift;
-            }
-            shift += 7;
-            if b & 0x80 == 0 {
-                break;
-            }
-        }
-        let (Some(&impact), Some(&fields)) = (self.data.get(self.pos), self.data.get(self.pos + 1))
-        else {
-            self.left = 0;
-            return None;
-        };
+        let delta = read_varint(self.data, &mut self.pos)?;
+        let impact = *self.data.get(self.pos)?;
+        let fields = *self.data.get(self.pos + 1)?;
         self.pos += 2;
-        self.left -= 1;
         self.doc = if self.first {
             delta
         } else {
@@ -511,11 +522,11 @@ pub struct Hit {
     pub fields: Fields,
 }
 
-/// The request's terms, looked up in an index: (term number, weight).
-pub fn query_terms(index: &Index<'_>, tokenizer: &mut Tokenizer, query: &str) -> Vec<(u32, u32)> {
-    let mut terms: Vec<(u32, u32)> = Vec::new();
+/// The request's terms found in the index, each with its weight (repeats count, up to 3).
+pub fn query_terms(index: &Index<'_>, tokenizer: &mut Tokenizer, query: &str) -> Vec<(Term, u32)> {
+    let mut terms: Vec<(Term, u32)> = Vec::new();
     tokenizer.tokens(query, |t, _| {
-        if let Some(id) = index.find_term(t) {
+        if let Some(id) = index.find(t) {
             match terms.iter_mut().find(|(i, _)| *i == id) {
                 Some((_, n)) => *n += 1,
                 None => terms.push((id, 1)),
@@ -585,7 +596,7 @@ impl Entry {
 /// terms and to `k`, never to the number of documents.
 pub fn search(
     index: &Index<'_>,
-    terms: &[(u32, u32)],
+    terms: &[(Term, u32)],
     k: usize,
     mut keep: impl FnMut(u32) -> bool,
 ) -> Vec<Hit> {
@@ -779,29 +790,55 @@ mod tests {
         let bytes = sample();
         let ix = Index::new(&bytes).unwrap();
         assert_eq!(ix.docs(), 4);
-        // `gamma` had a posting beyond the document count: ignored whole.
+        // `gamma` had a posting beyond the document count: skipped whole.
         assert_eq!(ix.terms(), 2);
-        assert_eq!(ix.find_term("beta"), Some(1));
-        assert_eq!(ix.find_term("gamma"), None);
-        let docs: Vec<u32> = ix.postings(0).map(|p| p.doc).collect();
+        assert!(ix.find("gamma").is_none());
+        assert!(ix.find("alph").is_none());
+        assert!(ix.find("zzz").is_none());
+        let alpha = ix.find("alpha").unwrap();
+        let docs: Vec<u32> = ix.postings(alpha).map(|p| p.doc).collect();
         assert_eq!(docs, [0, 2, 3]);
-        assert_eq!(ix.postings(0).max_impact(), 200);
+        assert_eq!(ix.postings(alpha).max_impact(), 200);
         assert_eq!(ix.bucket_of(1), "data");
         assert_eq!(ix.bucket_of(3), "");
         assert_eq!(ix.bucket_names().collect::<Vec<_>>(), ["", "data"]);
     }
 
     #[test]
+    fn finds_every_term_across_blocks() {
+        let words: Vec<String> = (0..200).map(|i| format!("term{i:04}x")).collect();
+        let mut w = Writer::new(200, 1.0);
+        for (i, t) in words.iter().enumerate() {
+            w.term(t, &[p(i as u32, 1 + (i % 200) as u8, Fields::BODY)]).unwrap();
+        }
+        let bytes = w.finish().unwrap();
+        let ix = Index::new(&bytes).unwrap();
+        for (i, t) in words.iter().enumerate() {
+            let term = ix.find(t).unwrap();
+            let got: Vec<u32> = ix.postings(term).map(|p| p.doc).collect();
+            assert_eq!(got, [i as u32], "{t}");
+        }
+        assert!(ix.find("term0000").is_none());
+        assert!(ix.find("a").is_none());
+        assert!(ix.find("term9999x").is_none());
+    }
+
+    fn terms(ix: &Index<'_>, words: &[&str]) -> Vec<(Term, u32)> {
+        words.iter().filter_map(|w| ix.find(w)).map(|t| (t, 1)).collect()
+    }
+
+    #[test]
     fn ranks_with_negative_evidence_and_filter() {
         let bytes = sample();
         let ix = Index::new(&bytes).unwrap();
-        let hits = search(&ix, &[(0, 1), (1, 1)], 10, |_| true);
+        let q = terms(&ix, &["alpha", "beta"]);
+        let hits = search(&ix, &q, 10, |_| true);
         let docs: Vec<(u32, f32)> = hits.iter().map(|h| (h.doc, h.score)).collect();
         assert_eq!(docs, [(2, 99.5), (1, 25.0), (0, 5.0), (3, 2.5)]);
         assert!(hits[0].fields.contains(Fields::WHEN_NOT_TO_USE));
-        let top1 = search(&ix, &[(0, 1), (1, 1)], 1, |_| true);
+        let top1 = search(&ix, &q, 1, |_| true);
         assert_eq!(top1[0].doc, 2);
-        let data = search(&ix, &[(0, 1), (1, 1)], 10, |d| ix.bucket_of(d) == "data");
+        let data = search(&ix, &q, 10, |d| ix.bucket_of(d) == "data");
         assert_eq!(data.iter().map(|h| h.doc).collect::<Vec<_>>(), [2, 1]);
     }
 
@@ -810,17 +847,21 @@ mod tests {
         let bytes = sample();
         for cut in 0..bytes.len() {
             if let Some(ix) = Index::new(&bytes[..cut]) {
-                let _ = search(&ix, &[(0, 1), (1, 1)], 3, |_| true);
+                let q = terms(&ix, &["alpha", "beta"]);
+                let _ = search(&ix, &q, 3, |_| true);
             }
         }
         let mut flipped = bytes.clone();
         for i in HEADER..flipped.len() {
-            flipped[i] ^= 0xFF;
-            if let Some(ix) = Index::new(&flipped) {
-                let _ = search(&ix, &[(0, 1), (1, 1)], 3, |_| true);
-                let _ = ix.find_term("alpha");
+            for bit in [0x01, 0x80, 0xFF] {
+                flipped[i] ^= bit;
+                if let Some(ix) = Index::new(&flipped) {
+                    let q = terms(&ix, &["alpha", "beta", "gamma"]);
+                    let _ = search(&ix, &q, 3, |_| true);
+                    let _ = ix.bucket_of(2);
+                }
+                flipped[i] ^= bit;
             }
-            flipped[i] ^= 0xFF;
         }
     }
 }

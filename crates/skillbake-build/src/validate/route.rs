@@ -340,8 +340,8 @@ fn near_duplicates(
                 Code::DescriptionNearDuplicate,
                 &skill.route.file,
                 format!(
-                    "routing cannot tell `{}` from `{}`: on `{}`'s own description, `{}` scores {:.2} of what `{}` scores",
-                    skill.name, near.name, skill.name, near.name, ratio, skill.name
+                    "routing cannot tell `{}` from `{}`: on `{}`'s own description, `{}` scores {:.0}% of `{}`'s own score",
+                    skill.name, near.name, skill.name, near.name, ratio * 100.0, skill.name
                 ),
             )
             .at(skill.route.description_pos)
