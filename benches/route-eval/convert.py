@@ -9,6 +9,7 @@ commits used):
 
     DATA/gorilla/data/api/{torchhub,tensorflowhub,huggingface}_api.jsonl
     DATA/gorilla/data/apibench/{torchhub,tensorflow,huggingface}_eval.json
+    DATA/gorilla/data/apibench/torchhub_train.json (optional: the tuning split)
     DATA/acebench/data_all/data_{en,zh}/*.json and .../possible_answer/*.json
 
 Every tool becomes a pack folder OUT/<set>/packs/<name>/ with a SKILL.md (and a schema.json for
@@ -90,7 +91,7 @@ def as_text(v):
     return json.dumps(v, ensure_ascii=False)
 
 
-def apibench(data, out, api_file, eval_file, set_name):
+def apibench(data, out, api_file, eval_file, set_name, packs_from=None):
     apis = [json.loads(l) for l in (data / "gorilla/data/api" / api_file).open(encoding="utf-8") if l.strip()]
     names = unique_names(a.get("api_name") or "api" for a in apis)
     root = out / set_name / "packs"
@@ -98,6 +99,8 @@ def apibench(data, out, api_file, eval_file, set_name):
     for a, name in zip(apis, names):
         by_call.setdefault(a.get("api_call", ""), []).append(name)
         by_name.setdefault(a.get("api_name", ""), []).append(name)
+        if packs_from:
+            continue
         desc = clip(a.get("description") or a.get("functionality") or a.get("api_name"), 1000)
         tags = [a.get("domain", ""), a.get("functionality", ""), a.get("framework", "")]
         body = [f"# {a.get('api_name', name)}", ""]
@@ -125,6 +128,12 @@ def apibench(data, out, api_file, eval_file, set_name):
         rel = by_call.get(ans.get("api_call", "")) or by_name.get(ans.get("api_name", "")) or []
         if query and rel:
             queries.append({"id": f"{set_name}-{i}", "query": query, "relevant": sorted(set(rel))})
+    if packs_from:
+        # The same packs as the eval set (a symbolic link keeps one copy).
+        link = out / set_name / "packs"
+        if not link.exists():
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(Path("..") / packs_from / "packs", target_is_directory=True)
     write_queries(out / set_name, queries)
     return len(apis), len(queries)
 
@@ -252,6 +261,11 @@ def main(argv):
                           ("huggingface_api.jsonl", "huggingface_eval.json", "apibench-huggingface")]:
         if (data / "gorilla/data/api" / api).exists():
             sets.append((name,) + apibench(data, out, api, ev, name))
+    # The TorchHub training split: the requests the ranking's weights were chosen on.
+    if (data / "gorilla/data/apibench/torchhub_train.json").exists():
+        sets.append(("apibench-torchhub-train",) + apibench(
+            data, out, "torchhub_api.jsonl", "torchhub_train.json", "apibench-torchhub-train",
+            packs_from="apibench-torchhub"))
     for lang in ["en", "zh"]:
         if (data / "acebench/data_all" / f"data_{lang}").exists():
             sets.append((f"acebench-{lang}",) + acebench(data, out, lang))

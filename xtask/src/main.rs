@@ -4,7 +4,8 @@
 //!   nothing is written), the runtime-only build, docs without warnings, and the bundled packs;
 //! * `check-skills [DIR]...` and `sarif-check` — see [`skills`];
 //! * `reproducible` and `bundle --skills DIR --out PATH` — see [`repro`] and [`bundle`];
-//! * `mcp-check` — see [`mcp_check`]; `bench` — see [`mod@bench`];
+//! * `mcp-check` — see [`mcp_check`]; `bench` — see [`mod@bench`]; `route-eval` — see
+//!   [`route_eval`];
 //! * `new-skill NAME [--dir DIR] [--description TEXT]` — scaffolds a pack that passes
 //!   `skillbake check` with no warnings.
 
@@ -14,6 +15,7 @@ mod bench;
 mod bundle;
 mod mcp_check;
 mod repro;
+mod route_eval;
 mod skills;
 
 use std::path::{Path, PathBuf};
@@ -30,8 +32,9 @@ fn main() -> ExitCode {
         Some("check-skills") => skills::check_skills(&root(), &args[1..]),
         Some("sarif-check") => skills::sarif_check(&root()),
         Some("mcp-check") => mcp_check::run(&args[1..]),
+        Some("route-eval") => route_eval::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench>");
+            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench | route-eval --data DIR>");
             return ExitCode::from(2);
         }
     };

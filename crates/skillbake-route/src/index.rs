@@ -11,15 +11,17 @@
 //! dictionary  per block: postings offset u32 of its first term, then per term (sorted by
 //!             bytes): shared prefix length u8 (0 for a block's first term), suffix length
 //!             u8, suffix bytes, postings length varint
-//! postings    per term: max impact u8, then per document in order:
+//! postings    per term: its scale u16, then per document in order:
 //!             varint(document − previous document, the first one as is), impact u8, fields u8
 //! doc buckets docs × u32: bucket number of each document
 //! bucket ends buckets × u32: end of each bucket name in `bucket bytes` (bucket 0 is "")
 //! bucket bytes bucket names, UTF-8, concatenated, sorted
 //! ```
 //!
-//! A posting's impact is the term's BM25F weight in that document quantized to 1–255 (`scale`
-//! turns a sum of impacts back into a score); its fields byte says where the term occurs
+//! A posting's weight is `impact × term scale × scale`: the term's BM25F weight in that
+//! document relative to the term's highest weight (1–255), the term's highest weight relative to
+//! the index's highest (1–65535), and the score of one unit; its fields byte says where the term
+//! occurs
 //! ([`Fields`]). A posting whose only field is [`Fields::WHEN_NOT_TO_USE`] is evidence
 //! *against* the document: its impact is subtracted. Front-coded blocks keep the dictionary
 //! near the size of the terms' distinct suffixes; a lookup is a binary search over blocks and
@@ -161,10 +163,11 @@ impl Writer {
         }
     }
 
-    /// Adds a term and its postings. Empty or over-long terms, terms out of order, and postings
-    /// out of document order or beyond the document count are skipped (the compiler never
-    /// produces them).
-    pub fn term(&mut self, term: &str, postings: &[Posting]) -> Result<(), TooLarge> {
+    /// Adds a term, its scale (what one impact unit of its postings weighs, in units of the
+    /// index's `scale`) and its postings. Empty or over-long terms, terms out of order, and
+    /// postings out of document order or beyond the document count are skipped (the compiler
+    /// never produces them).
+    pub fn term(&mut self, term: &str, term_scale: u16, postings: &[Posting]) -> Result<(), TooLarge> {
         let bytes = term.as_bytes();
         let in_order = self.terms == 0 || self.last_term.as_slice() < bytes;
         let sorted = postings.windows(2).all(|w| w[0].doc < w[1].doc);
@@ -178,13 +181,7 @@ impl Writer {
             return Ok(());
         }
         let start = self.postings.len();
-        let max = postings
-            .iter()
-            .filter(|p| !p.fields.is_negative())
-            .map(|p| p.impact)
-            .max()
-            .unwrap_or(0);
-        self.postings.push(max);
+        self.postings.extend_from_slice(&term_scale.to_le_bytes());
         let mut prev = 0u32;
         for (i, p) in postings.iter().enumerate() {
             write_varint(&mut self.postings, if i == 0 { p.doc } else { p.doc - prev });
@@ -436,12 +433,16 @@ impl<'a> Index<'a> {
     /// The postings of `term`.
     pub fn postings(&self, term: Term) -> Postings<'a> {
         let data = self.postings.get(term.start..term.end).unwrap_or(&[]);
+        let scale = match data {
+            [a, b, ..] => u16::from_le_bytes([*a, *b]),
+            _ => 0,
+        };
         Postings {
             data,
-            pos: 1,
+            pos: 2,
             doc: 0,
             first: true,
-            max: data.first().copied().unwrap_or(0),
+            scale,
         }
     }
 
@@ -479,13 +480,13 @@ pub struct Postings<'a> {
     pos: usize,
     doc: u32,
     first: bool,
-    max: u8,
+    scale: u16,
 }
 
 impl Postings<'_> {
-    /// The highest positive impact in the list.
-    pub fn max_impact(&self) -> u8 {
-        self.max
+    /// The term's scale: what one impact unit of this list weighs, in index units.
+    pub fn scale(&self) -> u16 {
+        self.scale
     }
 }
 
@@ -540,38 +541,6 @@ pub fn query_terms(index: &Index<'_>, tokenizer: &mut Tokenizer, query: &str) ->
     terms
 }
 
-struct Cursor<'a> {
-    postings: Postings<'a>,
-    current: Option<Posting>,
-    weight: i64,
-    max: i64,
-}
-
-impl Cursor<'_> {
-    fn doc(&self) -> u32 {
-        self.current.map_or(u32::MAX, |p| p.doc)
-    }
-
-    fn advance(&mut self) {
-        self.current = self.postings.next();
-    }
-
-    fn advance_to(&mut self, doc: u32) {
-        while self.current.is_some_and(|p| p.doc < doc) {
-            self.current = self.postings.next();
-        }
-    }
-
-    fn contribution(&self, p: Posting) -> i64 {
-        let v = i64::from(p.impact) * self.weight;
-        if p.fields.is_negative() {
-            -v
-        } else {
-            v
-        }
-    }
-}
-
 /// A top-K entry: higher score first, then lower document number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Entry {
@@ -587,13 +556,17 @@ impl Entry {
     }
 }
 
+/// Documents scored together: the accumulators of one window live on the stack.
+pub const WINDOW: usize = 2048;
+
 /// The `k` best documents for `terms` (from [`query_terms`]) among those `keep` accepts, best
 /// first; only documents with a positive score are returned.
 ///
-/// Document-at-a-time over the terms' postings with MaxScore pruning: once `k` documents are
-/// held, lists whose best possible contribution cannot lift a document into them are only
-/// probed for candidates the other lists produce. Memory is proportional to the number of
-/// terms and to `k`, never to the number of documents.
+/// Scoring runs over windows of [`WINDOW`] consecutive document numbers (as Lucene's
+/// `BooleanScorer` does): each term's postings that fall in the window add their impact to a
+/// fixed-size accumulator, then the window's touched documents go through a size-`k` heap.
+/// Memory is fixed (about 10 KiB of accumulators) plus what the terms and `k` need, never
+/// proportional to the number of documents; time is linear in the terms' postings.
 pub fn search(
     index: &Index<'_>,
     terms: &[(Term, u32)],
@@ -603,110 +576,73 @@ pub fn search(
     if k == 0 || terms.is_empty() {
         return Vec::new();
     }
-    let mut cursors: Vec<Cursor<'_>> = terms
+    let mut cursors: Vec<(Postings<'_>, Option<Posting>, i64)> = terms
         .iter()
         .map(|&(t, w)| {
-            let mut postings = index.postings(t);
-            let weight = i64::from(w);
-            let max = i64::from(postings.max_impact()) * weight;
-            let current = postings.next();
-            Cursor {
-                postings,
-                current,
-                weight,
-                max,
-            }
+            let mut p = index.postings(t);
+            let first = p.next();
+            let weight = i64::from(w) * i64::from(p.scale());
+            (p, first, weight)
         })
         .collect();
-    // Lowest upper bound first; `bound[i]` is the most lists 0..=i can add together.
-    cursors.sort_by_key(|c| c.max);
-    let bound: Vec<i64> = cursors
-        .iter()
-        .scan(0i64, |acc, c| {
-            *acc += c.max;
-            Some(*acc)
-        })
-        .collect();
-    // Min-heap of the best `k` (the worst held entry at the root).
+    let mut score = [0i64; WINDOW];
+    let mut fields = [0u8; WINDOW];
+    let mut touched = [0u64; WINDOW / 64];
     let mut heap: Vec<Entry> = Vec::with_capacity(k.min(1024));
-    let mut first_essential = 0usize;
+    let mut base = 0u32;
     loop {
-        let threshold = if heap.len() == k {
-            Some(heap[0])
-        } else {
-            None
+        // The next window starts at the lowest document any cursor is on.
+        let Some(next) = cursors.iter().filter_map(|c| c.1.map(|p| p.doc)).min() else {
+            break;
         };
-        let doc = cursors[first_essential..]
-            .iter()
-            .map(Cursor::doc)
-            .min()
-            .unwrap_or(u32::MAX);
-        if doc == u32::MAX {
+        if next >= base {
+            base = next - next % WINDOW as u32;
+        }
+        let end = base.saturating_add(WINDOW as u32);
+        for (postings, current, weight) in &mut cursors {
+            while let Some(p) = *current {
+                if p.doc >= end {
+                    break;
+                }
+                if p.doc >= base {
+                    let i = (p.doc - base) as usize;
+                    let v = i64::from(p.impact) * *weight;
+                    score[i] += if p.fields.is_negative() { -v } else { v };
+                    fields[i] |= p.fields.0;
+                    touched[i / 64] |= 1 << (i % 64);
+                }
+                *current = postings.next();
+            }
+        }
+        for (w, bits) in touched.iter_mut().enumerate() {
+            let mut b = *bits;
+            while b != 0 {
+                let i = w * 64 + b.trailing_zeros() as usize;
+                b &= b - 1;
+                let entry = Entry {
+                    score: score[i],
+                    doc: base + i as u32,
+                    fields: Fields(fields[i]),
+                };
+                score[i] = 0;
+                fields[i] = 0;
+                if entry.score <= 0 || !keep(entry.doc) {
+                    continue;
+                }
+                if heap.len() < k {
+                    heap.push(entry);
+                    sift_up(&mut heap);
+                } else if entry.better(&heap[0]) {
+                    heap[0] = entry;
+                    sift_down(&mut heap);
+                }
+            }
+            *bits = 0;
+        }
+        if end == u32::MAX {
             break;
         }
-        let mut score = 0i64;
-        let mut fields = Fields::default();
-        for c in &mut cursors[first_essential..] {
-            if let Some(p) = c.current.filter(|p| p.doc == doc) {
-                score += c.contribution(p);
-                fields |= p.fields;
-                c.advance();
-            }
-        }
-        if !keep(doc) {
-            continue;
-        }
-        let mut pruned = false;
-        for i in (0..first_essential).rev() {
-            if let Some(t) = threshold {
-                let best = Entry {
-                    score: score + bound[i],
-                    doc,
-                    fields,
-                };
-                if !best.better(&t) {
-                    pruned = true;
-                    break;
-                }
-            }
-            let c = &mut cursors[i];
-            c.advance_to(doc);
-            if let Some(p) = c.current.filter(|p| p.doc == doc) {
-                score += c.contribution(p);
-                fields |= p.fields;
-                c.advance();
-            }
-        }
-        if pruned || score <= 0 {
-            continue;
-        }
-        let entry = Entry { score, doc, fields };
-        if heap.len() < k {
-            heap.push(entry);
-            sift_up(&mut heap);
-        } else if entry.better(&heap[0]) {
-            heap[0] = entry;
-            sift_down(&mut heap);
-        } else {
-            continue;
-        }
-        if heap.len() == k {
-            let worst = heap[0];
-            while first_essential < cursors.len() {
-                let best = Entry {
-                    score: bound[first_essential],
-                    doc: 0,
-                    fields,
-                };
-                // Lists 0..=first_essential together cannot beat the worst held entry: a
-                // tie loses too, as every later document has a higher number.
-                if best.score <= worst.score {
-                    first_essential += 1;
-                } else {
-                    break;
-                }
-            }
-        }
+        base = end;
     }
     heap.sort_by(|a, b| {
         if a.better(b) {
@@ -775,11 +711,11 @@ mod tests {
     fn sample() -> Vec<u8> {
         let mut w = Writer::new(4, 0.5);
         let d = Fields::DESCRIPTION;
-        w.term("alpha", &[p(0, 10, d), p(2, 200, d), p(3, 5, d)])
+        w.term("alpha", 1, &[p(0, 10, d), p(2, 200, d), p(3, 5, d)])
             .unwrap();
-        w.term("beta", &[p(1, 50, d), p(2, 1, Fields::WHEN_NOT_TO_USE)])
+        w.term("beta", 1, &[p(1, 50, d), p(2, 1, Fields::WHEN_NOT_TO_USE)])
             .unwrap();
-        w.term("gamma", &[p(3, 255, Fields::NAME), p(300, 1, d)])
+        w.term("gamma", 1, &[p(3, 255, Fields::NAME), p(300, 1, d)])
             .unwrap();
         w.buckets(vec!["".into(), "data".into()], vec![0, 1, 1, 0]);
         w.finish().unwrap()
@@ -798,7 +734,7 @@ mod tests {
         let alpha = ix.find("alpha").unwrap();
         let docs: Vec<u32> = ix.postings(alpha).map(|p| p.doc).collect();
         assert_eq!(docs, [0, 2, 3]);
-        assert_eq!(ix.postings(alpha).max_impact(), 200);
+        assert_eq!(ix.postings(alpha).scale(), 1);
         assert_eq!(ix.bucket_of(1), "data");
         assert_eq!(ix.bucket_of(3), "");
         assert_eq!(ix.bucket_names().collect::<Vec<_>>(), ["", "data"]);
@@ -809,7 +745,7 @@ mod tests {
         let words: Vec<String> = (0..200).map(|i| format!("term{i:04}x")).collect();
         let mut w = Writer::new(200, 1.0);
         for (i, t) in words.iter().enumerate() {
-            w.term(t, &[p(i as u32, 1 + (i % 200) as u8, Fields::BODY)]).unwrap();
+            w.term(t, 3, &[p(i as u32, 1 + (i % 200) as u8, Fields::BODY)]).unwrap();
         }
         let bytes = w.finish().unwrap();
         let ix = Index::new(&bytes).unwrap();

@@ -94,9 +94,31 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() && !is_cjk(c)
 }
 
+/// Switches for the evaluation's ablations; the index and the runtime always use
+/// [`Options::DEFAULT`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Split identifiers at case changes and letter/digit boundaries, and keep joined forms.
+    pub identifiers: bool,
+    /// Stem Latin words.
+    pub stem: bool,
+    /// Drop common English words.
+    pub stop_words: bool,
+}
+
+impl Options {
+    /// What skillbake uses.
+    pub const DEFAULT: Options = Options {
+        identifiers: true,
+        stem: true,
+        stop_words: true,
+    };
+}
+
 /// The tokenizer, holding its stemmer. Cheap to create; reuse one for many texts.
 pub struct Tokenizer {
     stemmer: Stemmer,
+    options: Options,
     lower: String,
     part: String,
 }
@@ -116,8 +138,14 @@ impl Default for Tokenizer {
 impl Tokenizer {
     /// A tokenizer with the English stemmer.
     pub fn new() -> Self {
+        Self::with_options(Options::DEFAULT)
+    }
+
+    /// A tokenizer with other [`Options`] (for ablations).
+    pub fn with_options(options: Options) -> Self {
         Tokenizer {
             stemmer: Stemmer::create(Algorithm::English),
+            options,
             lower: String::new(),
             part: String::new(),
         }
@@ -197,6 +225,9 @@ impl Tokenizer {
                 }
                 runs += 1;
                 let run = &seg[start..j];
+                if !self.options.identifiers {
+                    continue;
+                }
                 self.word(run, emit);
                 if !digit {
                     let camel = camel_parts(run);
@@ -208,11 +239,15 @@ impl Tokenizer {
                 }
             }
             parts += runs;
+            if !self.options.identifiers {
+                self.word(seg, emit);
+                continue;
+            }
             if runs > 1 {
                 self.compound(seg.iter().copied(), emit);
             }
         }
-        if group.len() > 1 && parts > 1 {
+        if self.options.identifiers && group.len() > 1 && parts > 1 {
             let all = group.iter().flat_map(|&(s, e)| chars[s..e].iter().copied());
             self.compound(all, emit);
         }
@@ -234,14 +269,14 @@ impl Tokenizer {
             self.lower.extend(c.to_lowercase());
         }
         let w = self.lower.as_str();
-        if w.len() > MAX_TERM_BYTES || is_stop_word(w) {
+        if w.len() > MAX_TERM_BYTES || (self.options.stop_words && is_stop_word(w)) {
             return;
         }
         let numeric = run.iter().all(|c| c.is_numeric());
         if !numeric && run.len() < 2 {
             return;
         }
-        if numeric {
+        if numeric || !self.options.stem {
             emit(w, Kind::Word);
         } else {
             let stem = self.stemmer.stem(w);

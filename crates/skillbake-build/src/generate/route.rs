@@ -21,23 +21,67 @@ use std::collections::{BTreeMap, HashMap};
 /// BM25 term-frequency saturation.
 pub const K1: f64 = 1.2;
 
-/// Per field: (field, weight `w_f`, length normalisation `b_f`).
+/// Per field: (field, weight `w_f`, length normalisation `b_f`). What a pack says about itself
+/// in its frontmatter weighs more than its instructions; the spread is kept moderate because,
+/// on the public sets of `cargo xtask route-eval`, sharper weights lift incidental words of
+/// short fields (see BENCHMARKS.md).
 pub const FIELDS: [(Fields, f64, f64); 8] = [
-    (Fields::NAME, 3.0, 0.3),
-    (Fields::DESCRIPTION, 2.0, 0.75),
-    (Fields::WHEN_TO_USE, 2.0, 0.75),
-    (Fields::TAGS, 1.5, 0.3),
+    (Fields::NAME, 1.5, 0.5),
+    (Fields::DESCRIPTION, 1.5, 0.75),
+    (Fields::WHEN_TO_USE, 1.5, 0.75),
+    (Fields::TAGS, 1.2, 0.5),
     (Fields::HEADINGS, 1.0, 0.75),
-    (Fields::BODY, 0.4, 0.75),
+    (Fields::BODY, 0.8, 0.75),
     (Fields::SCHEMA, 0.8, 0.75),
-    (Fields::WHEN_NOT_TO_USE, 2.0, 0.75),
+    (Fields::WHEN_NOT_TO_USE, 1.5, 0.75),
 ];
 
 /// How much one occurrence of a kind of term counts.
 pub fn kind_weight(kind: Kind) -> f64 {
-    match kind {
-        Kind::Word | Kind::Compound | Kind::Bigram => 1.0,
-        Kind::Unigram => 0.3,
+    Weights::DEFAULT.kind(kind)
+}
+
+/// The parameters of the ranking function (the defaults are [`Weights::DEFAULT`]; other values
+/// serve the evaluation's ablations).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Weights {
+    /// Per field, in [`FIELDS`] order: (`w_f`, `b_f`).
+    pub fields: [(f64, f64); 8],
+    /// BM25 saturation.
+    pub k1: f64,
+    /// Weight of a CJK unigram occurrence (words, compounds and bigrams count 1).
+    pub unigram: f64,
+    /// Whether `when_not_to_use` counts against a pack.
+    pub negative: bool,
+    /// The tokenizer's switches (the runtime tokenizes requests with the defaults).
+    pub tokenizer: skillbake_route::tokenize::Options,
+}
+
+impl Weights {
+    /// The weights the compiler uses.
+    pub const DEFAULT: Weights = Weights {
+        fields: [
+            (FIELDS[0].1, FIELDS[0].2),
+            (FIELDS[1].1, FIELDS[1].2),
+            (FIELDS[2].1, FIELDS[2].2),
+            (FIELDS[3].1, FIELDS[3].2),
+            (FIELDS[4].1, FIELDS[4].2),
+            (FIELDS[5].1, FIELDS[5].2),
+            (FIELDS[6].1, FIELDS[6].2),
+            (FIELDS[7].1, FIELDS[7].2),
+        ],
+        k1: K1,
+        unigram: 0.3,
+        negative: true,
+        tokenizer: skillbake_route::tokenize::Options::DEFAULT,
+    };
+
+    /// How much one occurrence of a kind of term counts.
+    pub fn kind(&self, kind: Kind) -> f64 {
+        match kind {
+            Kind::Word | Kind::Compound | Kind::Bigram => 1.0,
+            Kind::Unigram => self.unigram,
+        }
     }
 }
 
@@ -173,8 +217,17 @@ pub fn build(skills: &[&Skill]) -> Result<Built, TooLarge> {
 
 /// Builds the index from field texts and buckets, one per document.
 pub fn build_fields(docs: &[FieldTexts], buckets: &[&str]) -> Result<Built, TooLarge> {
+    build_fields_with(docs, buckets, &Weights::DEFAULT)
+}
+
+/// [`build_fields`] with other [`Weights`].
+pub fn build_fields_with(
+    docs: &[FieldTexts],
+    buckets: &[&str],
+    weights: &Weights,
+) -> Result<Built, TooLarge> {
     let n = docs.len();
-    let mut tok = Tokenizer::new();
+    let mut tok = Tokenizer::with_options(weights.tokenizer);
     let mut ids: HashMap<String, u32> = HashMap::new();
     let mut names: Vec<String> = Vec::new();
     let mut per_doc: Vec<DocTerms> = Vec::with_capacity(n);
@@ -199,7 +252,7 @@ pub fn build_fields(docs: &[FieldTexts], buckets: &[&str]) -> Result<Built, TooL
                         terms.push((id, [0.0; 8]));
                         terms.len() - 1
                     });
-                    let w = kind_weight(kind);
+                    let w = weights.kind(kind);
                     terms[i].1[f] += w as f32;
                     len[f] += w;
                 });
@@ -236,7 +289,7 @@ pub fn build_fields(docs: &[FieldTexts], buckets: &[&str]) -> Result<Built, TooL
                 (1.0 + (n as f64 - df + 0.5) / (df + 0.5)).ln()
             };
             let norm = |f: usize| -> f64 {
-                let (_, w, b) = FIELDS[f];
+                let (w, b) = weights.fields[f];
                 let tf = f64::from(tf[f]);
                 if tf == 0.0 {
                     return 0.0;
@@ -250,33 +303,39 @@ pub fn build_fields(docs: &[FieldTexts], buckets: &[&str]) -> Result<Built, TooL
                 }
             }
             let positive: f64 = (0..7).map(norm).sum();
+            let k1 = weights.k1;
             let (weight, fields) = if positive > 0.0 {
-                let sat = positive / (K1 + positive);
-                (idf * sat, mask)
+                (idf * positive / (k1 + positive), mask)
             } else {
                 let neg = norm(7);
-                if neg == 0.0 {
+                if neg == 0.0 || !weights.negative {
                     continue;
                 }
-                (-idf * neg / (K1 + neg), Fields::WHEN_NOT_TO_USE)
+                (-idf * neg / (k1 + neg), Fields::WHEN_NOT_TO_USE)
             };
             max = max.max(weight.abs());
             weighted[*id as usize].push((d as u32, weight, fields));
         }
     }
-    let scale = if max > 0.0 { max / 255.0 } else { 1.0 };
+    // Global unit: the heaviest term's heaviest posting is 255 × 65535 units.
+    let unit = if max > 0.0 { max / (255.0 * 65535.0) } else { 1.0 };
     let order: BTreeMap<&str, usize> = names
         .iter()
         .enumerate()
         .map(|(i, s)| (s.as_str(), i))
         .collect();
-    let mut w = Writer::new(u32::try_from(n).map_err(|_| TooLarge)?, scale as f32);
+    let mut w = Writer::new(u32::try_from(n).map_err(|_| TooLarge)?, unit as f32);
     let mut postings_total = 0usize;
     let mut list: Vec<Posting> = Vec::new();
     for (term, &i) in &order {
         list.clear();
+        let term_max = weighted[i]
+            .iter()
+            .map(|p| p.1.abs())
+            .fold(0.0f64, f64::max);
+        let term_scale = (term_max / (255.0 * unit)).round().clamp(1.0, 65535.0);
         for &(doc, weight, fields) in &weighted[i] {
-            let q = (weight.abs() / scale).round().clamp(1.0, 255.0) as u8;
+            let q = (weight.abs() / (term_scale * unit)).round().clamp(1.0, 255.0) as u8;
             list.push(Posting {
                 doc,
                 impact: q,
@@ -284,7 +343,7 @@ pub fn build_fields(docs: &[FieldTexts], buckets: &[&str]) -> Result<Built, TooL
             });
         }
         postings_total += list.len();
-        w.term(term, &list)?;
+        w.term(term, term_scale as u16, &list)?;
     }
     let mut bucket_names: Vec<String> = buckets.iter().map(|b| b.to_string()).collect();
     bucket_names.push(String::new());
