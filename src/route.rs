@@ -16,6 +16,8 @@
 //! also holds the buckets below it (`data` holds `data/sql`).
 
 use crate::registry::{Registry, Skill};
+use skillbake_format::candidates::{self, Candidate};
+use skillbake_format::catalog::Format;
 use skillbake_route::index::{query_terms, search, Fields, Index};
 use skillbake_route::tokenize::Tokenizer;
 
@@ -110,6 +112,21 @@ impl Registry {
             .collect()
     }
 
+    /// The candidates for `request` (see [`Registry::route_with`]) in a catalog format, with
+    /// each one's description, `when_to_use`, `when_not_to_use` and parameters: the input of the
+    /// model's final choice (`skillbake prompt --query`).
+    pub fn route_catalog(&self, request: &str, opts: RouteOptions<'_>, format: Format) -> String {
+        let routed = self.route_with(request, opts);
+        with_candidates(&routed, |c| candidates::render(format, c))
+    }
+
+    /// The candidates for `request` as a JSON array, best first (`skillbake route --format
+    /// json`, the MCP tool `find_skills`); see `skillbake_format::candidates::json`.
+    pub fn route_json(&self, request: &str, opts: RouteOptions<'_>) -> String {
+        let routed = self.route_with(request, opts);
+        with_candidates(&routed, candidates::json)
+    }
+
     /// Every bucket that holds a skill, sorted (`""` is the bucket of packs at the skills root).
     pub fn buckets(&self) -> Vec<&'static str> {
         let Some(index) = self.route_index() else {
@@ -125,6 +142,26 @@ impl Registry {
     pub fn route_index_size(&self) -> usize {
         self.__parts().route.len()
     }
+}
+
+fn with_candidates<T>(routed: &[Routed<'_>], f: impl FnOnce(&[Candidate<'_>]) -> T) -> T {
+    let matched: Vec<Vec<&'static str>> = routed.iter().map(|r| r.fields().collect()).collect();
+    let list: Vec<Candidate<'_>> = routed
+        .iter()
+        .zip(&matched)
+        .map(|(r, m)| Candidate {
+            name: r.skill.name(),
+            description: r.skill.description(),
+            location: r.skill.skill_md_path(),
+            bucket: r.skill.bucket(),
+            score: r.score,
+            matched: m,
+            when_to_use: r.skill.field_json("when_to_use").filter(|v| *v != "null"),
+            when_not_to_use: r.skill.field_json("when_not_to_use").filter(|v| *v != "null"),
+            schema: r.skill.schema_json(),
+        })
+        .collect();
+    f(&list)
 }
 
 impl<'r> Skill<'r> {

@@ -9,11 +9,14 @@
 //! * [`chunks`] — the fixed parts of DB-GPT's `load_skill` reply;
 //! * [`catalog`] — the list of skills for a system prompt, in four formats, with a budget;
 //! * [`activation`] — other shapes of a loaded skill (`<skill>`, `<skill_content>`);
-//! * [`tokens`] — a model-free estimate of a text's cost in tokens.
+//! * [`tokens`] — a model-free estimate of a text's cost in tokens;
+//! * [`candidates`] — the routed top-K skills for the model's final choice, in every catalog
+//!   format and as JSON.
 
 #![forbid(unsafe_code)]
 
 pub mod activation;
+pub mod candidates;
 pub mod catalog;
 pub mod chunks;
 pub mod escape;
