@@ -94,7 +94,12 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             if quiet {
                 format!("{}\n", report.summary())
             } else {
-                human::render(&report, color)
+                let mut text = human::render(&report, color);
+                if let Some(cost) = &report.cost {
+                    text.push_str(&cost.summary());
+                    text.push('\n');
+                }
+                text
             }
         }
         CheckFormat::Json => json::render(&report),

@@ -114,9 +114,23 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
         sorted.sort_by(|a, b| a.name.cmp(&b.name));
         if let Ok(built) = crate::generate::route::build(&sorted) {
             let prefix = crate::default_prefix(root);
+            let before = diags.len();
             report.cost = Some(validate::route::check_all(
-                &sorted, &built, &cfg, &prefix, &mut diags,
+                &sorted,
+                &built,
+                &cfg,
+                &prefix,
+                &config_label,
+                &mut diags,
             ));
+            if diags[before..]
+                .iter()
+                .any(|d| d.code == Code::CatalogOverBudget)
+            {
+                if let Ok(text) = std::fs::read_to_string(&config_path) {
+                    report.sources.insert(config_label.clone(), text);
+                }
+            }
             route = Some(built);
         }
     }

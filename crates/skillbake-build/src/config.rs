@@ -149,6 +149,8 @@ pub struct RouteConfig {
     pub max_tokens: Option<u64>,
     /// `[catalog] max-chars`: `catalog-over-budget` above this many characters.
     pub max_chars: Option<u64>,
+    /// Where `max-tokens` (else `max-chars`) is set in `skillbake.toml`.
+    pub budget_pos: Option<crate::diagnostic::Position>,
 }
 
 // `duplicate_threshold` is checked to lie in 0..=1 (never NaN), so equality is total.
@@ -167,6 +169,7 @@ impl Default for RouteConfig {
             catalog_format: skillbake_format::catalog::Format::Xml,
             max_tokens: None,
             max_chars: None,
+            budget_pos: None,
         }
     }
 }
@@ -247,8 +250,8 @@ struct RawRoute {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct RawCatalog {
     format: Option<toml::Spanned<String>>,
-    max_tokens: Option<u64>,
-    max_chars: Option<u64>,
+    max_tokens: Option<toml::Spanned<u64>>,
+    max_chars: Option<toml::Spanned<u64>>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -434,8 +437,14 @@ fn route_section(
             ),
         }
     }
-    cfg.route.max_tokens = raw.catalog.max_tokens;
-    cfg.route.max_chars = raw.catalog.max_chars;
+    cfg.route.max_tokens = raw.catalog.max_tokens.as_ref().map(|v| *v.get_ref());
+    cfg.route.max_chars = raw.catalog.max_chars.as_ref().map(|v| *v.get_ref());
+    cfg.route.budget_pos = raw
+        .catalog
+        .max_tokens
+        .as_ref()
+        .or(raw.catalog.max_chars.as_ref())
+        .and_then(|v| at(&v.span()));
 }
 
 /// Reads `path` if it exists. A missing file is the default configuration.

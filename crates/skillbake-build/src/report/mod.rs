@@ -76,6 +76,7 @@ impl Report {
         self.packs += other.packs;
         self.cost = match (self.cost, other.cost) {
             (Some(a), Some(b)) => Some(crate::validate::route::Cost {
+                catalog_format: a.catalog_format,
                 catalog_chars: a.catalog_chars + b.catalog_chars,
                 catalog_tokens: a.catalog_tokens + b.catalog_tokens,
                 index_bytes: a.index_bytes + b.index_bytes,

@@ -140,8 +140,10 @@ pub fn tests(md: &SkillMd) -> Vec<RouteTest> {
 }
 
 /// What the whole-registry routing checks measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Cost {
+    /// The catalog format measured (`[catalog] format`).
+    pub catalog_format: &'static str,
     /// Characters of the full catalog.
     pub catalog_chars: usize,
     /// Estimated tokens of the full catalog (`skillbake_format::tokens::estimate`).
@@ -150,16 +152,44 @@ pub struct Cost {
     pub index_bytes: usize,
 }
 
+impl Cost {
+    /// `catalog (xml): 2,345 characters, about 610 tokens; routing index: 56,119 bytes`.
+    pub fn summary(&self) -> String {
+        format!(
+            "catalog ({}): {} characters, about {} tokens; routing index: {} bytes",
+            self.catalog_format,
+            thousands(self.catalog_chars),
+            thousands(self.catalog_tokens),
+            thousands(self.index_bytes)
+        )
+    }
+}
+
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Runs every pack's routing tests, the near-duplicate check and the catalog budget against
-/// `built`, the index of `skills` (sorted by name). `prefix` is the location prefix catalogs use.
+/// `built`, the index of `skills` (sorted by name). `prefix` is the location prefix catalogs use;
+/// `config_file` names `skillbake.toml` in diagnostics.
 pub fn check_all(
     skills: &[&Skill],
     built: &Built,
     cfg: &ProjectConfig,
     prefix: &str,
+    config_file: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> Cost {
     let mut cost = Cost {
+        catalog_format: cfg.route.catalog_format.name(),
         index_bytes: built.bytes.len(),
         ..Cost::default()
     };
@@ -202,6 +232,7 @@ pub fn check_all(
         .filter(|&m| cost.catalog_tokens as u64 > m);
     let over_chars = cfg.route.max_chars.filter(|&m| cost.catalog_chars as u64 > m);
     if over_tokens.is_some() || over_chars.is_some() {
+        let pos = cfg.route.budget_pos;
         let limit = match (over_tokens, over_chars) {
             (Some(t), _) => format!("`[catalog] max-tokens = {t}`"),
             (None, Some(c)) => format!("`[catalog] max-chars = {c}`"),
@@ -215,15 +246,16 @@ pub fn check_all(
         diags.push(
             Diagnostic::new(
                 Code::CatalogOverBudget,
-                crate::config::CONFIG_FILE,
+                config_file,
                 format!(
-                    "the {} catalog of {} skills costs {} characters, about {} tokens, over {limit}",
+                    "the {} catalog of {} costs {} characters, about {} tokens, over {limit}",
                     format.name(),
-                    skills.len(),
+                    if skills.len() == 1 { "1 skill".to_string() } else { format!("{} skills", skills.len()) },
                     cost.catalog_chars,
                     cost.catalog_tokens
                 ),
             )
+            .at(pos)
             .help(format!(
                 "shorten descriptions{biggest}, split the packs into buckets and give each agent its own (`skillbake prompt --query` lists only the candidates), or raise the budget"
             )),
@@ -335,6 +367,10 @@ fn near_duplicates(
             continue;
         }
         let Some(near) = skills.get(j) else { continue };
+        // Two packs of one name are `duplicate-name`'s to report.
+        if near.name.eq_ignore_ascii_case(&skill.name) {
+            continue;
+        }
         diags.push(
             Diagnostic::new(
                 Code::DescriptionNearDuplicate,
