@@ -148,8 +148,16 @@ pub fn render(format: Format, candidates: &[Candidate<'_>]) -> String {
                     }
                 }
                 if let Some(schema) = &schema {
+                    // XML text needs only `&`, `<` and `>` escaped: the JSON stays readable.
                     s.push_str("<parameters>\n");
-                    html_into(&mut s, schema);
+                    for ch in schema.chars() {
+                        match ch {
+                            '&' => s.push_str("&amp;"),
+                            '<' => s.push_str("&lt;"),
+                            '>' => s.push_str("&gt;"),
+                            c => s.push(c),
+                        }
+                    }
                     s.push_str("\n</parameters>\n");
                 }
                 s.push_str("<location>\n");
@@ -260,7 +268,7 @@ mod tests {
         let xml = render(Format::Xml, &c);
         assert!(xml.contains("<description>\nSend &lt;mail&gt;\n</description>"));
         assert!(xml.contains("<when_to_use>\nto notify\nto &quot;report&quot;\n</when_to_use>"));
-        assert!(xml.contains("<parameters>\n{&quot;type&quot;:&quot;object&quot;}\n</parameters>"));
+        assert!(xml.contains("<parameters>\n{\"type\":\"object\"}\n</parameters>"));
         let dbgpt = render(Format::Dbgpt, &c);
         assert_eq!(dbgpt, "- send-email: Send <mail>\n  When to use: to notify; to \"report\"\n  When not to use: attachments\n  Parameters (JSON Schema): {\"type\":\"object\"}");
         assert!(render(Format::Codex, &c).contains("(file: skills/send-email/SKILL.md)"));

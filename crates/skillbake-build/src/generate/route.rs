@@ -132,7 +132,7 @@ pub fn split_body(body: &str) -> (Vec<String>, Vec<String>) {
         }
         let hashes = t.chars().take_while(|&c| c == '#').count();
         if (1..=6).contains(&hashes) && t[hashes..].starts_with([' ', '\t']) {
-            headings.push(t[hashes..].trim().trim_end_matches('#').to_string());
+            headings.push(t[hashes..].trim().trim_end_matches('#').trim_end().to_string());
         } else {
             rest.push(line.to_string());
         }
