@@ -60,9 +60,9 @@ pub mod route;
 pub mod testing;
 
 pub use registry::{Activation, File, FileKind, Registry, Resolution, Skill, ToolsFormat};
-pub use skillbake_format::catalog::{Catalog, Format as CatalogFormat};
 #[cfg(feature = "route")]
 pub use route::{RouteOptions, Routed};
+pub use skillbake_format::catalog::{Catalog, Format as CatalogFormat};
 
 /// Defines `pub static REGISTRY: skillbake::Registry` from the registry that
 /// `skillbake_build::Config::compile` wrote to `OUT_DIR` in this crate's `build.rs`.

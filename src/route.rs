@@ -77,13 +77,7 @@ impl Registry {
     /// share no word with the request, or whose `when_not_to_use` outweighs what they share,
     /// are not returned, so fewer than `top` may come back.
     pub fn route(&self, request: &str, top: usize) -> Vec<Routed<'_>> {
-        self.route_with(
-            request,
-            RouteOptions {
-                top,
-                bucket: None,
-            },
-        )
+        self.route_with(request, RouteOptions { top, bucket: None })
     }
 
     /// [`Registry::route`] with options (a bucket filter).
@@ -157,7 +151,10 @@ fn with_candidates<T>(routed: &[Routed<'_>], f: impl FnOnce(&[Candidate<'_>]) ->
             score: r.score,
             matched: m,
             when_to_use: r.skill.field_json("when_to_use").filter(|v| *v != "null"),
-            when_not_to_use: r.skill.field_json("when_not_to_use").filter(|v| *v != "null"),
+            when_not_to_use: r
+                .skill
+                .field_json("when_not_to_use")
+                .filter(|v| *v != "null"),
             schema: r.skill.schema_json(),
         })
         .collect();

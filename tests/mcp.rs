@@ -416,7 +416,10 @@ fn find_skills_routes_like_the_library() {
         let v: Value = serde_json::from_str(only_text(&r)).unwrap();
         assert_eq!(v[0]["name"], "send-email");
         assert_eq!(v.as_array().unwrap().len(), 2);
-        assert_eq!(v[0]["parameters"]["required"], json!(["to", "subject", "body"]));
+        assert_eq!(
+            v[0]["parameters"]["required"],
+            json!(["to", "subject", "body"])
+        );
         // Mistakes the model can correct.
         for bad in [
             json!({}),

@@ -20,11 +20,20 @@ fn names(request: &str, top: usize) -> Vec<&'static str> {
 #[test]
 fn routes_bundled_requests_to_the_right_pack() {
     let cases = [
-        ("email the quarterly report to the finance team", "send-email"),
-        ("profile this CSV file and show summary statistics", "csv-data-analysis"),
+        (
+            "email the quarterly report to the finance team",
+            "send-email",
+        ),
+        (
+            "profile this CSV file and show summary statistics",
+            "csv-data-analysis",
+        ),
         ("open an xlsx workbook and fix the formulas", "excel"),
         ("read the config file page by page", "read-file"),
-        ("分析这家公司的财务报表并计算偿债能力", "financial-report-analyzer"),
+        (
+            "分析这家公司的财务报表并计算偿债能力",
+            "financial-report-analyzer",
+        ),
     ];
     for (request, want) in cases {
         assert_eq!(names(request, 3).first(), Some(&want), "{request}");
@@ -45,7 +54,13 @@ fn scores_fields_and_limits() {
     assert!(BUNDLED.route("zzqx qqzx", 5).is_empty());
     assert_eq!(BUNDLED.route("send an email", 1).len(), 1);
     // Any input, no panic.
-    for s in ["\u{0}", "🦀🦀", "a-b-c-d-e-f", &"x".repeat(10_000), "ＣＳＶ"] {
+    for s in [
+        "\u{0}",
+        "🦀🦀",
+        "a-b-c-d-e-f",
+        &"x".repeat(10_000),
+        "ＣＳＶ",
+    ] {
         let _ = BUNDLED.route(s, 3);
     }
 }
@@ -92,16 +107,37 @@ fn buckets_from_folders_and_frontmatter() {
         std::fs::create_dir_all(&d).unwrap();
         std::fs::write(
             d.join("SKILL.md"),
-            format!("---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n\nSteps.\n"),
+            format!(
+                "---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n\nSteps.\n"
+            ),
         )
         .unwrap();
     };
-    pack("support", "refund-status", "", "Check whether a refund was paid out.");
-    pack("support/billing", "invoice-copy", "", "Send a copy of an invoice.");
-    pack("data", "sql-report", "bucket: analytics\n", "Run a SQL report on sales.");
+    pack(
+        "support",
+        "refund-status",
+        "",
+        "Check whether a refund was paid out.",
+    );
+    pack(
+        "support/billing",
+        "invoice-copy",
+        "",
+        "Send a copy of an invoice.",
+    );
+    pack(
+        "data",
+        "sql-report",
+        "bucket: analytics\n",
+        "Run a SQL report on sales.",
+    );
     pack("", "root-skill", "", "Anything at the root, a refund note.");
     let checked = skillbake_build::check(root, &skillbake_build::CheckOptions::default());
-    assert!(!checked.report.has_errors(), "{:?}", checked.report.diagnostics);
+    assert!(
+        !checked.report.has_errors(),
+        "{:?}",
+        checked.report.diagnostics
+    );
     let built = checked.route.expect("index");
     let index = skillbake_route::index::Index::new(&built.bytes).unwrap();
     // Documents are the packs in name order.
@@ -113,7 +149,10 @@ fn buckets_from_folders_and_frontmatter() {
         skillbake::route::in_bucket(index.bucket_of(d), "support")
     });
     let docs: Vec<u32> = support.iter().map(|h| h.doc).collect();
-    assert!(docs.contains(&0) && docs.contains(&1) && !docs.contains(&2), "{docs:?}");
+    assert!(
+        docs.contains(&0) && docs.contains(&1) && !docs.contains(&2),
+        "{docs:?}"
+    );
 }
 
 #[test]
@@ -124,7 +163,9 @@ fn when_not_to_use_counts_against_a_pack() {
         std::fs::create_dir_all(&d).unwrap();
         std::fs::write(
             d.join("SKILL.md"),
-            format!("---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n\nSteps.\n"),
+            format!(
+                "---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n\nSteps.\n"
+            ),
         )
         .unwrap();
     };
@@ -133,7 +174,11 @@ fn when_not_to_use_counts_against_a_pack() {
         "when_not_to_use: refunds and payouts\n",
         "Look up the status of a customer order.",
     );
-    write("refund-status", "", "Look up the status of a customer refund.");
+    write(
+        "refund-status",
+        "",
+        "Look up the status of a customer refund.",
+    );
     let checked = skillbake_build::check(tmp.path(), &skillbake_build::CheckOptions::default());
     let built = checked.route.expect("index");
     let index = skillbake_route::index::Index::new(&built.bytes).unwrap();
@@ -150,29 +195,54 @@ fn run(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn cli_route_and_prompt_query() {
-    let o = run(&["route", "email the quarterly report to the finance team", "--top", "2"]);
+    let o = run(&[
+        "route",
+        "email the quarterly report to the finance team",
+        "--top",
+        "2",
+    ]);
     assert_eq!(o.status.code(), Some(0));
     let text = String::from_utf8(o.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2, "{text}");
     assert!(lines[0].starts_with(" 1. send-email "), "{text}");
 
-    let o = run(&["route", "email the quarterly report", "--format", "json", "--top", "3"]);
+    let o = run(&[
+        "route",
+        "email the quarterly report",
+        "--format",
+        "json",
+        "--top",
+        "3",
+    ]);
     let json = String::from_utf8(o.stdout).unwrap();
     let opts = RouteOptions {
         top: 3,
         bucket: None,
     };
-    assert_eq!(json.trim_end(), BUNDLED.route_json("email the quarterly report", opts));
+    assert_eq!(
+        json.trim_end(),
+        BUNDLED.route_json("email the quarterly report", opts)
+    );
 
     let o = run(&["route", "zzqx"]);
     assert_eq!(o.status.code(), Some(1));
     let o = run(&["route", "x", "--bucket", "support"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8(o.stderr).unwrap().contains("no skill is in bucket `support`"));
+    assert!(String::from_utf8(o.stderr)
+        .unwrap()
+        .contains("no skill is in bucket `support`"));
 
     for format in ["xml", "dbgpt", "codex", "markdown"] {
-        let o = run(&["prompt", "--query", "profile a csv file", "--top", "1", "--format", format]);
+        let o = run(&[
+            "prompt",
+            "--query",
+            "profile a csv file",
+            "--top",
+            "1",
+            "--format",
+            format,
+        ]);
         assert_eq!(o.status.code(), Some(0));
         let text = String::from_utf8(o.stdout).unwrap();
         let want = BUNDLED.route_catalog(

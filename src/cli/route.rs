@@ -9,9 +9,7 @@ use std::process::ExitCode;
 fn options<'a>(top: usize, bucket: Option<&'a str>) -> Result<RouteOptions<'a>> {
     if let Some(b) = bucket {
         let known = BUNDLED.buckets();
-        let holds = known
-            .iter()
-            .any(|k| skillbake::route::in_bucket(k, b));
+        let holds = known.iter().any(|k| skillbake::route::in_bucket(k, b));
         if !holds {
             let list: Vec<&str> = known.iter().copied().filter(|k| !k.is_empty()).collect();
             if list.is_empty() {
@@ -35,7 +33,11 @@ pub fn run(request: &str, top: usize, bucket: Option<&str>, format: &str) -> Res
     } else if routed.is_empty() {
         String::new()
     } else {
-        let width = routed.iter().map(|r| r.skill.name().len()).max().unwrap_or(0);
+        let width = routed
+            .iter()
+            .map(|r| r.skill.name().len())
+            .max()
+            .unwrap_or(0);
         let mut s = String::new();
         for (i, r) in routed.iter().enumerate() {
             let fields: Vec<&str> = r.fields().collect();

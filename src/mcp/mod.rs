@@ -336,9 +336,7 @@ impl Server {
         let bucket = match args.get("bucket") {
             None | Some(Value::Null) => None,
             Some(Value::String(b)) => Some(b.as_str()),
-            Some(v) => {
-                return error_text(format!("Error: `bucket` must be a string, not {v}."))
-            }
+            Some(v) => return error_text(format!("Error: `bucket` must be a string, not {v}.")),
         };
         let opts = crate::RouteOptions { top, bucket };
         CallToolResult::success(vec![ContentBlock::text(

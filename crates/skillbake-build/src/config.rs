@@ -400,7 +400,10 @@ fn route_section(
                 Diagnostic::new(
                     Code::ConfigInvalid,
                     file,
-                    format!("`[route] top` is {}; it must be a positive number", top.get_ref()),
+                    format!(
+                        "`[route] top` is {}; it must be a positive number",
+                        top.get_ref()
+                    ),
                 )
                 .at(at(&top.span()))
                 .help("set how many candidates a routing test may look at, e.g. `top = 5`"),

@@ -56,7 +56,9 @@ pub fn json_strings(json: &str) -> Vec<String> {
                             if chars.next() == Some('u') {
                                 let low: String = chars.by_ref().take(4).collect();
                                 let low = u32::from_str_radix(&low, 16).unwrap_or(0);
-                                code = 0x10000 + ((code - 0xD800) << 10) + (low.wrapping_sub(0xDC00) & 0x3FF);
+                                code = 0x10000
+                                    + ((code - 0xD800) << 10)
+                                    + (low.wrapping_sub(0xDC00) & 0x3FF);
                             }
                         }
                         s.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
@@ -221,7 +223,10 @@ pub fn json(candidates: &[Candidate<'_>]) -> String {
         s.push_str("\", \"location\": \"");
         json_into(&mut s, c.location);
         s.push('"');
-        for (key, value) in [("when_to_use", c.when_to_use), ("when_not_to_use", c.when_not_to_use)] {
+        for (key, value) in [
+            ("when_to_use", c.when_to_use),
+            ("when_not_to_use", c.when_not_to_use),
+        ] {
             if let Some(v) = value {
                 s.push_str(&format!(", \"{key}\": {v}"));
             }
@@ -257,7 +262,10 @@ mod tests {
     #[test]
     fn decodes_json_strings() {
         assert_eq!(json_strings(r#""a\nb""#), ["a\nb"]);
-        assert_eq!(json_strings(r#"["x","y\u00e9\ud83d\ude00"]"#), ["x", "yé😀"]);
+        assert_eq!(
+            json_strings(r#"["x","y\u00e9\ud83d\ude00"]"#),
+            ["x", "yé😀"]
+        );
         assert!(json_strings("null").is_empty());
     }
 

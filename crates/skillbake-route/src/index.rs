@@ -167,7 +167,12 @@ impl Writer {
     /// index's `scale`) and its postings. Empty or over-long terms, terms out of order, and
     /// postings out of document order or beyond the document count are skipped (the compiler
     /// never produces them).
-    pub fn term(&mut self, term: &str, term_scale: u16, postings: &[Posting]) -> Result<(), TooLarge> {
+    pub fn term(
+        &mut self,
+        term: &str,
+        term_scale: u16,
+        postings: &[Posting],
+    ) -> Result<(), TooLarge> {
         let bytes = term.as_bytes();
         let in_order = self.terms == 0 || self.last_term.as_slice() < bytes;
         let sorted = postings.windows(2).all(|w| w[0].doc < w[1].doc);
@@ -184,12 +189,15 @@ impl Writer {
         self.postings.extend_from_slice(&term_scale.to_le_bytes());
         let mut prev = 0u32;
         for (i, p) in postings.iter().enumerate() {
-            write_varint(&mut self.postings, if i == 0 { p.doc } else { p.doc - prev });
+            write_varint(
+                &mut self.postings,
+                if i == 0 { p.doc } else { p.doc - prev },
+            );
             self.postings.push(p.impact);
             self.postings.push(p.fields.0);
             prev = p.doc;
         }
-        let prefix = if self.terms as usize % BLOCK == 0 {
+        let prefix = if (self.terms as usize).is_multiple_of(BLOCK) {
             self.blocks.push(u32_of(self.dict.len())?);
             self.dict.extend_from_slice(&u32_of(start)?.to_le_bytes());
             0
@@ -322,8 +330,7 @@ impl<'a> Index<'a> {
         for (i, o) in off.iter_mut().enumerate() {
             *o = read_u32(bytes, 24 + 4 * i)? as usize;
         }
-        if off.windows(2).any(|w| w[0] > w[1]) || off[SECTIONS] > bytes.len() || off[0] < HEADER
-        {
+        if off.windows(2).any(|w| w[0] > w[1]) || off[SECTIONS] > bytes.len() || off[0] < HEADER {
             return None;
         }
         let s = |i: usize| bytes.get(off[i]..off[i + 1]);
@@ -590,11 +597,8 @@ pub fn search(
     let mut touched = [0u64; WINDOW / 64];
     let mut heap: Vec<Entry> = Vec::with_capacity(k.min(1024));
     let mut base = 0u32;
-    loop {
-        // The next window starts at the lowest document any cursor is on.
-        let Some(next) = cursors.iter().filter_map(|c| c.1.map(|p| p.doc)).min() else {
-            break;
-        };
+    // The next window starts at the lowest document any cursor is on.
+    while let Some(next) = cursors.iter().filter_map(|c| c.1.map(|p| p.doc)).min() {
         if next >= base {
             base = next - next % WINDOW as u32;
         }
@@ -745,7 +749,8 @@ mod tests {
         let words: Vec<String> = (0..200).map(|i| format!("term{i:04}x")).collect();
         let mut w = Writer::new(200, 1.0);
         for (i, t) in words.iter().enumerate() {
-            w.term(t, 3, &[p(i as u32, 1 + (i % 200) as u8, Fields::BODY)]).unwrap();
+            w.term(t, 3, &[p(i as u32, 1 + (i % 200) as u8, Fields::BODY)])
+                .unwrap();
         }
         let bytes = w.finish().unwrap();
         let ix = Index::new(&bytes).unwrap();
@@ -760,7 +765,11 @@ mod tests {
     }
 
     fn terms(ix: &Index<'_>, words: &[&str]) -> Vec<(Term, u32)> {
-        words.iter().filter_map(|w| ix.find(w)).map(|t| (t, 1)).collect()
+        words
+            .iter()
+            .filter_map(|w| ix.find(w))
+            .map(|t| (t, 1))
+            .collect()
     }
 
     #[test]

@@ -45,8 +45,8 @@ const STOP_WORDS: &[&str] = &[
     "only", "or", "other", "our", "ours", "out", "own", "please", "shall", "she", "should", "so",
     "some", "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these",
     "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "via",
-    "want", "wants", "was", "we", "were", "what", "when", "where", "which", "while", "who",
-    "whom", "why", "will", "with", "would", "you", "your", "yours",
+    "want", "wants", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
+    "why", "will", "with", "would", "you", "your", "yours",
 ];
 
 /// CJK characters too common to mean anything alone (still part of bigrams).
@@ -173,9 +173,8 @@ impl Tokenizer {
                         i += 1;
                     }
                     group.push((start, i));
-                    let joined = i + 1 < chars.len()
-                        && is_joiner(chars[i])
-                        && is_word_char(chars[i + 1]);
+                    let joined =
+                        i + 1 < chars.len() && is_joiner(chars[i]) && is_word_char(chars[i + 1]);
                     if !joined {
                         break;
                     }
@@ -210,7 +209,12 @@ impl Tokenizer {
         }
     }
 
-    fn group(&mut self, chars: &[char], group: &[(usize, usize)], emit: &mut impl FnMut(&str, Kind)) {
+    fn group(
+        &mut self,
+        chars: &[char],
+        group: &[(usize, usize)],
+        emit: &mut impl FnMut(&str, Kind),
+    ) {
         let mut parts = 0usize;
         for &(s, e) in group {
             let seg = &chars[s..e];
@@ -293,8 +297,8 @@ fn camel_parts(run: &[char]) -> Vec<(usize, usize)> {
     for j in 1..run.len() {
         let (p, c) = (run[j - 1], run[j]);
         let next_lower = run.get(j + 1).is_some_and(|n| n.is_lowercase());
-        let boundary =
-            (p.is_lowercase() && c.is_uppercase()) || (p.is_uppercase() && c.is_uppercase() && next_lower);
+        let boundary = (p.is_lowercase() && c.is_uppercase())
+            || (p.is_uppercase() && c.is_uppercase() && next_lower);
         if boundary {
             out.push((start, j));
             start = j;
@@ -328,7 +332,10 @@ mod tests {
 
     #[test]
     fn stems_and_drops_stop_words() {
-        assert_eq!(terms("Analysing the quarterly reports"), ["analys", "quarter", "report"]);
+        assert_eq!(
+            terms("Analysing the quarterly reports"),
+            ["analys", "quarter", "report"]
+        );
     }
 
     #[test]
@@ -338,7 +345,10 @@ mod tests {
             ["csv", "data", "analysi", "+csvdataanalysis"]
         );
         assert_eq!(terms("getUserById"), ["getuserbyid", "get", "user", "id"]);
-        assert_eq!(terms("ResNet50"), ["resnet", "res", "net", "50", "+resnet50"]);
+        assert_eq!(
+            terms("ResNet50"),
+            ["resnet", "res", "net", "50", "+resnet50"]
+        );
         assert_eq!(terms("HTTPServer"), ["httpserver", "http", "server"]);
         assert_eq!(terms("read_file."), ["read", "file", "+readfile"]);
     }

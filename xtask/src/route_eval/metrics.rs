@@ -72,7 +72,9 @@ pub(super) fn misses(
         let rank = list
             .iter()
             .position(|n| q.relevant.contains(n))
-            .map_or("not in the top 10".to_string(), |r| format!("rank {}", r + 1));
+            .map_or("not in the top 10".to_string(), |r| {
+                format!("rank {}", r + 1)
+            });
         out.push(format!(
             "- `{}` \"{}\": expected {} ({rank}); got {}",
             q.id,

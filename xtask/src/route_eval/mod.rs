@@ -84,11 +84,14 @@ struct Run {
     version: String,
 }
 
+/// A system's metrics, latency, index build seconds and version on one set.
+type Scored = (Metrics, Latency, f64, String);
+
 struct SetResult {
     name: String,
     packs: usize,
     queries: usize,
-    systems: Vec<(String, Result<(Metrics, Latency, f64, String), String>)>,
+    systems: Vec<(String, Result<Scored, String>)>,
     index_bytes: usize,
     text_bytes: usize,
     catalog_tokens: usize,
@@ -132,7 +135,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let py = python.clone().unwrap_or_else(|| PathBuf::from("python3"));
     run_step(
         "benches/route-eval/convert.py (public data → packs and labelled requests)",
-        Command::new(&py).arg(&convert).arg(&opts.data).arg(&opts.out),
+        Command::new(&py)
+            .arg(&convert)
+            .arg(&opts.data)
+            .arg(&opts.out),
     )?;
     let mut results = Vec::new();
     for set in [
@@ -155,7 +161,11 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     for r in &results {
         let path = opts.out.join(&r.name).join("misses.md");
         let _ = std::fs::write(&path, r.misses.join("\n"));
-        eprintln!("route-eval: misses of skillbake on {}: {}", r.name, path.display());
+        eprintln!(
+            "route-eval: misses of skillbake on {}: {}",
+            r.name,
+            path.display()
+        );
     }
     if opts.write {
         let path = root.join("BENCHMARKS.md");
@@ -276,7 +286,7 @@ fn ours(
             ranked,
             latency_ns: lat,
             index_s,
-            version: env!("CARGO_PKG_VERSION").to_string(),
+            version: String::new(),
         },
         built.bytes,
     ))
@@ -289,8 +299,7 @@ fn eval_set(
     root: &Path,
 ) -> Result<SetResult, String> {
     let packs_dir = dir.join("packs");
-    let checked =
-        skillbake_build::check(&packs_dir, &skillbake_build::CheckOptions::default());
+    let checked = skillbake_build::check(&packs_dir, &skillbake_build::CheckOptions::default());
     let errors = checked.report.errors();
     if errors > 0 {
         eprintln!("route-eval: {set}: {errors} pack errors (the packs are still indexed)");
@@ -406,7 +415,10 @@ fn eval_set(
 
 /// Estimated tokens of the `xml` catalog of `names`.
 fn catalog_cost(names: &[&str], descr: &BTreeMap<&str, &str>) -> usize {
-    let locs: Vec<String> = names.iter().map(|n| format!("skills/{n}/SKILL.md")).collect();
+    let locs: Vec<String> = names
+        .iter()
+        .map(|n| format!("skills/{n}/SKILL.md"))
+        .collect();
     let entries: Vec<skillbake_format::catalog::Entry<'_>> = names
         .iter()
         .zip(&locs)

@@ -132,7 +132,13 @@ pub fn split_body(body: &str) -> (Vec<String>, Vec<String>) {
         }
         let hashes = t.chars().take_while(|&c| c == '#').count();
         if (1..=6).contains(&hashes) && t[hashes..].starts_with([' ', '\t']) {
-            headings.push(t[hashes..].trim().trim_end_matches('#').trim_end().to_string());
+            headings.push(
+                t[hashes..]
+                    .trim()
+                    .trim_end_matches('#')
+                    .trim_end()
+                    .to_string(),
+            );
         } else {
             rest.push(line.to_string());
         }
@@ -159,11 +165,9 @@ pub fn schema_texts(bytes: &[u8]) -> Vec<String> {
                                 walk(sub, out, depth + 1);
                             }
                         }
-                        ("enum", serde_json::Value::Array(items)) => out.extend(
-                            items
-                                .iter()
-                                .filter_map(|i| i.as_str().map(str::to_string)),
-                        ),
+                        ("enum", serde_json::Value::Array(items)) => {
+                            out.extend(items.iter().filter_map(|i| i.as_str().map(str::to_string)))
+                        }
                         _ => walk(v, out, depth + 1),
                     }
                 }
@@ -269,7 +273,11 @@ pub fn build_fields_with(
         }
     }
     for a in &mut avg {
-        *a = if n == 0 { 1.0 } else { (*a / n as f64).max(1.0) };
+        *a = if n == 0 {
+            1.0
+        } else {
+            (*a / n as f64).max(1.0)
+        };
     }
     let mut df = vec![0u32; names.len()];
     for terms in &per_doc {
@@ -318,7 +326,11 @@ pub fn build_fields_with(
         }
     }
     // Global unit: the heaviest term's heaviest posting is 255 × 65535 units.
-    let unit = if max > 0.0 { max / (255.0 * 65535.0) } else { 1.0 };
+    let unit = if max > 0.0 {
+        max / (255.0 * 65535.0)
+    } else {
+        1.0
+    };
     let order: BTreeMap<&str, usize> = names
         .iter()
         .enumerate()
@@ -329,13 +341,12 @@ pub fn build_fields_with(
     let mut list: Vec<Posting> = Vec::new();
     for (term, &i) in &order {
         list.clear();
-        let term_max = weighted[i]
-            .iter()
-            .map(|p| p.1.abs())
-            .fold(0.0f64, f64::max);
+        let term_max = weighted[i].iter().map(|p| p.1.abs()).fold(0.0f64, f64::max);
         let term_scale = (term_max / (255.0 * unit)).round().clamp(1.0, 65535.0);
         for &(doc, weight, fields) in &weighted[i] {
-            let q = (weight.abs() / (term_scale * unit)).round().clamp(1.0, 255.0) as u8;
+            let q = (weight.abs() / (term_scale * unit))
+                .round()
+                .clamp(1.0, 255.0) as u8;
             list.push(Posting {
                 doc,
                 impact: q,
@@ -351,7 +362,11 @@ pub fn build_fields_with(
     bucket_names.dedup();
     let doc_buckets: Vec<u32> = buckets
         .iter()
-        .map(|b| bucket_names.binary_search_by(|x| x.as_str().cmp(b)).unwrap_or(0) as u32)
+        .map(|b| {
+            bucket_names
+                .binary_search_by(|x| x.as_str().cmp(b))
+                .unwrap_or(0) as u32
+        })
         .collect();
     w.buckets(bucket_names, doc_buckets);
     let bytes = w.finish()?;

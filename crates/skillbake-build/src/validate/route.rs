@@ -47,7 +47,8 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             || b.is_empty()
             || b.starts_with('/')
             || b.ends_with('/')
-            || b.split('/').any(|p| p.trim().is_empty() || p == "." || p == "..");
+            || b.split('/')
+                .any(|p| p.trim().is_empty() || p == "." || p == "..");
         if bad {
             diags.push(
                 Diagnostic::new(
@@ -72,7 +73,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                 format!("unknown key `{key}` in `{ROUTE_TESTS}`; its cases are never run"),
             )
             .at(ctx.md.find_in_value(ROUTE_TESTS, &key));
-            d = match did_you_mean(&key, CASES.into_iter()).filter(|s| *s != key) {
+            d = match did_you_mean(&key, CASES).filter(|s| *s != key) {
                 Some(s) => d.help(format!("did you mean `{s}`?")),
                 None => d.help("use `match:` for requests that must route to this pack and `no_match:` for requests that must not"),
             };
@@ -169,7 +170,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -196,16 +197,17 @@ pub fn check_all(
     if let Some(index) = Index::new(&built.bytes) {
         let mut tok = Tokenizer::new();
         run_tests(skills, &index, &mut tok, cfg.route.top, diags);
-        near_duplicates(skills, &index, &mut tok, cfg.route.duplicate_threshold, diags);
+        near_duplicates(
+            skills,
+            &index,
+            &mut tok,
+            cfg.route.duplicate_threshold,
+            diags,
+        );
     }
     let locations: Vec<String> = skills
         .iter()
-        .map(|s| {
-            format!(
-                "{}/SKILL.md",
-                crate::generate::location(prefix, &s.rel_dir)
-            )
-        })
+        .map(|s| format!("{}/SKILL.md", crate::generate::location(prefix, &s.rel_dir)))
         .collect();
     let tag_lists: Vec<Vec<&str>> = skills
         .iter()
@@ -230,7 +232,10 @@ pub fn check_all(
         .route
         .max_tokens
         .filter(|&m| cost.catalog_tokens as u64 > m);
-    let over_chars = cfg.route.max_chars.filter(|&m| cost.catalog_chars as u64 > m);
+    let over_chars = cfg
+        .route
+        .max_chars
+        .filter(|&m| cost.catalog_chars as u64 > m);
     if over_tokens.is_some() || over_chars.is_some() {
         let pos = cfg.route.budget_pos;
         let limit = match (over_tokens, over_chars) {
@@ -241,7 +246,13 @@ pub fn check_all(
         let biggest = skills
             .iter()
             .max_by_key(|s| (s.description.chars().count(), std::cmp::Reverse(&s.name)))
-            .map(|s| format!("; the longest description is `{}`'s ({} characters)", s.name, s.description.chars().count()))
+            .map(|s| {
+                format!(
+                    "; the longest description is `{}`'s ({} characters)",
+                    s.name,
+                    s.description.chars().count()
+                )
+            })
             .unwrap_or_default();
         diags.push(
             Diagnostic::new(
