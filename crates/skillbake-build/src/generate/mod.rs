@@ -9,7 +9,6 @@
 //! Output depends only on the skills' content and relative paths: no timestamps, no absolute
 //! paths, sorted order, and `phf`'s fixed seed.
 
-pub mod pyjson;
 pub mod tools;
 
 use crate::model::Skill;
