@@ -11,13 +11,25 @@
 //! * [`activation`] — other shapes of a loaded skill (`<skill>`, `<skill_content>`);
 //! * [`tokens`] — a model-free estimate of a text's cost in tokens;
 //! * [`candidates`] — the routed top-K skills for the model's final choice, in every catalog
-//!   format and as JSON.
+//!   format and as JSON;
+//! * [`tools`] — the tool-definition dialects of LLM APIs;
+//! * [`file_type`] — how an embedded file is served (chunk kind) and labelled (MIME type);
+//! * [`percent`] — percent-coding for every URI skillbake writes or reads.
+//!
+//! Every fact lives in one table here (formats and their names, extensions and their kinds and
+//! MIME types); the compiler, the runtime and the CLI's value lists all read the same table.
 
 #![forbid(unsafe_code)]
+#![deny(clippy::indexing_slicing, clippy::panic)]
+
+mod table;
 
 pub mod activation;
 pub mod candidates;
 pub mod catalog;
 pub mod chunks;
 pub mod escape;
+pub mod file_type;
+pub mod percent;
 pub mod tokens;
+pub mod tools;
