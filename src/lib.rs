@@ -62,9 +62,9 @@ pub mod route;
 pub mod testing;
 
 pub use registry::{File, Registry, Resolution, Skill};
-pub use skillbake_format::activation::Shape as Activation;
 #[cfg(feature = "route")]
 pub use route::{RouteOptions, Routed};
+pub use skillbake_format::activation::Shape as Activation;
 pub use skillbake_format::catalog::{Catalog, Format as CatalogFormat};
 pub use skillbake_format::file_type::FileKind;
 pub use skillbake_format::tools::Format as ToolsFormat;

@@ -63,9 +63,9 @@ pub fn in_bucket(bucket: &str, filter: &str) -> bool {
     let filter = filter.trim_matches('/');
     filter.is_empty()
         || bucket == filter
-        || (bucket.len() > filter.len()
-            && bucket.starts_with(filter)
-            && bucket.as_bytes()[filter.len()] == b'/')
+        || bucket
+            .strip_prefix(filter)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 impl Registry {
