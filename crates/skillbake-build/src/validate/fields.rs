@@ -110,6 +110,17 @@ pub fn field_type(
     .help(help)
 }
 
+/// `field-type` for a known field whose value has the wrong shape, for rules that check the
+/// inside of their own fields (`validate::route` for `route_tests` and `bucket`).
+pub fn wrong_shape(file: &str, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(Code::FieldType, file, message)
+}
+
+/// `unknown-key` for a key inside a known field's mapping (`route_tests`).
+pub fn unknown_sub_key(file: &str, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(Code::UnknownKey, file, message)
+}
+
 /// Longest allowed `compatibility`, in characters.
 pub const COMPATIBILITY_MAX: usize = 500;
 

@@ -51,8 +51,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                 .any(|p| p.trim().is_empty() || p == "." || p == "..");
         if bad {
             diags.push(
-                Diagnostic::new(
-                    Code::FieldType,
+                super::fields::wrong_shape(
                     &ctx.file,
                     format!("`bucket` is `{b}`; it must be a folder-like name such as `support` or `data/sql`"),
                 )
@@ -67,8 +66,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
     for (k, v) in m {
         let key = key_text(k);
         if !CASES.contains(&key.as_str()) {
-            let mut d = Diagnostic::new(
-                Code::UnknownKey,
+            let mut d = super::fields::unknown_sub_key(
                 &ctx.file,
                 format!("unknown key `{key}` in `{ROUTE_TESTS}`; its cases are never run"),
             )
@@ -87,8 +85,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         };
         if !ok {
             diags.push(
-                Diagnostic::new(
-                    Code::FieldType,
+                super::fields::wrong_shape(
                     &ctx.file,
                     format!(
                         "`{ROUTE_TESTS}.{key}` must be a request or a list of requests (strings), found {}",
