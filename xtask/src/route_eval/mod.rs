@@ -19,9 +19,13 @@
 //!    that does not install or run is reported as such, never replaced;
 //! 4. Recall@1/5/10, MRR@10 and NDCG@10 of every system on every set, route latency, index size
 //!    against the registry's text, and what the catalog costs in the prompt: all of it, or the
-//!    top 5 candidates.
+//!    top 5 candidates;
+//! 5. speed at 100, 1,000 and 10,000 packs: synthetic packs with Zipf-distributed words
+//!    ([`scale`]), the same steps (their recall only checks that the request's source pack is
+//!    found).
 
 mod metrics;
+mod scale;
 
 use crate::{root, run as run_step};
 use metrics::{Metrics, Query};
@@ -141,13 +145,20 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             .arg(&opts.out),
     )?;
     let mut results = Vec::new();
-    for set in [
+    for n in [100usize, 1_000, 10_000] {
+        scale::generate(&opts.out.join(format!("scale-{n}")), n)?;
+    }
+    let sets = [
         "apibench-torchhub",
         "apibench-tensorflowhub",
         "apibench-huggingface",
         "acebench-en",
         "acebench-zh",
-    ] {
+        "scale-100",
+        "scale-1000",
+        "scale-10000",
+    ];
+    for set in sets {
         let dir = opts.out.join(set);
         if !dir.join("queries.jsonl").exists() {
             eprintln!("route-eval: {set}: no data, skipped");
