@@ -1,16 +1,18 @@
 //! Validate layer: one module per group of rules. Every check appends to a shared list of
 //! diagnostics and never stops at the first problem.
 //!
+//! <!-- codes:start -->
 //! | module | codes |
 //! |---|---|
 //! | [`name`] | `name-missing`, `name-length`, `name-charset`, `name-dir-mismatch`, `name-not-portable` |
+//! | [`duplicate`] | `duplicate-name` |
 //! | [`description`] | `description-missing`, `description-length` |
-//! | [`fields`] | `field-type`, `unknown-key`, `compatibility-length` |
+//! | [`fields`] | `compatibility-length`, `field-type`, `unknown-key` |
 //! | [`tools`] | `unknown-tool` |
 //! | [`schema`] | `schema-json-syntax`, `schema-invalid`, `schema-remote-ref`, `schema-unresolved-ref` |
 //! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
-//! | [`duplicate`] | `duplicate-name` |
 //! | [`size`] | `file-too-large`, `pack-too-large` |
+//! <!-- codes:end -->
 
 pub mod body;
 pub mod description;
