@@ -134,6 +134,32 @@ fn no_new_rule_placeholder_is_left() {
     }
 }
 
+/// ARCHITECTURE.md is a code map that cannot go stale: every path it names in backticks exists
+/// (up to a placeholder such as `<code>` or `{name}`), and it has its "Entry points".
+#[test]
+fn architecture_names_only_existing_paths() {
+    let text = std::fs::read_to_string("ARCHITECTURE.md").unwrap();
+    assert!(text.contains("\n## Entry points\n"), "ARCHITECTURE.md lacks `## Entry points`");
+    let mut checked = 0;
+    for (i, span) in text.split('`').enumerate() {
+        // Odd pieces are inside backticks.
+        if i % 2 == 0 || !span.contains('/') || span.contains("://") || span.contains(' ') {
+            continue;
+        }
+        // Up to a placeholder, the folder it sits in must exist.
+        let path = match span.find(['<', '{', '*']) {
+            Some(at) => span[..at].rfind('/').map_or("", |slash| &span[..=slash]),
+            None => span,
+        };
+        assert!(
+            Path::new(path).exists(),
+            "ARCHITECTURE.md names `{span}`, but `{path}` does not exist: update the code map"
+        );
+        checked += 1;
+    }
+    assert!(checked > 40, "only {checked} paths found: the scan is broken");
+}
+
 #[test]
 fn every_module_has_a_doc_comment() {
     for f in all_rust_files() {
