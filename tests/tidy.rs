@@ -81,7 +81,7 @@ fn every_code_is_raised_by_the_module_it_names() {
         let text = non_test_source(&module);
         assert!(
             text.contains(&format!("Code::{variant}")),
-            "`{c}`: {} does not raise Code::{variant}; fix `module` in the codes! table",
+            "`{c}`: {} does not raise Code::{variant}: raise it there (or fix the module in the codes! table)",
             module.display()
         );
         for (v, file) in &built {
@@ -139,7 +139,10 @@ fn no_new_rule_placeholder_is_left() {
 #[test]
 fn architecture_names_only_existing_paths() {
     let text = std::fs::read_to_string("ARCHITECTURE.md").unwrap();
-    assert!(text.contains("\n## Entry points\n"), "ARCHITECTURE.md lacks `## Entry points`");
+    assert!(
+        text.contains("\n## Entry points\n"),
+        "ARCHITECTURE.md lacks `## Entry points`"
+    );
     let mut checked = 0;
     for (i, span) in text.split('`').enumerate() {
         // Odd pieces are inside backticks.
@@ -157,7 +160,10 @@ fn architecture_names_only_existing_paths() {
         );
         checked += 1;
     }
-    assert!(checked > 40, "only {checked} paths found: the scan is broken");
+    assert!(
+        checked > 40,
+        "only {checked} paths found: the scan is broken"
+    );
 }
 
 #[test]
