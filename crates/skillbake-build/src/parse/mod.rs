@@ -1,9 +1,10 @@
 //! Parse layer: turns the bytes of a pack into structured data with source positions.
 //!
-//! [`frontmatter`] splits and parses `SKILL.md`; [`json`] maps JSON pointers of `schema.json` to
+//! [`frontmatter`] splits and parses `SKILL.md`; [`jinja`] parses bodies as Jinja2 templates; [`json`] maps JSON pointers of `schema.json` to
 //! positions. Nothing here decides whether a value is acceptable: that is [`crate::validate`].
 
 pub mod frontmatter;
+pub mod jinja;
 pub mod json;
 
 use serde_json::{Map, Number, Value as Json};
