@@ -146,7 +146,7 @@ codes! {
     /// A local `$ref` that does not resolve.
     SchemaUnresolvedRef = "schema-unresolved-ref", Error, "validate/schema.rs", "A local `$ref` in `schema.json` points at nothing.";
     /// Body that Jinja2 would reject.
-    BodyJinja = "body-jinja", Warning, "validate/body.rs", "The body has `{{`, `{%` or `{#` that would not parse as a Jinja2 template (DB-GPT renders bodies with Jinja2).";
+    BodyJinja = "body-jinja", Warning, "validate/body.rs", "The body is not a template Jinja2 accepts (DB-GPT parses every body with Jinja2 and fails on it).";
     /// Empty body.
     BodyEmpty = "body-empty", Warning, "validate/body.rs", "The body after the frontmatter is empty.";
     /// Long body.

@@ -149,14 +149,15 @@ pub fn analyse(src: &str) -> Result<Analysis, JinjaError> {
     let text = rewritten.as_deref().unwrap_or(src);
     let tree = mj_parse(text, "SKILL.md", Default::default()).map_err(|e| {
         let range = e.range().unwrap_or(0..0);
-        let message = e
+        let detail = e
             .detail()
             .map_or_else(|| e.kind().to_string(), str::to_string);
-        JinjaError {
-            start: range.start.min(src.len()),
-            end: range.end.clamp(range.start, src.len()),
-            message,
-        }
+        parse_error(
+            text,
+            range.start.min(src.len()),
+            range.end.min(src.len()),
+            &detail,
+        )
     })?;
     let body = match &tree {
         ast::Stmt::Template(t) => &t.children[..],
@@ -166,6 +167,39 @@ pub fn analyse(src: &str) -> Result<Analysis, JinjaError> {
     Ok(Analysis {
         vars: undeclared(body),
     })
+}
+
+/// A parser error, pointed at the construct that is never closed when the parser only noticed at
+/// the end of the text.
+fn parse_error(src: &str, start: usize, end: usize, detail: &str) -> JinjaError {
+    // Where the last token the lexer accepted ends: an unclosed comment or raw block starts after.
+    let last_ok = tokenize(src, false, Default::default())
+        .map_while(Result::ok)
+        .last()
+        .map_or(0, |(_, span)| span.end_offset as usize)
+        .min(src.len());
+    let opener = |open: &str| {
+        src.get(last_ok..)
+            .and_then(|rest| rest.find(open))
+            .map(|i| (last_ok + i, last_ok + i + open.len()))
+    };
+    let (found, message) = match detail {
+        "unexpected end of comment" => (
+            opener("{#"),
+            "`{#` opens a comment that is never closed with `#}`".to_string(),
+        ),
+        "unexpected end of raw block" => (
+            opener("{%"),
+            "`{% raw %}` is never closed with `{% endraw %}`".to_string(),
+        ),
+        other => (None, other.to_string()),
+    };
+    let (start, end) = found.unwrap_or((start, end.max(start)));
+    JinjaError {
+        start,
+        end,
+        message,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -638,7 +672,7 @@ impl Checker {
             }),
             E::Filter(f) => {
                 if !self.is_soft() && !JINJA2_FILTERS.contains(&f.name) {
-                    return Err(err(f.span(), format!("No filter named '{}'", f.name)));
+                    return Err(err(f.span(), unknown("filter", f.name, JINJA2_FILTERS)));
                 }
                 if let Some(e) = &f.expr {
                     self.expr(e)?;
@@ -647,7 +681,7 @@ impl Checker {
             }
             E::Test(t) => {
                 if !self.is_soft() && !JINJA2_TESTS.contains(&t.name) {
-                    return Err(err(t.span(), format!("No test named '{}'", t.name)));
+                    return Err(err(t.span(), unknown("test", t.name, JINJA2_TESTS)));
                 }
                 self.expr(&t.expr)?;
                 self.args(&t.args)
@@ -665,6 +699,14 @@ impl Checker {
                 m.values.iter().try_for_each(|e| self.expr(e))
             }
         }
+    }
+}
+
+/// Jinja2's "No filter named 'x'", with a did-you-mean.
+fn unknown(what: &str, name: &str, known: &[&str]) -> String {
+    match crate::diagnostic::did_you_mean(name, known.iter().copied()) {
+        Some(s) => format!("Jinja2 has no {what} named `{name}` (did you mean `{s}`?)"),
+        None => format!("Jinja2 has no {what} named `{name}`"),
     }
 }
 
