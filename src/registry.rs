@@ -217,7 +217,8 @@ impl Registry {
     /// Resolves a `load_skill` request without building the reply.
     ///
     /// `file_path` selects what is served: empty, or a path whose last component is `SKILL.md`,
-    /// gives the body; a path naming another file of the pack (relative to the pack, or with the
+    /// gives the body (unless it names a `SKILL.md` the pack ships under `assets/` and the like,
+    /// which is a file); a path naming another file of the pack (relative to the pack, or with the
     /// pack's location or any trailing part of it in front, `/` or `\` separated) gives that
     /// file; a path with `..`, an absolute path or an unknown file gives [`Resolution::FileNotFound`].
     pub fn resolve(&self, skill_name: &str, file_path: &str) -> Resolution<'_> {
@@ -388,14 +389,17 @@ impl<'r> Skill<'r> {
         if trimmed.is_empty() {
             return Resolution::Body(self);
         }
+        // A `SKILL.md` the pack ships as an example (`assets/example/SKILL.md`) is a file like
+        // any other; any other path ending in `SKILL.md` asks for the body, as in DB-GPT.
+        let found = self.find_file(trimmed);
+        if let Some(f) = found.filter(|f| f.path() != "SKILL.md") {
+            return Resolution::File(self, f);
+        }
         let last = trimmed.rsplit(['/', '\\']).next().unwrap_or(trimmed);
         if last == "SKILL.md" {
             return Resolution::Body(self);
         }
-        match self.find_file(trimmed) {
-            Some(f) => Resolution::File(self, f),
-            None => Resolution::FileNotFound(self),
-        }
+        Resolution::FileNotFound(self)
     }
 
     /// The embedded file a request path names: relative to the pack, or with the pack's location

@@ -88,7 +88,7 @@ codes! {
     /// A file named like SKILL.md but with other letter case.
     MisnamedSkillMd = "misnamed-skill-md", Warning, "discover.rs", "A file named `skill.md` (any case but `SKILL.md`) makes no pack; rename it to `SKILL.md`.";
     /// A SKILL.md below another pack.
-    NestedPack = "nested-pack", Error, "discover.rs", "A `SKILL.md` lies inside another pack; packs do not nest.";
+    NestedPack = "nested-pack", Error, "discover.rs", "A `SKILL.md` lies inside another pack outside its `assets/`, `references/`, `templates/` and `examples/`; packs do not nest.";
     /// A symbolic link that points outside its pack (or the skills root).
     SymlinkEscape = "symlink-escape", Error, "discover.rs", "A symbolic link points outside its pack; it is never embedded.";
     /// A symbolic link cycle.
