@@ -88,7 +88,7 @@ pub enum Resolution<'r> {
     File(Skill<'r>, File),
     /// The skill exists but `file_path` names none of its files.
     FileNotFound(Skill<'r>),
-    /// No skill has this name, even ignoring ASCII case.
+    /// No skill has this name, even ignoring letter case.
     SkillNotFound,
 }
 
@@ -136,28 +136,34 @@ impl Registry {
             .map(|rec| Skill { reg: self, rec })
     }
 
-    /// The skill with exactly this name.
+    /// The skill with exactly this name (letter case included).
     pub fn get_exact(&self, name: &str) -> Option<Skill<'_>> {
-        let index = *self.parts.index.get(name)?;
-        self.skill(index as usize)
+        self.get(name).filter(|s| s.name() == name)
     }
 
-    /// The skill named `name`: exact match first, then ASCII case-insensitive (as DB-GPT does).
+    /// The skill named `name`, ignoring letter case (as DB-GPT does: `PDF-Tools` answers
+    /// `pdf-tools`); the skill keeps the name as written. The index holds every name in lower
+    /// case ([`skillbake_format::name::fold`]), and no two names fold alike.
     pub fn get(&self, name: &str) -> Option<Skill<'_>> {
-        if let Some(s) = self.get_exact(name) {
-            return Some(s);
+        if let Some(&index) = self.parts.index.get(name) {
+            return self.skill(index as usize);
         }
-        // Names are validated to be lower case, so a case-insensitive match is an exact match
-        // of the lower-cased request. Names are at most 64 bytes: lower-case on the stack.
-        let mut buf = [0u8; 64];
+        // ASCII names up to 64 bytes are lower-cased on the stack.
         let bytes = name.as_bytes();
-        if bytes.len() > buf.len() || !bytes.iter().any(u8::is_ascii_uppercase) {
-            return None;
+        let mut buf = [0u8; 64];
+        if name.is_ascii() && bytes.len() <= buf.len() {
+            if !bytes.iter().any(u8::is_ascii_uppercase) {
+                return None;
+            }
+            let lower = &mut buf[..bytes.len()];
+            lower.copy_from_slice(bytes);
+            lower.make_ascii_lowercase();
+            let index = *self.parts.index.get(std::str::from_utf8(lower).ok()?)?;
+            return self.skill(index as usize);
         }
-        let lower = &mut buf[..bytes.len()];
-        lower.copy_from_slice(bytes);
-        lower.make_ascii_lowercase();
-        self.get_exact(std::str::from_utf8(lower).ok()?)
+        let folded = skillbake_format::name::fold(name);
+        let index = *self.parts.index.get(folded.as_ref())?;
+        self.skill(index as usize)
     }
 
     /// Every skill, in name order.

@@ -131,7 +131,7 @@ enum Command {
         /// <skill_content> block.
         #[arg(long, value_parser = ["chunks", "skill-tag", "skill-content"], default_value = "chunks")]
         format: String,
-        /// Skill name (exact, else ASCII case-insensitive).
+        /// Skill name (letter case ignored, as in DB-GPT).
         skill_name: String,
         /// File path to echo (and, when it names another file of the pack, to serve)
         /// [default: the pack's own SKILL.md path].
@@ -144,7 +144,7 @@ enum Command {
     Serve,
     /// Write the exact bytes of an embedded file to stdout.
     Cat {
-        /// Skill name (exact, else ASCII case-insensitive).
+        /// Skill name (letter case ignored, as in DB-GPT).
         skill_name: String,
         /// Path of the file relative to the pack (e.g. SKILL.md, scripts/run.py).
         path: String,

@@ -68,7 +68,8 @@ pub enum Profile {
     Default,
     /// Exactly the Agent Skills spec: only its six fields, names `^[a-z0-9]+(-[a-z0-9]+)*$`.
     AgentSkills,
-    /// DB-GPT first: its fields, `_` in names allowed, Jinja problems are errors.
+    /// DB-GPT first: its fields, `_` in names allowed, Jinja problems are errors, folder names
+    /// and name characters (DB-GPT registers any name) only warnings.
     DbGpt,
 }
 
@@ -101,6 +102,8 @@ impl Profile {
             (Profile::AgentSkills, Code::UnknownKey | Code::NameNotPortable) => Some(Level::Deny),
             (Profile::DbGpt, Code::NameNotPortable) => Some(Level::Allow),
             (Profile::DbGpt, Code::BodyJinja) => Some(Level::Deny),
+            // DB-GPT ignores folder names and registers any name, finding it case-insensitively.
+            (Profile::DbGpt, Code::NameDirMismatch | Code::NameCharset) => Some(Level::Warn),
             _ => None,
         }
     }

@@ -124,7 +124,7 @@ codes! {
     /// `_` or `--` in a name.
     NameNotPortable = "name-not-portable", Warning, "validate/name.rs", "`name` contains `_` or `--`, which Agent Skills clients reject.";
     /// Two packs with one name.
-    DuplicateName = "duplicate-name", Error, "validate/duplicate.rs", "Two packs have the same name, or names that differ only in ASCII case.";
+    DuplicateName = "duplicate-name", Error, "validate/duplicate.rs", "Two packs have the same name, or names that differ only in letter case.";
     /// `description` absent.
     DescriptionMissing = "description-missing", Error, "validate/description.rs", "The required `description` field is missing or empty.";
     /// `description` too long.
@@ -180,7 +180,6 @@ impl Code {
                 | Code::YamlLimit
                 | Code::DuplicateKey
                 | Code::NameMissing
-                | Code::NameCharset
                 | Code::DuplicateName
                 | Code::ConfigInvalid
         )

@@ -128,6 +128,12 @@ pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLar
     let phf_path = format!("{rt}::__private::phf");
     let mut index = phf_codegen::Map::<&str>::new();
     index.phf_path(&phf_path);
+    // The index holds every name in the form lookups compare (lower case); names are unique in
+    // that form (`duplicate-name`).
+    let folded: Vec<String> = sorted
+        .iter()
+        .map(|s| skillbake_format::name::fold(&s.name).into_owned())
+        .collect();
 
     for (i, s) in sorted.iter().enumerate() {
         let location = location(&opts.location_prefix, &s.rel_dir);
@@ -192,7 +198,7 @@ pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLar
             range(fields_start, n_fields)?,
             range(files_start, n_files)?,
         );
-        index.entry(s.name.as_str(), format!("{i}u32"));
+        index.entry(folded[i].as_str(), format!("{i}u32"));
     }
 
     // Registry-wide texts: the catalog in every format (no budget) and the tool definitions.
