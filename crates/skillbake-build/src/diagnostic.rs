@@ -145,6 +145,10 @@ codes! {
     SchemaRemoteRef = "schema-remote-ref", Error, "validate/schema.rs", "`schema.json` has a `$ref` to another document; only local `#...` references are allowed.";
     /// A local `$ref` that does not resolve.
     SchemaUnresolvedRef = "schema-unresolved-ref", Error, "validate/schema.rs", "A local `$ref` in `schema.json` points at nothing.";
+    /// `$ref`s that lead back to themselves with nothing in between.
+    SchemaRefCycle = "schema-ref-cycle", Error, "validate/schema.rs", "`$ref`s in `schema.json` form a cycle that never reaches a child value (`a` → `b` → `a`).";
+    /// A `format` no validator knows.
+    SchemaUnknownFormat = "schema-unknown-format", Warning, "validate/schema.rs", "A `format` in `schema.json` is not one JSON Schema defines; validators silently ignore it.";
     /// Body that Jinja2 would reject.
     BodyJinja = "body-jinja", Warning, "validate/body.rs", "The body is not a template Jinja2 accepts (DB-GPT parses every body with Jinja2 and fails on it).";
     /// Empty body.
