@@ -135,6 +135,8 @@ codes! {
     FieldType = "field-type", Error, "validate/fields.rs", "A known frontmatter field has the wrong type.";
     /// An unknown top-level key.
     UnknownKey = "unknown-key", Warning, "validate/fields.rs", "A top-level frontmatter key is not one skillbake knows (often a typo).";
+    /// A control character in frontmatter text.
+    ControlCharacter = "control-character", Error, "validate/text.rs", "A frontmatter string holds a control character (terminal escape, BEL, NUL, …) other than tab and line breaks.";
     /// `required_tools` names an unknown tool.
     UnknownTool = "unknown-tool", Error, "validate/tools.rs", "`required_tools` names a tool that is neither a DB-GPT built-in nor declared in `skillbake.toml`.";
     /// `schema.json` is not JSON.

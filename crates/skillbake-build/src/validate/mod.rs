@@ -11,6 +11,7 @@
 //! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
 //! | [`duplicate`] | `duplicate-name` |
 //! | [`size`] | `file-too-large`, `pack-too-large` |
+//! | [`text`] | `control-character` |
 
 pub mod body;
 pub mod description;
@@ -19,6 +20,7 @@ pub mod fields;
 pub mod name;
 pub mod schema;
 pub mod size;
+pub mod text;
 pub mod tools;
 
 use crate::config::ProjectConfig;
@@ -54,6 +56,7 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         description::check(ctx, diags);
         fields::check(ctx, diags);
         tools::check(ctx, diags);
+        text::check(ctx, diags);
     }
     body::check(ctx, diags);
     size::check(ctx, diags);
