@@ -101,7 +101,7 @@ impl Profile {
         match (self, code) {
             (Profile::AgentSkills, Code::UnknownKey | Code::NameNotPortable) => Some(Level::Deny),
             (Profile::DbGpt, Code::NameNotPortable) => Some(Level::Allow),
-            (Profile::DbGpt, Code::BodyJinja) => Some(Level::Deny),
+            (Profile::DbGpt, Code::BodyJinja | Code::FrontmatterDashes) => Some(Level::Deny),
             // DB-GPT ignores folder names and registers any name, finding it case-insensitively.
             (Profile::DbGpt, Code::NameDirMismatch | Code::NameCharset) => Some(Level::Warn),
             _ => None,

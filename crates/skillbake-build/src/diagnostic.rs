@@ -103,6 +103,8 @@ codes! {
     FrontmatterMissing = "frontmatter-missing", Error, "parse/frontmatter.rs", "`SKILL.md` does not start with a `---` line opening the YAML frontmatter.";
     /// No closing `---`.
     FrontmatterUnterminated = "frontmatter-unterminated", Error, "parse/frontmatter.rs", "The frontmatter has no closing line that is exactly `---`.";
+    /// A `---` inside the frontmatter, where DB-GPT would split.
+    FrontmatterDashes = "frontmatter-dashes", Warning, "parse/frontmatter.rs", "The frontmatter holds `---`, where DB-GPT's substring split would end it (DB-GPT would serve other bytes).";
     /// Nothing between the delimiters.
     FrontmatterEmpty = "frontmatter-empty", Error, "parse/frontmatter.rs", "The frontmatter holds no YAML.";
     /// Frontmatter is YAML but not a mapping.
@@ -111,6 +113,8 @@ codes! {
     YamlSyntax = "yaml-syntax", Error, "parse/yaml_error.rs", "The frontmatter is not valid YAML.";
     /// Alias bombs and deep nesting.
     YamlLimit = "yaml-limit", Error, "parse/yaml_error.rs", "The frontmatter expands too many aliases or nests too deeply.";
+    /// A YAML merge key.
+    YamlMergeKey = "yaml-merge-key", Error, "parse/frontmatter.rs", "The frontmatter uses a YAML merge key (`<<: *anchor`), which is not supported.";
     /// A key given twice.
     DuplicateKey = "duplicate-key", Error, "parse/yaml_error.rs", "A key appears twice in one YAML mapping.";
     /// `name` absent.
