@@ -2,27 +2,53 @@
 //! is given to Python's `jinja2` exactly as DB-GPT gives it a body (`Environment().parse` then
 //! `meta.find_undeclared_variables`, which compiles it), and to skillbake's parser
 //! (`skillbake_build::parse::jinja`). Both must agree on every verdict (parses or raises) and
-//! on every variable list. Without Python 3 and `jinja2` the test says so and checks nothing
+//! on every variable list; every template the compiler precompiles is rendered by the runtime's
+//! interpreter and by Jinja2's `SandboxedEnvironment` (as DB-GPT renders prompts) with the same
+//! variables, and both must give the same text (or both fail). Without Python 3 and `jinja2` the test says so and checks nothing
 //! else (CI installs `jinja2`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
+use skillbake_build::generate::template;
 use skillbake_build::parse::jinja;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-/// DB-GPT's `_get_jinja2_template_vars`, one JSON result per template.
+/// DB-GPT's `_get_jinja2_template_vars`, then its rendering (`SandboxedEnvironment`) with
+/// [`CONTEXT`], one JSON result per template.
 const JINJA2: &str = r#"
 import json, sys
 from jinja2 import Environment, meta
-for src in json.load(sys.stdin):
+from jinja2.sandbox import SandboxedEnvironment
+data = json.load(sys.stdin)
+for src in data["templates"]:
     try:
         env = Environment()
         ast = env.parse(src)
-        print(json.dumps({"ok": True, "vars": sorted(meta.find_undeclared_variables(ast))}))
+        out = {"ok": True, "vars": sorted(meta.find_undeclared_variables(ast))}
     except Exception as e:
         print(json.dumps({"ok": False, "error": f"{type(e).__name__}: {e}".splitlines()[0]}))
+        continue
+    try:
+        out["rendered"] = SandboxedEnvironment().from_string(src).render(**data["context"])
+    except Exception as e:
+        out["render_error"] = f"{type(e).__name__}: {e}".splitlines()[0]
+    print(json.dumps(out))
 "#;
+
+/// The variables every corpus template is rendered with (all strings, as `--var` gives them);
+/// every other name is undefined.
+const CONTEXT: &[(&str, &str)] = &[
+    ("x", "Hello World"),
+    ("y", ""),
+    ("a", "1"),
+    ("b", "abc"),
+    ("name", "Ada Lovelace"),
+    ("user_name", "ada"),
+    ("items", "xyz"),
+    ("xs", "12"),
+    ("变量", "值"),
+];
 
 /// The corpus: `### NAME` lines, each followed by one template (its last newline excluded).
 fn corpus() -> Vec<(String, String)> {
@@ -89,7 +115,12 @@ fn corpus_agrees_with_jinja2() {
         cases.len()
     );
     let sources: Vec<&str> = cases.iter().map(|(_, s)| s.as_str()).collect();
-    let Some(out) = python(JINJA2, &serde_json::to_string(&sources).unwrap()) else {
+    let context: serde_json::Map<String, serde_json::Value> = CONTEXT
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), serde_json::Value::from(*v)))
+        .collect();
+    let input = serde_json::json!({"templates": sources, "context": context});
+    let Some(out) = python(JINJA2, &input.to_string()) else {
         return;
     };
     let results: Vec<serde_json::Value> = out
@@ -98,7 +129,7 @@ fn corpus_agrees_with_jinja2() {
         .collect();
     assert_eq!(results.len(), cases.len());
     let mut disagreements = Vec::new();
-    let (mut rejected, mut vars_compared) = (0, 0);
+    let (mut rejected, mut vars_compared, mut rendered, mut not_renderable) = (0, 0, 0, 0);
     for ((name, src), want) in cases.iter().zip(&results) {
         let ours = jinja::analyse(src);
         let ok = want["ok"].as_bool().unwrap();
@@ -113,6 +144,25 @@ fn corpus_agrees_with_jinja2() {
                         a.vars
                     ));
                 }
+                match template::compile(src) {
+                    Err(_) => not_renderable += 1,
+                    Ok(program) => {
+                        rendered += 1;
+                        let ours = skillbake_format::template::render(&program, CONTEXT);
+                        let theirs = want["rendered"].as_str();
+                        match (&ours, theirs) {
+                            (Ok(o), Some(t)) if o == t => {}
+                            (Err(_), None) => {}
+                            _ => disagreements.push(format!(
+                                "{name}: renders {ours:?}, Jinja2 {}\n  {src:?}",
+                                theirs.map_or_else(
+                                    || want["render_error"].to_string(),
+                                    |t| format!("{t:?}")
+                                )
+                            )),
+                        }
+                    }
+                }
             }
             (Err(_), false) => {}
             (Ok(_), false) => disagreements.push(format!(
@@ -126,7 +176,7 @@ fn corpus_agrees_with_jinja2() {
         }
     }
     eprintln!(
-        "jinja2 conformance: {} templates ({rejected} rejected by Jinja2, {vars_compared} variable lists), {} disagreements",
+        "jinja2 conformance: {} templates ({rejected} rejected by Jinja2, {vars_compared} variable lists, {rendered} rendered, {not_renderable} not renderable), {} disagreements",
         cases.len(),
         disagreements.len()
     );

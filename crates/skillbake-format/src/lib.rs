@@ -9,7 +9,8 @@
 //! * [`chunks`] — the fixed parts of DB-GPT's `load_skill` reply;
 //! * [`catalog`] — the list of skills for a system prompt, in four formats, with a budget;
 //! * [`activation`] — other shapes of a loaded skill (`<skill>`, `<skill_content>`);
-//! * [`name`] — how skill names are compared (case-insensitively, as DB-GPT does).
+//! * [`name`] — how skill names are compared (case-insensitively, as DB-GPT does);
+//! * [`template`] — precompiled Jinja2 templates: the instruction table and its interpreter.
 
 #![forbid(unsafe_code)]
 
@@ -18,3 +19,4 @@ pub mod catalog;
 pub mod chunks;
 pub mod escape;
 pub mod name;
+pub mod template;

@@ -10,6 +10,7 @@
 //! paths, sorted order, and `phf`'s fixed seed.
 
 pub mod pyjson;
+pub mod template;
 pub mod tools;
 
 use crate::model::Skill;

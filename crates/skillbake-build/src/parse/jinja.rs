@@ -145,6 +145,18 @@ pub struct Analysis {
 
 /// Parses `src` as DB-GPT's Jinja2 would, or says why Jinja2 would raise.
 pub fn analyse(src: &str) -> Result<Analysis, JinjaError> {
+    with_tree(src, |body, _| Analysis {
+        vars: undeclared(body),
+    })
+}
+
+/// Parses `src` as [`analyse`] does and hands the statements to `f`, with whether the tree means
+/// exactly what Jinja2's does (false when a Jinja2-only construct was rewritten into one
+/// MiniJinja parses with the same verdict: then it is good for verdicts and variables only).
+pub fn with_tree<R>(
+    src: &str,
+    f: impl FnOnce(&[ast::Stmt<'_>], bool) -> R,
+) -> Result<R, JinjaError> {
     let rewritten = lexical_pass(src)?;
     let text = rewritten.as_deref().unwrap_or(src);
     let tree = mj_parse(text, "SKILL.md", Default::default()).map_err(|e| {
@@ -164,9 +176,10 @@ pub fn analyse(src: &str) -> Result<Analysis, JinjaError> {
         other => std::slice::from_ref(other),
     };
     Checker::default().stmts(body, Frame::Top)?;
-    Ok(Analysis {
-        vars: undeclared(body),
-    })
+    // The rewritten spots (unary `+`, tuples, `x[]`, a trailing `{#`) and `1.e5` (an attribute
+    // of `1` in Jinja2, a float in MiniJinja) parse alike but do not render alike.
+    let exact = rewritten.is_none() && !has_dotted_exponent(src);
+    Ok(f(body, exact))
 }
 
 /// A parser error, pointed at the construct that is never closed when the parser only noticed at
@@ -414,6 +427,18 @@ fn ends_operand(t: &Token<'_>) -> bool {
         | Token::BraceClose => true,
         _ => false,
     }
+}
+
+/// Whether a float literal of MiniJinja's is `1.e5`, which Jinja2 reads as `1` and an attribute.
+fn has_dotted_exponent(src: &str) -> bool {
+    tokenize(src, false, Default::default())
+        .map_while(Result::ok)
+        .any(|(t, span)| {
+            matches!(t, Token::Float(_))
+                && src
+                    .get(span.start_offset as usize..span.end_offset as usize)
+                    .is_some_and(|t| t.contains(".e") || t.contains(".E"))
+        })
 }
 
 /// True when a token is followed by an operand (so a `+` after it is unary).
