@@ -1045,6 +1045,7 @@ fn slice(
                 .map(|i| l[i].clone())
                 .collect(),
         ),
+        Value::Range(..) => return Err(RenderError::Unsupported("a slice of a range".into())),
         other => {
             return Err(RenderError::Type(format!(
                 "'{}' object is not subscriptable",
@@ -1151,6 +1152,7 @@ fn filter(name: &str, v: Value, args: Vec<Value>) -> Result<Value, RenderError> 
             Value::Undefined(_) => 0,
             Value::Str(s) => s.chars().count() as i64,
             Value::List(l) => l.len() as i64,
+            r @ Value::Range(..) => r.items()?.len() as i64,
             other => {
                 return Err(RenderError::Type(format!(
                     "object of type '{}' has no len()",
@@ -1180,7 +1182,10 @@ fn filter(name: &str, v: Value, args: Vec<Value>) -> Result<Value, RenderError> 
             .unwrap_or_else(|| Value::Undefined("No last item, sequence was empty.".into())),
         "reverse" => match v {
             Value::Str(s) => Value::Str(s.chars().rev().collect()),
-            Value::Undefined(_) => Value::Str(String::new()),
+            // Jinja2 returns a `reversed` iterator object here.
+            Value::Undefined(_) | Value::Range(..) => {
+                return Err(RenderError::Unsupported("`reverse` of this value".into()))
+            }
             other => {
                 let mut items = other.items()?;
                 items.reverse();
