@@ -56,7 +56,9 @@ pub mod registry;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use registry::{Activation, File, FileKind, Registry, Resolution, Skill, ToolsFormat};
+pub use registry::{
+    Activation, File, FileKind, Registry, RenderError, Resolution, Skill, ToolsFormat,
+};
 pub use skillbake_format::catalog::{Catalog, Format as CatalogFormat};
 
 /// Defines `pub static REGISTRY: skillbake::Registry` from the registry that
@@ -116,6 +118,12 @@ pub mod __private {
         pub skill_md: u32,
         /// Index of schema.json in the file table.
         pub schema: Option<u32>,
+        /// Range into the list table: the body's template variables.
+        pub template_vars: Str,
+        /// Range into the byte blob: the body's precompiled template, when it has one.
+        pub template: Option<Str>,
+        /// Why the body cannot be rendered (empty when it can).
+        pub template_note: Str,
     }
 
     /// One embedded file's row.

@@ -5,6 +5,7 @@
 use crate::__private::{FieldRecord, FileRecord, Parts, SkillRecord, Str};
 use crate::chunk;
 use skillbake_format::catalog::{self, Catalog};
+use skillbake_format::template;
 
 /// Tool-definition dialects served by [`Registry::tools_json`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -47,6 +48,30 @@ pub enum Activation {
     /// Agent Skills client guide: `<skill_content name="…">` with the resource list.
     SkillContent,
 }
+
+/// Why [`Registry::render`] gave no text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RenderError {
+    /// No skill has this name.
+    SkillNotFound,
+    /// The body uses a construct the precompiled table cannot express (the reason, recorded at
+    /// build time).
+    NotRenderable(&'static str),
+    /// Jinja2 would raise too: an attribute of an undefined variable, a type error.
+    Failed(template::RenderError),
+}
+
+impl std::fmt::Display for RenderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RenderError::SkillNotFound => f.write_str("skill not found"),
+            RenderError::NotRenderable(why) => f.write_str(why),
+            RenderError::Failed(e) => write!(f, "rendering failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RenderError {}
 
 /// How an embedded file is served as a `load_skill` chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -232,6 +257,13 @@ impl Registry {
             return Resolution::SkillNotFound;
         };
         skill.resolve(file_path)
+    }
+
+    /// The body of skill `name` rendered with `vars` (see [`Skill::render`]).
+    pub fn render(&self, name: &str, vars: &[(&str, &str)]) -> Result<String, RenderError> {
+        self.get(name)
+            .ok_or(RenderError::SkillNotFound)?
+            .render(vars)
     }
 
     /// DB-GPT's `load_skill(skill_name, file_path)`: the reply as a JSON string of chunks, byte
@@ -446,6 +478,30 @@ impl<'r> Skill<'r> {
                 None
             }
         })
+    }
+
+    /// The variables the body reads when rendered as a Jinja2 template, sorted — what DB-GPT
+    /// records as the prompt template's `input_variables` (listed at build time).
+    pub fn template_vars(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        self.list(self.rec.template_vars)
+    }
+
+    /// The body rendered as DB-GPT renders prompt templates (Jinja2, undefined variables
+    /// empty), with `vars` as string values. The template was precompiled at build time; this
+    /// interprets its instruction table and parses nothing.
+    pub fn render(&self, vars: &[(&str, &str)]) -> Result<String, RenderError> {
+        let Some(range) = self.rec.template else {
+            return Err(RenderError::NotRenderable(self.s(self.rec.template_note)));
+        };
+        let bytes = self
+            .reg
+            .parts
+            .bytes
+            .get(range.0 as usize..range.1 as usize)
+            .ok_or(RenderError::Failed(template::RenderError::Corrupt))?;
+        let program = template::Program::decode(bytes)
+            .ok_or(RenderError::Failed(template::RenderError::Corrupt))?;
+        template::render(&program, self.body(), vars).map_err(RenderError::Failed)
     }
 
     /// The skill's body in another activation shape (see [`Activation`]).

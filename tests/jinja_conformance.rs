@@ -149,7 +149,7 @@ fn corpus_agrees_with_jinja2() {
                     Err(_) => not_renderable += 1,
                     Ok(program) => {
                         rendered += 1;
-                        let ours = skillbake_format::template::render(&program, CONTEXT);
+                        let ours = skillbake_format::template::render(&program, src, CONTEXT);
                         let theirs = want["rendered"].as_str();
                         match (&ours, theirs) {
                             (Ok(o), Some(t)) if o == t => {}

@@ -4,7 +4,8 @@
 //! empty, attributes of undefined ones raise). Variables are strings.
 //!
 //! The table is bytes: one opcode byte per instruction, operands as LEB128 integers and
-//! length-prefixed UTF-8. The runtime never sees template syntax; it decodes the table
+//! length-prefixed UTF-8; the template's text is referenced by offsets into the source (the
+//! body the registry serves anyway), so a body's table costs a few bytes per tag. The runtime never sees template syntax; it decodes the table
 //! ([`Program::decode`]) and runs it ([`render`]). Constructs the table cannot express are
 //! refused by the compiler, which then records why the body is not renderable.
 //!
@@ -154,6 +155,9 @@ const BINOPS: [BinOp; 16] = [
 pub enum Op {
     /// Write literal text.
     Text(String),
+    /// Write bytes `start..end` of the template's source (the served body), which the registry
+    /// already holds: text costs no space in the table.
+    Span(u32, u32),
     /// Pop a value and write it as Jinja2 prints it.
     Emit,
     /// Push a variable (locals first, then the render's variables; `loop` inside a loop).
@@ -261,6 +265,11 @@ impl Program {
                 Op::Store(s) => (26, str_bytes(s)),
                 Op::PushScope => (27, vec![]),
                 Op::PopScope => (28, vec![]),
+                Op::Span(a, b) => {
+                    let mut v = uleb(u64::from(*a));
+                    v.extend(uleb(u64::from(*b)));
+                    (29, v)
+                }
             };
             out.push(tag);
             out.extend(rest);
@@ -310,6 +319,7 @@ impl Program {
                 26 => Op::Store(r.string()?),
                 27 => Op::PushScope,
                 28 => Op::PopScope,
+                29 => Op::Span(r.u32()?, r.u32()?),
                 _ => return None,
             };
             ops.push(op);
@@ -656,8 +666,13 @@ struct LoopState {
     next: usize,
 }
 
-/// Renders `program` with `vars` (name → string value); unknown names are undefined.
-pub fn render(program: &Program, vars: &[(&str, &str)]) -> Result<String, RenderError> {
+/// Renders `program`, compiled from `source`, with `vars` (name → string value); unknown names
+/// are undefined.
+pub fn render(
+    program: &Program,
+    source: &str,
+    vars: &[(&str, &str)],
+) -> Result<String, RenderError> {
     let mut out = String::new();
     let mut stack: Vec<Value> = Vec::new();
     let mut scopes: Vec<Vec<(String, Value)>> = vec![Vec::new()];
@@ -678,6 +693,13 @@ pub fn render(program: &Program, vars: &[(&str, &str)]) -> Result<String, Render
         pc += 1;
         match op {
             Op::Text(s) => out.push_str(s),
+            Op::Span(a, b) => {
+                out.push_str(
+                    source
+                        .get(*a as usize..*b as usize)
+                        .ok_or(RenderError::Corrupt)?,
+                );
+            }
             Op::Emit => {
                 let v = pop!();
                 out.push_str(&v.to_str()?);
@@ -1611,7 +1633,15 @@ mod tests {
         };
         let bytes = p.encode();
         assert_eq!(Program::decode(&bytes), Some(p.clone()));
-        assert_eq!(render(&p, &[("name", "ada")]).as_deref(), Ok("Hi ADA-4.5"));
+        assert_eq!(
+            render(&p, "", &[("name", "ada")]).as_deref(),
+            Ok("Hi ADA-4.5")
+        );
+        let spans = Program {
+            ops: vec![Op::Span(0, 3)],
+        };
+        assert_eq!(render(&spans, "abcd", &[]).as_deref(), Ok("abc"));
+        assert_eq!(render(&spans, "ab", &[]), Err(RenderError::Corrupt));
         assert_eq!(Program::decode(&[99]), None);
     }
 }

@@ -173,6 +173,8 @@ pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLar
         };
         let tags = list(&s.tags, &mut b)?;
         let tools = list(&s.required_tools, &mut b)?;
+        let template_vars = list(&s.template_vars, &mut b)?;
+        let (template, template_note) = template::record(&s.template, &mut b)?;
 
         let files_start = n_files;
         let mut skill_md = 0usize;
@@ -195,7 +197,7 @@ pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLar
         }
         let _ = writeln!(
             skill_rows,
-            "    {rt}::__private::SkillRecord {{ name: {name}, description: {description}, location: {loc}, skill_md_path: {md_path}, body: {body}, head: {head}, tail: {tail}, frontmatter: {frontmatter}, version: {version}, fields: {}, tags: {tags}, required_tools: {tools}, files: {}, skill_md: {skill_md}, schema: {schema} }},",
+            "    {rt}::__private::SkillRecord {{ name: {name}, description: {description}, location: {loc}, skill_md_path: {md_path}, body: {body}, head: {head}, tail: {tail}, frontmatter: {frontmatter}, version: {version}, fields: {}, tags: {tags}, required_tools: {tools}, files: {}, skill_md: {skill_md}, schema: {schema}, template_vars: {template_vars}, template: {template}, template_note: {template_note} }},",
             range(fields_start, n_fields)?,
             range(files_start, n_files)?,
         );

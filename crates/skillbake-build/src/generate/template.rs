@@ -18,7 +18,10 @@ pub fn compile(body: &str) -> Result<Program, String> {
                     .to_string(),
             );
         }
-        let mut l = Lower { ops: Vec::new() };
+        let mut l = Lower {
+            ops: Vec::new(),
+            source: body,
+        };
         l.stmts(stmts)?;
         Ok(Program { ops: l.ops })
     });
@@ -30,8 +33,22 @@ pub fn compile(body: &str) -> Result<Program, String> {
     }
 }
 
-struct Lower {
+/// The `template` and `template_note` fields of a skill's record: `Some((start, end))` into the
+/// byte blob and an empty note, or `None` and the reason it cannot be rendered.
+pub(super) fn record(
+    template: &Result<Vec<u8>, String>,
+    b: &mut super::Builder,
+) -> Result<(String, String), super::TooLarge> {
+    Ok(match template {
+        Ok(program) => (format!("Some({})", b.bytes(program)?), b.str("")?),
+        Err(why) => ("None".to_string(), b.str(why)?),
+    })
+}
+
+struct Lower<'s> {
     ops: Vec<Op>,
+    /// The template's source, which the runtime holds too (`Op::Span` points into it).
+    source: &'s str,
 }
 
 type R = Result<(), String>;
@@ -40,7 +57,7 @@ fn unsupported<T>(what: &str) -> Result<T, String> {
     Err(what.to_string())
 }
 
-impl Lower {
+impl Lower<'_> {
     fn here(&self) -> u32 {
         u32::try_from(self.ops.len()).unwrap_or(u32::MAX)
     }
@@ -75,12 +92,19 @@ impl Lower {
         match stmt {
             S::Template(t) => self.stmts(&t.children),
             S::EmitRaw(r) => {
-                // Jinja2 writes every line break of the template as `\n`.
-                let text = r.raw.replace("\r\n", "\n").replace('\r', "\n");
-                if let Some(Op::Text(prev)) = self.ops.last_mut() {
-                    prev.push_str(&text);
-                } else {
-                    self.emit(Op::Text(text));
+                // The text is a slice of the source: point at it (the parser only borrows).
+                let start = (r.raw.as_ptr() as usize).wrapping_sub(self.source.as_ptr() as usize);
+                let end = start.wrapping_add(r.raw.len());
+                let inside = self.source.get(start..end) == Some(r.raw);
+                match (u32::try_from(start), u32::try_from(end)) {
+                    (Ok(a), Ok(b)) if inside && !r.raw.contains('\r') => {
+                        self.emit(Op::Span(a, b));
+                    }
+                    // Jinja2 writes every line break of the template as `\n`.
+                    _ => {
+                        let text = r.raw.replace("\r\n", "\n").replace('\r', "\n");
+                        self.emit(Op::Text(text));
+                    }
                 }
                 Ok(())
             }
