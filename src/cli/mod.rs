@@ -136,6 +136,10 @@ enum Command {
         /// File path to echo (and, when it names another file of the pack, to serve)
         /// [default: the pack's own SKILL.md path].
         file_path: Option<String>,
+        /// Render the body as a Jinja2 prompt template (as DB-GPT does) with variable KEY set
+        /// to VALUE; repeatable. Variables not given are empty.
+        #[arg(long = "var", value_name = "KEY=VALUE", value_parser = load::parse_var)]
+        vars: Vec<(String, String)>,
     },
     /// Serve the embedded skills as an MCP server on stdin/stdout.
     ///
@@ -164,7 +168,8 @@ pub fn run() -> ExitCode {
             format,
             skill_name,
             file_path,
-        } => load::run(&format, &skill_name, file_path.as_deref()),
+            vars,
+        } => load::run(&format, &skill_name, file_path.as_deref(), &vars),
         Command::Cat { skill_name, path } => cat::run(&skill_name, &path),
         Command::Serve => serve::run(),
     };
