@@ -7,6 +7,14 @@ use anyhow::Result;
 use skillbake::{Activation, Resolution, BUNDLED};
 use std::process::ExitCode;
 
+/// The `--format` of DB-GPT's chunk reply; the other formats are the activation shapes.
+pub const CHUNKS: &str = "chunks";
+
+/// Every `--format` value: `chunks`, then every [`Activation`] shape.
+pub fn formats() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(std::iter::once(CHUNKS).chain(Activation::NAMES))
+}
+
 /// Parses `--var KEY=VALUE`.
 pub fn parse_var(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
@@ -25,11 +33,7 @@ pub fn run(
     if !vars.is_empty() {
         return render(format, skill_name, file_path, vars);
     }
-    let shape = match format {
-        "skill-tag" => Some(Activation::SkillTag),
-        "skill-content" => Some(Activation::SkillContent),
-        _ => None,
-    };
+    let shape = Activation::from_name(format);
     if let Some(shape) = shape {
         return Ok(match BUNDLED.get(skill_name) {
             Some(skill) => {
@@ -96,9 +100,9 @@ fn render(
             return Ok(ExitCode::from(1));
         }
     };
-    let text = match format {
-        "skill-tag" => skillbake_format::activation::skill_tag(skill.name(), &body),
-        "skill-content" => skillbake_format::activation::skill_content(
+    let text = match Activation::from_name(format) {
+        Some(Activation::SkillTag) => skillbake_format::activation::skill_tag(skill.name(), &body),
+        Some(Activation::SkillContent) => skillbake_format::activation::skill_content(
             skill.name(),
             &body,
             skill.location(),
