@@ -7,8 +7,8 @@ use crate::chunk;
 use skillbake_format::activation::Shape as Activation;
 use skillbake_format::catalog::{self, Catalog, CatalogEntry};
 use skillbake_format::file_type::FileKind;
-use skillbake_format::tools::Format as ToolsFormat;
 use skillbake_format::template;
+use skillbake_format::tools::Format as ToolsFormat;
 
 /// Why [`Registry::render`] gave no text.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -989,14 +989,16 @@ fn item(v: Value, key: &Value) -> Result<Value, RenderError> {
     Ok(match v {
         Value::Str(s) => {
             let chars: Vec<char> = s.chars().collect();
-            char_index(chars.len(), i).map_or_else(
-                || Value::Undefined("index out of range".into()),
-                |i| Value::Str(chars[i].to_string()),
-            )
+            char_index(chars.len(), i)
+                .and_then(|i| chars.get(i))
+                .map_or_else(
+                    || Value::Undefined("index out of range".into()),
+                    |c| Value::Str(c.to_string()),
+                )
         }
-        Value::List(l) => char_index(l.len(), i).map_or_else(
+        Value::List(l) => char_index(l.len(), i).and_then(|i| l.get(i)).map_or_else(
             || Value::Undefined("index out of range".into()),
-            |i| l[i].clone(),
+            Value::clone,
         ),
         _ => Value::Undefined("no such item".into()),
     })
@@ -1057,14 +1059,14 @@ fn slice(
             Value::Str(
                 slice_indices(chars.len(), start, stop, step)
                     .into_iter()
-                    .map(|i| chars[i])
+                    .filter_map(|i| chars.get(i).copied())
                     .collect(),
             )
         }
         Value::List(l) => Value::List(
             slice_indices(l.len(), start, stop, step)
                 .into_iter()
-                .map(|i| l[i].clone())
+                .filter_map(|i| l.get(i).cloned())
                 .collect(),
         ),
         Value::Range(..) => return Err(RenderError::Unsupported("a slice of a range".into())),
@@ -1140,7 +1142,7 @@ fn soft_str(v: &Value) -> Result<String, RenderError> {
     v.to_str()
 }
 
-fn arg<'a>(args: &'a [Value], i: usize) -> Option<&'a Value> {
+fn arg(args: &[Value], i: usize) -> Option<&Value> {
     args.get(i)
 }
 

@@ -70,16 +70,16 @@ impl Lower<'_> {
     /// Points the jump at `at` to the next instruction.
     fn patch(&mut self, at: usize) {
         let here = self.here();
-        if let Some(op) = self.ops.get_mut(at) {
-            match op {
-                Op::Jump(t)
-                | Op::JumpIfFalse(t)
-                | Op::JumpIfFalseOrPop(t)
-                | Op::JumpIfTrueOrPop(t)
-                | Op::IterNext(t)
-                | Op::IterDone(t) => *t = here,
-                _ => {}
-            }
+        if let Some(
+            Op::Jump(t)
+            | Op::JumpIfFalse(t)
+            | Op::JumpIfFalseOrPop(t)
+            | Op::JumpIfTrueOrPop(t)
+            | Op::IterNext(t)
+            | Op::IterDone(t),
+        ) = self.ops.get_mut(at)
+        {
+            *t = here;
         }
     }
 

@@ -1178,7 +1178,7 @@ fn visit_expr(syms: &mut Symbols, scope: &Scope<'_>, expr: &ast::Expr<'_>) {
 /// looking through every nested scope except blocks.
 fn names_loaded<'n>(body: &[ast::Stmt<'_>], names: &[&'n str]) -> Vec<&'n str> {
     let mut v = NameWalk {
-        wanted: names.iter().copied().collect(),
+        wanted: names.to_vec(),
         found: Vec::new(),
     };
     for s in body {
