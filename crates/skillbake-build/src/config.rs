@@ -82,8 +82,16 @@ impl Profile {
             (Profile::AgentSkills, Code::UnknownKey | Code::NameNotPortable) => Some(Level::Deny),
             (Profile::DbGpt, Code::NameNotPortable) => Some(Level::Allow),
             (Profile::DbGpt, Code::BodyJinja | Code::FrontmatterDashes) => Some(Level::Deny),
-            // DB-GPT ignores folder names and registers any name, finding it case-insensitively.
-            (Profile::DbGpt, Code::NameDirMismatch | Code::NameCharset) => Some(Level::Warn),
+            // DB-GPT ignores folder names and registers any name, finding it case-insensitively,
+            // and serves any description it finds, however long or empty.
+            (
+                Profile::DbGpt,
+                Code::NameDirMismatch
+                | Code::NameCharset
+                | Code::NameLength
+                | Code::DescriptionEmpty
+                | Code::DescriptionLength,
+            ) => Some(Level::Warn),
             _ => None,
         }
     }

@@ -130,7 +130,9 @@ codes! {
     /// Two packs with one name.
     DuplicateName = "duplicate-name", Error, "validate/duplicate.rs", "Two packs have the same name, or names that differ only in letter case.";
     /// `description` absent.
-    DescriptionMissing = "description-missing", Error, "validate/description.rs", "The required `description` field is missing or empty.";
+    DescriptionMissing = "description-missing", Error, "validate/description.rs", "The required `description` field is missing.";
+    /// `description` present but empty.
+    DescriptionEmpty = "description-empty", Error, "validate/description.rs", "`description` is present but empty or has no value.";
     /// `description` too long.
     DescriptionLength = "description-length", Error, "validate/description.rs", "`description` is longer than 1024 characters.";
     /// `compatibility` too long.

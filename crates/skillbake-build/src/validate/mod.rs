@@ -4,7 +4,7 @@
 //! | module | codes |
 //! |---|---|
 //! | [`name`] | `name-missing`, `name-length`, `name-charset`, `name-dir-mismatch`, `name-not-portable` |
-//! | [`description`] | `description-missing`, `description-length` |
+//! | [`description`] | `description-missing`, `description-empty`, `description-length` |
 //! | [`fields`] | `field-type`, `unknown-key`, `compatibility-length` |
 //! | [`tools`] | `unknown-tool` |
 //! | [`schema`] | `schema-json-syntax`, `schema-invalid`, `schema-remote-ref`, `schema-unresolved-ref` |
