@@ -90,7 +90,10 @@ impl Profile {
                 | Code::NameCharset
                 | Code::NameLength
                 | Code::DescriptionEmpty
-                | Code::DescriptionLength,
+                | Code::DescriptionLength
+                // DB-GPT reads no field's type (only a non-string `name` breaks its lookup,
+                // which stays an error).
+                | Code::FieldType,
             ) => Some(Level::Warn),
             _ => None,
         }
@@ -157,9 +160,23 @@ impl ProjectConfig {
         }
     }
 
+    /// The severity of one diagnostic: [`ProjectConfig::severity`], except that a
+    /// profile-exempt one ignores the profile's level.
+    pub fn severity_of(&self, d: &Diagnostic) -> Option<Severity> {
+        if d.profile_exempt && !d.code.is_hard() {
+            return match self.lints.get(&d.code) {
+                None => Some(d.code.default_severity()),
+                Some(Level::Allow) => None,
+                Some(Level::Warn) => Some(Severity::Warning),
+                Some(Level::Deny) => Some(Severity::Error),
+            };
+        }
+        self.severity(d.code)
+    }
+
     /// Applies levels to `diags`: drops allowed ones, sets the severity of the rest.
     pub fn apply_levels(&self, diags: &mut Vec<Diagnostic>) {
-        diags.retain_mut(|d| match self.severity(d.code) {
+        diags.retain_mut(|d| match self.severity_of(d) {
             Some(s) => {
                 d.severity = s;
                 true

@@ -282,6 +282,10 @@ pub struct Diagnostic {
     /// Characters to underline at `line`:`column`.
     #[serde(skip)]
     pub len: u32,
+    /// The profile does not change this one's level (it concerns something the profile's
+    /// runtime cannot serve either); `[lints]` and the command line still do.
+    #[serde(skip)]
+    pub profile_exempt: bool,
 }
 
 impl Diagnostic {
@@ -298,6 +302,7 @@ impl Diagnostic {
             note: None,
             related: Vec::new(),
             len: 0,
+            profile_exempt: false,
         }
     }
 
@@ -308,6 +313,13 @@ impl Diagnostic {
             self.column = Some(p.column);
             self.len = p.len;
         }
+        self
+    }
+
+    /// Keeps the profile from changing this diagnostic's level (see
+    /// [`Diagnostic::profile_exempt`]).
+    pub fn profile_exempt(mut self) -> Self {
+        self.profile_exempt = true;
         self
     }
 
