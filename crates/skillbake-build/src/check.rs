@@ -17,7 +17,9 @@ use yaml_serde::Value;
 pub struct Checked {
     /// The diagnostics and sources.
     pub report: Report,
-    /// The packs that parsed, as they would be embedded (only meaningful without errors).
+    /// The packs that parsed, as they would be embedded (only meaningful without errors). Not
+    /// public API: the model changes with the generated registry.
+    #[doc(hidden)]
     pub skills: Vec<Skill>,
     /// Every path read (for rebuild tracking).
     pub tracked: Vec<PathBuf>,

@@ -67,7 +67,9 @@ macro_rules! codes {
                 match self { $(Code::$variant => $summary,)* }
             }
 
-            /// The rule's documentation (`rules/<code>.md`): what, why, examples, fix, silence.
+            /// The rule's documentation (`rules/<code>.md` in this crate): what the rule checks,
+            /// why, a failing and a passing example, how to fix and how to silence it. Printed by
+            /// `skillbake explain CODE`.
             pub fn doc(self) -> &'static str {
                 match self { $(Code::$variant => include_str!(concat!("../rules/", $code, ".md")),)* }
             }
