@@ -61,7 +61,7 @@ pub mod route;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use registry::{File, Registry, Resolution, Skill};
+pub use registry::{File, Registry, RenderError, Resolution, Skill};
 #[cfg(feature = "route")]
 pub use route::{RouteOptions, Routed};
 pub use skillbake_format::activation::Shape as Activation;
@@ -131,6 +131,12 @@ pub mod __private {
         pub skill_md: u32,
         /// Index of schema.json in the file table.
         pub schema: Option<u32>,
+        /// Range into the list table: the body's template variables.
+        pub template_vars: Str,
+        /// Range into the byte blob: the body's precompiled template, when it has one.
+        pub template: Option<Str>,
+        /// Why the body cannot be rendered (empty when it can).
+        pub template_note: Str,
     }
 
     /// One embedded file's row.
