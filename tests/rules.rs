@@ -131,3 +131,28 @@ fn bom_and_crlf_bodies_are_served_normalised() {
         );
     }
 }
+
+/// A pack that ships example packs under `assets/` and `examples/` is one pack whose files
+/// include the examples' `SKILL.md`s, byte for byte.
+#[test]
+fn example_packs_are_files_of_their_pack() {
+    let root = fixtures().join("accepted/example-pack");
+    let checked = check(&root, &CheckOptions::default());
+    assert!(checked.report.diagnostics.is_empty());
+    assert_eq!(checked.skills.len(), 1);
+    let paths: Vec<&str> = checked.skills[0]
+        .files
+        .iter()
+        .map(|f| f.path.as_str())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "SKILL.md",
+            "assets/example-skill/SKILL.md",
+            "examples/minimal/SKILL.md"
+        ]
+    );
+    let inner = std::fs::read(root.join("skill-writer/assets/example-skill/SKILL.md")).unwrap();
+    assert_eq!(checked.skills[0].files[1].bytes, inner);
+}

@@ -234,5 +234,9 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
         required_tools: list("required_tools"),
         version,
         files: pack.files.clone(),
+        template_vars: crate::parse::jinja::analyse(&md.body)
+            .map(|a| a.vars)
+            .unwrap_or_default(),
+        template: crate::generate::template::compile(&md.body).map(|p| p.encode()),
     })
 }

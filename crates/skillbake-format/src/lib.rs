@@ -11,7 +11,9 @@
 //! * [`activation`] — other shapes of a loaded skill (`<skill>`, `<skill_content>`);
 //! * [`tools`] — the tool-definition dialects of LLM APIs;
 //! * [`file_type`] — how an embedded file is served (chunk kind) and labelled (MIME type);
-//! * [`percent`] — percent-coding for every URI skillbake writes or reads.
+//! * [`percent`] — percent-coding for every URI skillbake writes or reads;
+//! * [`name`] — how skill names are compared (case-insensitively, as DB-GPT does);
+//! * [`template`] — precompiled Jinja2 templates: the instruction table and its interpreter.
 //!
 //! Every fact lives in one table here (formats and their names, extensions and their kinds and
 //! MIME types); the compiler, the runtime and the CLI's value lists all read the same table.
@@ -26,5 +28,7 @@ pub mod catalog;
 pub mod chunks;
 pub mod escape;
 pub mod file_type;
+pub mod name;
 pub mod percent;
+pub mod template;
 pub mod tools;

@@ -21,6 +21,7 @@ pub mod fields;
 pub mod name;
 pub mod schema;
 pub mod size;
+pub mod text;
 pub mod tools;
 
 use crate::config::ProjectConfig;
@@ -56,6 +57,7 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         description::check(ctx, diags);
         fields::check(ctx, diags);
         tools::check(ctx, diags);
+        text::check(ctx, diags);
     }
     body::check(ctx, diags);
     size::check(ctx, diags);
