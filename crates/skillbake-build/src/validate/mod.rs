@@ -6,10 +6,11 @@
 //! |---|---|
 //! | [`name`] | `name-missing`, `name-length`, `name-charset`, `name-dir-mismatch`, `name-not-portable` |
 //! | [`duplicate`] | `duplicate-name` |
-//! | [`description`] | `description-missing`, `description-length` |
+//! | [`description`] | `description-missing`, `description-empty`, `description-length` |
 //! | [`fields`] | `compatibility-length`, `field-type`, `unknown-key` |
+//! | [`text`] | `control-character` |
 //! | [`tools`] | `unknown-tool` |
-//! | [`schema`] | `schema-json-syntax`, `schema-invalid`, `schema-remote-ref`, `schema-unresolved-ref` |
+//! | [`schema`] | `schema-json-syntax`, `schema-invalid`, `schema-remote-ref`, `schema-unresolved-ref`, `schema-ref-cycle`, `schema-unknown-format` |
 //! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
 //! | [`size`] | `file-too-large`, `pack-too-large` |
 //! <!-- codes:end -->
