@@ -87,7 +87,8 @@ pub fn confine(
         });
     }
     if !granted.covers(Set::FILESYSTEM_READ) {
-        not_enforced.push("filesystem:read: only the pack, the output folder and runtime paths".into());
+        not_enforced
+            .push("filesystem:read: only the pack, the output folder and runtime paths".into());
     }
     if !granted.covers(Set::FILESYSTEM_WRITE) {
         not_enforced.push("filesystem:write: only the output folder".into());
@@ -200,7 +201,8 @@ impl Stdout {
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         }
         let keep = self.cap.saturating_sub(self.kept.len()).min(bytes.len());
-        self.kept.extend_from_slice(bytes.get(..keep).unwrap_or(&[]));
+        self.kept
+            .extend_from_slice(bytes.get(..keep).unwrap_or(&[]));
         Ok(all)
     }
 }
@@ -349,7 +351,8 @@ pub(crate) fn run(mut command: Command, stdin: Vec<u8>, limits: &Limits) -> RawR
                 }
             }
             let ready = |slot: Option<usize>| {
-                slot.and_then(|i| fds.get(i)).is_some_and(|f| !f.revents().is_empty())
+                slot.and_then(|i| fds.get(i))
+                    .is_some_and(|f| !f.revents().is_empty())
             };
             (ready(slots[0]), ready(slots[1]), ready(slots[2]))
         };
