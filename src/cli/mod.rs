@@ -31,19 +31,6 @@ struct Cli {
     command: Command,
 }
 
-/// Output format of `check`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CheckFormat {
-    /// rustc-style diagnostics with source snippets.
-    Human,
-    /// One JSON object: {"packs", "errors", "warnings", "diagnostics": [...]}.
-    Json,
-    /// GitHub Actions workflow annotations.
-    Github,
-    /// SARIF 2.1.0, for GitHub code scanning.
-    Sarif,
-}
-
 /// Output format of `list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ListFormat {
@@ -69,14 +56,15 @@ pub enum Color {
 pub struct CheckArgs {
     /// Skills roots or single packs [default: skills].
     paths: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
-    format: CheckFormat,
+    /// Output format: human (rustc-style), json (the machine contract), github (workflow
+    /// annotations), sarif (SARIF 2.1.0).
+    #[arg(long, value_parser = skillbake_build::report::Format::NAMES, default_value = skillbake_build::report::Format::Human.name())]
+    format: String,
     /// Use this skillbake.toml instead of the one at each skills root.
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
     /// Rule set, overriding the config file's `profile`.
-    #[arg(long, value_parser = ["default", "agentskills", "dbgpt"])]
+    #[arg(long, value_parser = skillbake_build::config::Profile::NAMES)]
     profile: Option<String>,
     /// Report CODE as an error; `--deny warnings` turns every warning into an error.
     #[arg(short = 'D', long = "deny", value_name = "CODE|warnings")]
@@ -113,7 +101,7 @@ enum Command {
     /// Print the skill catalog for a system prompt.
     Prompt {
         /// Catalog format.
-        #[arg(long, value_parser = ["xml", "dbgpt", "codex", "markdown"], default_value = "xml")]
+        #[arg(long, value_parser = skillbake::CatalogFormat::NAMES, default_value = skillbake::CatalogFormat::Xml.name())]
         format: String,
         /// Fit the catalog into this many characters (descriptions are shortened first, then
         /// entries dropped, as Codex does).
@@ -123,14 +111,14 @@ enum Command {
     /// Print tool definitions: load_skill, and one tool per pack with a schema.json.
     Tools {
         /// API dialect.
-        #[arg(long, value_parser = ["openai", "anthropic", "mcp", "json-schema"], default_value = "openai")]
+        #[arg(long, value_parser = skillbake::ToolsFormat::NAMES, default_value = skillbake::ToolsFormat::OpenAi.name())]
         format: String,
     },
     /// Print DB-GPT's load_skill reply (or another activation shape) for an embedded skill.
     Load {
         /// Reply shape: DB-GPT chunks, learn-claude-code's <skill> tag, or the Agent Skills
         /// <skill_content> block.
-        #[arg(long, value_parser = ["chunks", "skill-tag", "skill-content"], default_value = "chunks")]
+        #[arg(long, value_parser = load::formats(), default_value = load::CHUNKS)]
         format: String,
         /// Skill name (exact, else ASCII case-insensitive).
         skill_name: String,

@@ -62,14 +62,7 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
     if config_path.exists() {
         tracked.push(config_path.clone());
     } else if opts.config_file.is_some() {
-        diags.push(
-            Diagnostic::new(
-                Code::ConfigInvalid,
-                &config_label,
-                "the configuration file given does not exist",
-            )
-            .help("fix the path, or drop the option to use skillbake.toml at the skills root"),
-        );
+        diags.push(config::missing(&config_label));
     }
     let mut cfg = match config::load(&config_path, &config_label) {
         Ok(c) => c,

@@ -35,7 +35,7 @@ pub mod validate;
 
 pub use check::{check, CheckOptions, Checked};
 pub use diagnostic::{Code, Diagnostic, Severity};
-pub use report::Report;
+pub use report::{Emitter, Report};
 
 use std::path::{Path, PathBuf};
 
@@ -91,6 +91,7 @@ pub struct Config {
     out_dir: Option<PathBuf>,
     location_prefix: Option<String>,
     cargo_output: bool,
+    report_files: Vec<(report::Format, PathBuf)>,
 }
 
 impl Default for Config {
@@ -111,6 +112,7 @@ impl Config {
             out_dir: None,
             location_prefix: None,
             cargo_output: true,
+            report_files: Vec::new(),
         }
     }
 
@@ -165,6 +167,24 @@ impl Config {
         self
     }
 
+    /// Also write the whole report (every error and warning, related places included) to `path`
+    /// in `format` — for example SARIF for code scanning, or JSON for another tool — on every
+    /// build, whether or not the packs have errors. Call it once per file.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), skillbake_build::Error> {
+    /// use skillbake_build::report::Format;
+    /// let out = std::env::var("OUT_DIR").unwrap_or_default();
+    /// skillbake_build::Config::new()
+    ///     .report_file(Format::Sarif, format!("{out}/skills.sarif"))
+    ///     .compile()
+    /// # }
+    /// ```
+    pub fn report_file(&mut self, format: report::Format, path: impl Into<PathBuf>) -> &mut Self {
+        self.report_files.push((format, path.into()));
+        self
+    }
+
     /// The skills folder in effect (after `$SKILLBAKE_SKILLS_DIR`).
     pub fn effective_skills_dir(&self) -> PathBuf {
         if self.env_override {
@@ -176,7 +196,8 @@ impl Config {
     }
 
     /// Validates the skills and, when there is no error, writes the registry. Warnings are
-    /// printed as `cargo:warning`; errors fail with every diagnostic rendered.
+    /// printed as `cargo:warning` ([`report::cargo::Cargo`]); errors fail with every diagnostic
+    /// rendered; the files of [`Config::report_file`] get the whole report in their format.
     pub fn compile(&self) -> Result<(), Error> {
         let dir = self.effective_skills_dir();
         if self.cargo_output {
@@ -187,14 +208,11 @@ impl Config {
             for p in &checked.tracked {
                 println!("cargo:rerun-if-changed={}", p.display());
             }
-            for d in &checked.report.diagnostics {
-                if d.severity == Severity::Warning {
-                    let text = report::human::render_one(d, None, false);
-                    for line in text.lines() {
-                        println!("cargo:warning={line}");
-                    }
-                }
-            }
+            print!("{}", report::cargo::Cargo.render(&checked.report));
+        }
+        for (format, path) in &self.report_files {
+            let text = format.emitter(false, false).render(&checked.report);
+            write_if_changed(path, text.as_bytes())?;
         }
         if checked.report.has_errors() {
             return Err(Error::Invalid(Box::new(checked.report)));

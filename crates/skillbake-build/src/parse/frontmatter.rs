@@ -149,16 +149,11 @@ pub(super) fn lines(text: &str, from: usize) -> impl Iterator<Item = Line> + '_ 
     })
 }
 
-/// Python's `str.isspace()`: Unicode White_Space plus the information separators U+001C–U+001F.
-pub fn is_python_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
 /// The body as DB-GPT sees it: `\r\n` and lone `\r` become `\n` (Python's universal newlines),
 /// then leading and trailing whitespace is stripped (Python's `str.strip()`).
 pub fn normalize_body(raw: &str) -> String {
     let unified = raw.replace("\r\n", "\n").replace('\r', "\n");
-    unified.trim_matches(is_python_space).to_string()
+    skillbake_format::python::strip(&unified).to_string()
 }
 
 /// Decodes and parses a `SKILL.md`. `file` is the path used in diagnostics. Every problem found is
@@ -204,11 +199,11 @@ pub fn parse(bytes: &[u8], file: &str, diags: &mut Vec<Diagnostic>) -> Option<Sk
         d = match near_miss {
             Some(l) => {
                 let p = idx.position(l.start, text[l.start..l.end].chars().count());
-                d.note(format!(
-                    "line {} is `{}`: a closing line must be exactly `---`, without spaces",
-                    p.line,
-                    &text[l.start..l.end]
-                ))
+                d.related(
+                    file,
+                    Some(p),
+                    "this line is not a closing line: it must be exactly `---`, without spaces",
+                )
                 .help(format!(
                     "remove the whitespace around `---` on line {}",
                     p.line
@@ -408,7 +403,7 @@ mod tests {
         );
         let (_, d) = run("---\nname: a\n--- \nbody");
         assert_eq!(codes(&d), ["frontmatter-unterminated"]);
-        assert!(d[0].note.is_some());
+        assert_eq!(d[0].related.first().and_then(|r| r.line), Some(3));
         assert_eq!(
             codes(&run("---\n# nothing\n---\nbody").1),
             ["frontmatter-empty"]
