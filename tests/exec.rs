@@ -703,3 +703,34 @@ fn every_code_comes_from_a_real_pack() {
     }
     insta::assert_snapshot!("every-code", text);
 }
+
+#[test]
+fn a_cancel_flag_stops_the_run_and_its_process_group() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let env = Env::new();
+    let flag = Arc::new(AtomicBool::new(false));
+    let policy = env
+        .policy()
+        .output_dir(env.out())
+        .timeout(Duration::from_secs(30))
+        .cancel_on(Arc::clone(&flag));
+    let ex = Executor::new(&REGISTRY, policy);
+    let start = Instant::now();
+    let o = std::thread::scope(|s| {
+        let run = s.spawn(|| ex.execute("sleeper", json!({"seconds": 30})));
+        while !env.out().join("child.pid").exists() && start.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        flag.store(true, Ordering::Relaxed);
+        run.join().unwrap()
+    });
+    assert!(start.elapsed() < Duration::from_secs(10));
+    assert_eq!(o.error_code(), Some(ErrorCode::ExecFailed), "{o}");
+    assert!(message(&o).contains("was cancelled"), "{o}");
+    assert!(wait_gone(read_pid(&env.out(), "child.pid")));
+    assert!(wait_gone(read_pid(&env.out(), "parent.pid")));
+    // While the flag is set nothing starts.
+    let o = ex.execute("echo", json!({}));
+    assert!(message(&o).contains("cancelled before it started"), "{o}");
+}

@@ -560,3 +560,71 @@ fn verbose_prints_what_happened_on_stderr() {
     assert_eq!(meta["exit"], json!({"code": 0}));
     assert_eq!(meta["sandbox"]["mode"], json!("none"));
 }
+
+/// Ctrl-C (SIGINT) stops the script's process group and still prints the result.
+#[test]
+fn an_interrupt_stops_the_script_and_prints_the_result() {
+    let r = Run::new();
+    // Opening a FIFO with no writer blocks: the profiler hangs until stopped.
+    let fifo = r.tmp.path().join("blocked.csv");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let params = json!({"path": fifo.display().to_string()}).to_string();
+    let child = r
+        .command(&[
+            "run",
+            "csv-data-analysis",
+            "--params",
+            &params,
+            "--allow",
+            "filesystem:read",
+            "--timeout",
+            "60",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    // The script's process: its command line names the script and the FIFO.
+    let fifo_text = fifo.display().to_string();
+    let holders = || -> usize {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|p| std::fs::read(p.path().join("cmdline")).ok())
+            .map(|c| String::from_utf8_lossy(&c).into_owned())
+            .filter(|c| c.contains("analyze_csv.py") && c.contains(&fifo_text))
+            .count()
+    };
+    while holders() == 0 && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(holders() > 0, "the script never started");
+    assert!(Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let (code, v, _) = parse(&child.wait_with_output().unwrap());
+    assert!(start.elapsed() < Duration::from_secs(30));
+    assert_eq!(
+        (code, v["error"]["code"].as_str()),
+        (Some(1), Some("EXEC_FAILED")),
+        "{v}"
+    );
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("cancelled"),
+        "{v}"
+    );
+    let gone = std::time::Instant::now();
+    while holders() > 0 && gone.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(holders(), 0, "the script outlived skillbake");
+}

@@ -10,7 +10,25 @@ use skillbake::BUNDLED;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
+
+/// A flag that Ctrl-C, SIGTERM and SIGHUP set (instead of ending skillbake), so a running
+/// script's process group is killed and the result still printed.
+fn stop_on_signals() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    #[cfg(unix)]
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        // Without the handler the signal keeps its default action: skillbake ends.
+        let _ = signal_hook::flag::register(signal, Arc::clone(&flag));
+    }
+    flag
+}
 
 /// The policy flags shared by `run`, `exec-script` and `serve`.
 #[derive(Debug, Clone, clap::Args)]
@@ -196,7 +214,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         Some(w) => w,
         None => current_dir()?,
     };
-    let policy = args.policy.policy(Some(work))?;
+    let policy = args.policy.policy(Some(work))?.cancel_on(stop_on_signals());
     let chunks = args.format == RunFormat::Chunks;
     let params = match read_params(args.params.as_deref()) {
         Ok(p) => p,
@@ -213,7 +231,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
 
 /// `skillbake exec-script`.
 pub fn exec_script(args: ExecScriptArgs) -> Result<ExitCode> {
-    let policy = args.policy.policy(args.workdir)?;
+    let policy = args
+        .policy
+        .policy(args.workdir)?
+        .cancel_on(stop_on_signals());
     let params = match read_params(args.args.as_deref()) {
         Ok(p) => p,
         Err(outcome) => return Ok(finish(&outcome, true, args.verbose)),

@@ -8,6 +8,9 @@ use skillbake::mcp::Server;
 use skillbake::BUNDLED;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// Arguments of `skillbake serve`.
 #[derive(Debug, clap::Args)]
@@ -25,8 +28,14 @@ pub struct ServeArgs {
 
 /// `skillbake serve`: runs until the client closes stdin.
 pub fn run(args: ServeArgs) -> Result<ExitCode> {
+    // When the session ends, scripts still running are stopped with their process groups.
+    let session_over = Arc::new(AtomicBool::new(false));
     let server = if args.execute || args.policy.grants() {
-        Server::with_policy(&BUNDLED, args.policy.policy(args.workdir)?)?
+        let policy = args
+            .policy
+            .policy(args.workdir)?
+            .cancel_on(Arc::clone(&session_over));
+        Server::with_policy(&BUNDLED, policy)?
     } else {
         Server::new(&BUNDLED)?
     };
@@ -35,8 +44,10 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         .build()
         .context("cannot start the async runtime")?;
     let result = runtime.block_on(skillbake::mcp::serve(server));
-    // A read of stdin may still be pending on the blocking pool: do not wait for it.
-    runtime.shutdown_background();
+    session_over.store(true, Ordering::Relaxed);
+    // Give running scripts the time to be stopped; a read of stdin may still be pending on the
+    // blocking pool, so do not wait for everything.
+    runtime.shutdown_timeout(Duration::from_millis(500));
     result?;
     Ok(ExitCode::SUCCESS)
 }

@@ -99,6 +99,9 @@ pub(crate) fn run_reply(run: &RawRun, timeout: Duration) -> String {
     if let Some(e) = &run.error {
         return text_reply(&format!("Script execution failed: {e}"));
     }
+    if run.cancelled {
+        return text_reply("Script execution failed: the run was cancelled");
+    }
     if run.timed_out {
         return text_reply(&format!(
             "Script execution timed out ({}s limit)",

@@ -768,6 +768,7 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
         output_cap: policy.output_cap,
         output_limit: policy.output_limit.max(policy.output_cap as u64),
         output_dir: plan.output_dir.clone(),
+        cancel: policy.cancel.clone(),
     };
     let attempts = if plan.idempotent {
         policy.retries.saturating_add(1)
@@ -780,6 +781,13 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
     ));
     let mut raw = spawn::RawRun::default();
     for attempt in 1..=attempts {
+        if policy.cancelled() {
+            result = Err(Failure::new(
+                ErrorCode::ExecFailed,
+                format!("The run of `{name}` was cancelled before it started."),
+            ));
+            break;
+        }
         if attempt > 1 {
             // Check the copy again: the failed attempt may have been an attack on it.
             match materialise::ensure(&plan.cache_root, &plan.skill, &plan.key) {

@@ -2,8 +2,8 @@
 //!
 //! In this order:
 //!
-//! 1. The script could not be started → `EXEC_FAILED`; it ran out of time → `TIMEOUT`; it
-//!    printed more than the output limit → `OUTPUT_TOO_LARGE`.
+//! 1. The script could not be started, or the call was cancelled → `EXEC_FAILED`; it ran out of
+//!    time → `TIMEOUT`; it printed more than the output limit → `OUTPUT_TOO_LARGE`.
 //! 2. It printed more than the output cap: the whole stdout is in a file of the output folder
 //!    and `data` is `{"output_file", "bytes", "truncated": true, "preview"}` (the first
 //!    [`PREVIEW_CHARS`] characters) — large results to disk, a summary to the model.
@@ -114,6 +114,14 @@ pub(crate) fn interpret(
         return Err(Failure::new(
             ErrorCode::ExecFailed,
             format!("The script of `{skill}` could not be run: {e}."),
+        ));
+    }
+    if run.cancelled {
+        return Err(Failure::new(
+            ErrorCode::ExecFailed,
+            format!(
+                "The run of `{skill}` was cancelled before it finished, and its whole process group was killed."
+            ),
         ));
     }
     if run.timed_out {

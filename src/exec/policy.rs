@@ -17,6 +17,8 @@ use skillbake_format::permission::{self, Set};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The timeout when neither the policy nor the pack sets one.
@@ -54,7 +56,7 @@ impl std::error::Error for UnknownPermission {}
 
 /// What runs may do. Build one with [`Policy::new`] and the setters; every setter returns the
 /// policy, so calls chain.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Policy {
     pub(crate) timeout: Option<Duration>,
     pub(crate) granted: Vec<&'static str>,
@@ -66,6 +68,7 @@ pub struct Policy {
     pub(crate) retries: u32,
     pub(crate) interpreters: BTreeMap<Interpreter, PathBuf>,
     pub(crate) env: Vec<(String, String)>,
+    pub(crate) cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Default for Policy {
@@ -89,6 +92,7 @@ impl Policy {
             retries: 0,
             interpreters: BTreeMap::new(),
             env: Vec::new(),
+            cancel: None,
         }
     }
 
@@ -170,6 +174,20 @@ impl Policy {
     pub fn interpreter(mut self, interpreter: Interpreter, path: impl Into<PathBuf>) -> Self {
         self.interpreters.insert(interpreter, path.into());
         self
+    }
+
+    /// Stops a running script, with its whole process group, once `flag` is true (set it from a
+    /// signal handler, or when the caller goes away); the call then answers `EXEC_FAILED`, and
+    /// nothing starts while the flag is set. The flag is looked at every 50 ms.
+    pub fn cancel_on(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.cancel = Some(flag);
+        self
+    }
+
+    pub(crate) fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     /// Sets an environment variable for every script.

@@ -10,7 +10,7 @@
 //! stdout and stderr with `poll` (no threads), and enforces the limits the executor owns:
 //!
 //! * **Timeout**: at the deadline the whole process group gets `SIGKILL`, so children it forked
-//!   die with it.
+//!   die with it; so does a set cancel flag ([`Policy::cancel_on`]).
 //! * **Strays**: when the script exits, whatever it left running in its process group is
 //!   killed too (a process that leaves the group escapes this; the sandbox closes that door).
 //! * **Output**: stdout up to the output cap is kept in memory; above it the whole stdout is
@@ -109,12 +109,13 @@ pub fn confine(
 }
 
 /// The limits [`run`] enforces itself.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(crate) struct Limits {
     pub timeout: Duration,
     pub output_cap: usize,
     pub output_limit: u64,
     pub output_dir: PathBuf,
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// What a process did.
@@ -130,6 +131,8 @@ pub(crate) struct RawRun {
     pub stderr_total: u64,
     pub exit: Option<Exit>,
     pub timed_out: bool,
+    /// Stopped because the policy's cancel flag was set.
+    pub cancelled: bool,
     pub too_large: bool,
     /// Why the process could not be started (or its output not be stored).
     pub error: Option<String>,
@@ -280,7 +283,13 @@ pub(crate) fn run(mut command: Command, stdin: Vec<u8>, limits: &Limits) -> RawR
     let mut stderr_total = 0u64;
     let mut status: Option<std::process::ExitStatus> = None;
     let mut exited_at: Option<Instant> = None;
-    let (mut timed_out, mut too_large) = (false, false);
+    let (mut timed_out, mut too_large, mut cancelled) = (false, false, false);
+    let cancel_requested = || {
+        limits
+            .cancel
+            .as_ref()
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+    };
     let mut error: Option<String> = None;
     let mut buf = vec![0u8; 64 << 10];
     const GRACE: Duration = Duration::from_millis(500);
@@ -293,6 +302,14 @@ pub(crate) fn run(mut command: Command, stdin: Vec<u8>, limits: &Limits) -> RawR
             status = child.wait().ok();
             exited_at = Some(Instant::now());
             input = None;
+        }
+        if status.is_none() && cancel_requested() {
+            cancelled = true;
+            kill_group();
+            status = child.wait().ok();
+            exited_at = Some(Instant::now());
+            input = None;
+            continue;
         }
         let now = Instant::now();
         if status.is_none() && now >= deadline {
@@ -314,9 +331,11 @@ pub(crate) fn run(mut command: Command, stdin: Vec<u8>, limits: &Limits) -> RawR
             Some(t) => GRACE.saturating_sub(now.duration_since(t)),
             None => deadline.saturating_duration_since(now),
         };
-        // Without a pidfd, look at the process every 10 ms.
+        // Without a pidfd, look at the process every 10 ms; at a cancel flag every 50 ms.
         let wait = if pidfd.is_none() && status.is_none() {
             wait.min(Duration::from_millis(10))
+        } else if limits.cancel.is_some() && status.is_none() {
+            wait.min(Duration::from_millis(50))
         } else {
             wait
         };
@@ -429,6 +448,7 @@ pub(crate) fn run(mut command: Command, stdin: Vec<u8>, limits: &Limits) -> RawR
         stderr_total,
         exit,
         timed_out,
+        cancelled,
         too_large,
         error,
         duration: start.elapsed(),

@@ -4,7 +4,7 @@
 //!   nothing is written), the runtime-only build, docs without warnings, and the bundled packs;
 //! * `check-skills [DIR]...` and `sarif-check` — see [`skills`];
 //! * `reproducible` and `bundle --skills DIR --out PATH` — see [`repro`] and [`bundle`];
-//! * `mcp-check` — see [`mcp_check`]; `bench` — see [`mod@bench`];
+//! * `mcp-check` — see [`mcp_check`]; `bench` and `bench exec` — see [`mod@bench`];
 //! * `new-skill NAME [--dir DIR] [--description TEXT]` — scaffolds a pack that passes
 //!   `skillbake check` with no warnings.
 
@@ -31,7 +31,7 @@ fn main() -> ExitCode {
         Some("sarif-check") => skills::sarif_check(&root()),
         Some("mcp-check") => mcp_check::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench>");
+            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench [exec]>");
             return ExitCode::from(2);
         }
     };
