@@ -258,3 +258,63 @@ fn serves_without_the_skills_folder() {
         }
     }
 }
+
+/// `load --var` renders the body as DB-GPT renders prompt templates, from the precompiled
+/// template; without `--var` the body is served as written (DB-GPT's `load_skill`).
+#[test]
+fn load_renders_the_body_with_vars() {
+    let skill = skillbake::BUNDLED.get("financial-report-analyzer").unwrap();
+    assert_eq!(
+        skill.template_vars().collect::<Vec<_>>(),
+        ["company", "period"]
+    );
+    let line = |args: &[&str]| {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        stdout(&o)
+            .lines()
+            .find(|l| l.starts_with("分析对象"))
+            .unwrap()
+            .to_string()
+    };
+    let base = ["load", "--format", "skill-tag", "financial-report-analyzer"];
+    let rendered = [
+        line(
+            &[
+                &base[..],
+                &["--var", "company=贵州茅台", "--var", "period=2024"],
+            ]
+            .concat(),
+        ),
+        line(&[&base[..], &["--var", "company=Contoso"]].concat()),
+        line(&[&base[..], &["--var", "unused=1"]].concat()),
+        line(&base),
+    ];
+    insta::assert_snapshot!("load_var", rendered.join("\n"));
+    let o = run(&["load", "financial-report-analyzer", "--var", "period=2024"]);
+    let reply = stdout(&o);
+    assert!(reply.starts_with(
+        r#"{"chunks": [{"output_type": "text", "content": "Skill: financial-report-analyzer"}"#
+    ));
+    assert!(reply.contains("报告期 2024"));
+    assert_eq!(
+        skillbake::BUNDLED
+            .render("Financial-Report-Analyzer", &[("period", "Q3")])
+            .map(|b| b.contains("报告期 Q3")),
+        Ok(true)
+    );
+    assert_eq!(
+        skillbake::BUNDLED.render("nope", &[]),
+        Err(skillbake::RenderError::SkillNotFound)
+    );
+    let o = run(&[
+        "load",
+        "financial-report-analyzer",
+        "scripts/calculate_ratios.py",
+        "--var",
+        "a=1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["load", "financial-report-analyzer", "--var", "novalue"]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -280,3 +280,50 @@ fn a_build_script_writes_json_and_sarif_reports() {
     assert_eq!(v["errors"], 1);
     assert_eq!(v["diagnostics"][0]["code"], "name-dir-mismatch");
 }
+
+/// The dbgpt profile rejects what DB-GPT cannot serve, and only that: what DB-GPT serves anyway
+/// is a warning, a `name` that breaks its lookup stays an error.
+#[test]
+fn dbgpt_profile_warns_on_what_dbgpt_serves() {
+    let tmp = tempfile::tempdir().unwrap();
+    pack(
+        tmp.path(),
+        "pdf-tools",
+        "name: PDF-Tools\ndescription: \"\"\nmetadata:\n  stars: 5\nallowed-tools: [Read]\n",
+        "Body.",
+    );
+    pack(
+        tmp.path(),
+        "numbered",
+        "name: 123\ndescription: d\n",
+        "Body.",
+    );
+    let opts = CheckOptions {
+        profile: Some(Profile::DbGpt),
+        ..CheckOptions::default()
+    };
+    let got = codes(tmp.path(), &opts);
+    assert!(
+        got.contains(&(Code::NameCharset, Severity::Warning)),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&(Code::NameDirMismatch, Severity::Warning)),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&(Code::DescriptionEmpty, Severity::Warning)),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&(Code::FieldType, Severity::Warning)),
+        "{got:?}"
+    );
+    // `name: 123`: DB-GPT's lookup calls `.lower()` on it.
+    assert!(got.contains(&(Code::FieldType, Severity::Error)), "{got:?}");
+    let default = codes(tmp.path(), &CheckOptions::default());
+    assert!(
+        default.contains(&(Code::NameCharset, Severity::Error)),
+        "{default:?}"
+    );
+}

@@ -120,11 +120,15 @@ enum Command {
         /// <skill_content> block.
         #[arg(long, value_parser = load::formats(), default_value = load::CHUNKS)]
         format: String,
-        /// Skill name (exact, else ASCII case-insensitive).
+        /// Skill name (letter case ignored, as in DB-GPT).
         skill_name: String,
         /// File path to echo (and, when it names another file of the pack, to serve)
         /// [default: the pack's own SKILL.md path].
         file_path: Option<String>,
+        /// Render the body as a Jinja2 prompt template (as DB-GPT does) with variable KEY set
+        /// to VALUE; repeatable. Variables not given are empty.
+        #[arg(long = "var", value_name = "KEY=VALUE", value_parser = load::parse_var)]
+        vars: Vec<(String, String)>,
     },
     /// Serve the embedded skills as an MCP server on stdin/stdout.
     ///
@@ -140,7 +144,7 @@ enum Command {
     ExecScript(run::ExecScriptArgs),
     /// Write the exact bytes of an embedded file to stdout.
     Cat {
-        /// Skill name (exact, else ASCII case-insensitive).
+        /// Skill name (letter case ignored, as in DB-GPT).
         skill_name: String,
         /// Path of the file relative to the pack (e.g. SKILL.md, scripts/run.py).
         path: String,
@@ -160,7 +164,8 @@ pub fn run() -> ExitCode {
             format,
             skill_name,
             file_path,
-        } => load::run(&format, &skill_name, file_path.as_deref()),
+            vars,
+        } => load::run(&format, &skill_name, file_path.as_deref(), &vars),
         Command::Cat { skill_name, path } => cat::run(&skill_name, &path),
         Command::Serve(args) => serve::run(args),
         Command::Run(args) => run::run(args),

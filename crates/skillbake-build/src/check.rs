@@ -17,7 +17,9 @@ use yaml_serde::Value;
 pub struct Checked {
     /// The diagnostics and sources.
     pub report: Report,
-    /// The packs that parsed, as they would be embedded (only meaningful without errors).
+    /// The packs that parsed, as they would be embedded (only meaningful without errors). Not
+    /// public API: the model changes with the generated registry.
+    #[doc(hidden)]
     pub skills: Vec<Skill>,
     /// Every path read (for rebuild tracking).
     pub tracked: Vec<PathBuf>,
@@ -232,5 +234,9 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
         required_tools: list("required_tools"),
         version,
         files: pack.files.clone(),
+        template_vars: crate::parse::jinja::analyse(&md.body)
+            .map(|a| a.vars)
+            .unwrap_or_default(),
+        template: crate::generate::template::compile(&md.body).map(|p| p.encode()),
     })
 }

@@ -5,7 +5,8 @@
 //! `symlink-escape`, `symlink-cycle`, `unsupported-file-type`, `path-not-utf8`.
 //!
 //! A pack is a folder holding a regular file named exactly `SKILL.md`. Plain folders may group
-//! packs. Dot-entries and tool noise ([`is_ignored`]) are skipped everywhere. Symbolic links are
+//! packs. A `SKILL.md` below a pack's `assets/`, `references/`, `templates/` or `examples/` is
+//! that pack's file (an example pack it ships); anywhere else inside a pack it is `nested-pack`. Dot-entries and tool noise ([`is_ignored`]) are skipped everywhere. Symbolic links are
 //! followed only while they stay inside their pack (or, above packs, inside the skills root).
 
 use crate::diagnostic::{Code, Diagnostic};
@@ -388,7 +389,7 @@ impl Walker<'_> {
                 }
                 Entry::File(path) => {
                     self.out.tracked.push(path.clone());
-                    if !sub.is_empty() && name == SKILL_MD {
+                    if !sub.is_empty() && name == SKILL_MD && !ships_example(&in_pack) {
                         let outer = join(rel_dir, SKILL_MD);
                         self.error(
                             Code::NestedPack,
@@ -396,7 +397,7 @@ impl Walker<'_> {
                             format!("`{display}` would start a pack inside the pack of `{outer}`; packs do not nest"),
                         )
                         .help = Some(format!(
-                            "move `{}` out of the pack, or rename this file if it is not a pack",
+                            "move `{}` out of the pack; to ship it as an example of this pack, put it under `assets/`, `references/`, `templates/` or `examples/`",
                             parent(&display)
                         ));
                     }
@@ -414,6 +415,16 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+/// Folders whose contents are a pack's own files even when they hold a `SKILL.md` (an example
+/// or template pack shipped by a pack, as runtimes load them).
+pub const EXAMPLE_DIRS: &[&str] = &["assets", "references", "templates", "examples"];
+
+/// Whether `path` (relative to its pack) lies below one of [`EXAMPLE_DIRS`].
+pub fn ships_example(path: &str) -> bool {
+    path.split_once('/')
+        .is_some_and(|(top, _)| EXAMPLE_DIRS.contains(&top))
 }
 
 fn parent(path: &str) -> &str {

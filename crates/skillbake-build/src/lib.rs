@@ -15,26 +15,41 @@
 //!
 //! and in the crate: `skillbake::include_skills!();` then `REGISTRY.load_skill(name, path)`.
 //!
-//! The layers, in order: [`discover`] → [`parse`] → [`validate`] → [`generate`], with
-//! [`diagnostic`] and [`report`] carrying problems from where they are found to the user.
+//! The public API is small, as prost-build's is: [`Config`] for `build.rs`; [`check`] with
+//! [`CheckOptions`] for tools that only validate (the `skillbake check` command); the
+//! diagnostics ([`Code`], [`Diagnostic`], [`Related`], [`Severity`], [`Level`], [`Profile`]);
+//! and [`report`], the [`Report`] with one [`Emitter`] per output format.
+//!
+//! Inside, the layers run in order: discover → parse → validate → generate, with diagnostics
+//! carrying problems from where they are found to the report (see `ARCHITECTURE.md`). The
+//! modules of those layers are reachable for skillbake's own tests, benchmarks and tools but are
+//! not public API (`#[doc(hidden)]`): they may change in any release.
 
 #![forbid(unsafe_code)]
 
-pub mod check;
+mod check;
+#[doc(hidden)]
 pub mod config;
+#[doc(hidden)]
 pub mod diagnostic;
+#[doc(hidden)]
 pub mod discover;
-pub mod explain;
+#[doc(hidden)]
 pub mod generate;
-pub mod glob;
+mod glob;
+#[doc(hidden)]
 pub mod model;
+#[doc(hidden)]
 pub mod parse;
 pub mod report;
+#[doc(hidden)]
 pub mod source;
+#[doc(hidden)]
 pub mod validate;
 
 pub use check::{check, CheckOptions, Checked};
-pub use diagnostic::{Code, Diagnostic, Severity};
+pub use config::{Level, Profile};
+pub use diagnostic::{Code, Diagnostic, Position, Related, Severity};
 pub use report::{Emitter, Report};
 
 use std::path::{Path, PathBuf};
@@ -240,6 +255,7 @@ impl Config {
 
 /// The default location prefix: the last normal component of the skills folder's path, or
 /// `skills` when it has none (`.`, `/`).
+#[doc(hidden)]
 pub fn default_prefix(dir: &Path) -> String {
     use std::path::Component;
     let mut parts: Vec<String> = Vec::new();

@@ -25,4 +25,9 @@ pub struct Skill {
     pub version: Option<String>,
     /// Every file of the pack, `SKILL.md` included, sorted by path.
     pub files: Vec<SourceFile>,
+    /// The variables the body reads as a Jinja2 template, sorted (DB-GPT's `input_variables`).
+    pub template_vars: Vec<String>,
+    /// The body's precompiled template ([`skillbake_format::template::Program::encode`]), or
+    /// why it cannot be rendered.
+    pub template: Result<Vec<u8>, String>,
 }

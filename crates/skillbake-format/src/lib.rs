@@ -12,6 +12,8 @@
 //! * [`tools`] — the tool-definition dialects of LLM APIs;
 //! * [`file_type`] — how an embedded file is served (chunk kind) and labelled (MIME type);
 //! * [`percent`] — percent-coding for every URI skillbake writes or reads;
+//! * [`name`] — how skill names are compared (case-insensitively, as DB-GPT does);
+//! * [`template`] — precompiled Jinja2 templates: the instruction table and its interpreter;
 //! * [`permission`] — the permission vocabulary packs declare and executors grant;
 //! * [`interpreter`] — which interpreter runs a pack's script (shebang, extension);
 //! * [`python`] — Python's `str.strip()` whitespace and `repr(float)`, for DB-GPT's replies.
@@ -30,7 +32,9 @@ pub mod chunks;
 pub mod escape;
 pub mod file_type;
 pub mod interpreter;
+pub mod name;
 pub mod percent;
 pub mod permission;
 pub mod python;
+pub mod template;
 pub mod tools;

@@ -278,7 +278,11 @@ mod tests {
             "---\nname: a\n...\nb: c\n---\nbody",
             "---\nname: a\n--- # second\nb: c\n---\nbody",
         ] {
-            let d = diagnose(src);
+            // A `---` marker is also where DB-GPT would split (`frontmatter-dashes`).
+            let d: Vec<_> = diagnose(src)
+                .into_iter()
+                .filter(|d| d.code != Code::FrontmatterDashes)
+                .collect();
             assert_eq!(d.len(), 1, "{src:?}: {d:?}");
             assert_eq!(d[0].code, Code::YamlSyntax);
             assert!(

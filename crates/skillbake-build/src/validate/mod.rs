@@ -1,18 +1,21 @@
 //! Validate layer: one module per group of rules. Every check appends to a shared list of
 //! diagnostics and never stops at the first problem.
 //!
+//! <!-- codes:start -->
 //! | module | codes |
 //! |---|---|
 //! | [`name`] | `name-missing`, `name-length`, `name-charset`, `name-dir-mismatch`, `name-not-portable` |
-//! | [`description`] | `description-missing`, `description-length` |
-//! | [`fields`] | `field-type`, `unknown-key`, `compatibility-length` |
-//! | [`tools`] | `unknown-tool` |
-//! | [`schema`] | `schema-json-syntax`, `schema-invalid`, `schema-remote-ref`, `schema-unresolved-ref` |
-//! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
 //! | [`duplicate`] | `duplicate-name` |
+//! | [`description`] | `description-missing`, `description-empty`, `description-length` |
+//! | [`fields`] | `compatibility-length`, `field-type`, `unknown-key` |
+//! | [`text`] | `control-character` |
+//! | [`tools`] | `unknown-tool` |
+//! | [`schema`] | `schema-json-syntax`, `schema-invalid`, `schema-remote-ref`, `schema-unresolved-ref`, `schema-ref-cycle`, `schema-unknown-format` |
+//! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
 //! | [`size`] | `file-too-large`, `pack-too-large` |
 //! | [`entrypoint`] | `entrypoint-not-found`, `entrypoint-binary`, `unknown-interpreter`, `schema-missing`, `timeout-invalid` |
 //! | [`permission`] | `unknown-permission` |
+//! <!-- codes:end -->
 
 pub mod body;
 pub mod description;
@@ -23,6 +26,7 @@ pub mod name;
 pub mod permission;
 pub mod schema;
 pub mod size;
+pub mod text;
 pub mod tools;
 
 use crate::config::ProjectConfig;
@@ -60,6 +64,7 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         tools::check(ctx, diags);
         entrypoint::check(ctx, diags);
         permission::check(ctx, diags);
+        text::check(ctx, diags);
     }
     body::check(ctx, diags);
     size::check(ctx, diags);

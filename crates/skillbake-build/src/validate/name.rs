@@ -54,14 +54,18 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         }
         Some(Value::String(s)) => s,
         Some(other) => {
-            diags.push(super::fields::field_type(
-                file,
-                "name",
-                "a string",
-                type_name(other),
-                value_pos,
-                format!("write the name as text, e.g. `name: {}`", ctx.pack.dir_name),
-            ));
+            diags.push(
+                super::fields::field_type(
+                    file,
+                    "name",
+                    "a string",
+                    type_name(other),
+                    value_pos,
+                    format!("write the name as text, e.g. `name: {}`", ctx.pack.dir_name),
+                )
+                // DB-GPT's case-insensitive lookup calls `.lower()` on every name: it fails too.
+                .profile_exempt(),
+            );
             return;
         }
     };
