@@ -6,7 +6,7 @@
 //! [`Confinement::not_enforced`] lists what the policy denies but nothing stops); the sandbox
 //! plugs in here.
 //!
-//! [`run`] starts the command in its own process group, feeds the parameters on stdin, reads
+//! `run` starts the command in its own process group, feeds the parameters on stdin, reads
 //! stdout and stderr with `poll` (no threads), and enforces the limits the executor owns:
 //!
 //! * **Timeout**: at the deadline the whole process group gets `SIGKILL`, so children it forked
