@@ -228,3 +228,30 @@ fn codes_are_stable() {
         .collect();
     insta::assert_snapshot!("codes", list);
 }
+
+/// README's table of result codes is the executor's `ErrorCode` table.
+#[cfg(feature = "exec")]
+#[test]
+fn readme_result_codes_match_the_executor() {
+    use skillbake::exec::ErrorCode;
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let start = readme
+        .find("<!-- exec-codes:start -->\n")
+        .expect("exec-codes:start")
+        + 26;
+    let end = readme
+        .find("<!-- exec-codes:end -->")
+        .expect("exec-codes:end");
+    let mut expected = String::from("| code | when |\n|---|---|\n");
+    for &c in ErrorCode::ALL {
+        expected.push_str(&format!(
+            "| `{}` | {} |\n",
+            c.as_str(),
+            c.summary().replace('|', "\\|")
+        ));
+    }
+    assert!(
+        readme[start..end] == expected,
+        "README.md's result codes are out of date; replace them with:\n{expected}"
+    );
+}

@@ -14,14 +14,18 @@
 //! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
 //! | [`size`] | `file-too-large`, `pack-too-large` |
 //! | [`route`] | `route-test-failed`, `description-near-duplicate`, `catalog-over-budget` |
+//! | [`entrypoint`] | `entrypoint-not-found`, `entrypoint-binary`, `unknown-interpreter`, `schema-missing`, `timeout-invalid` |
+//! | [`permission`] | `unknown-permission` |
 //! <!-- codes:end -->
 
 pub mod body;
 pub mod description;
 pub mod duplicate;
+pub mod entrypoint;
 pub mod fields;
 pub mod name;
 pub mod route;
+pub mod permission;
 pub mod schema;
 pub mod size;
 pub mod text;
@@ -61,6 +65,8 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         fields::check(ctx, diags);
         tools::check(ctx, diags);
         route::check(ctx, diags);
+        entrypoint::check(ctx, diags);
+        permission::check(ctx, diags);
         text::check(ctx, diags);
     }
     body::check(ctx, diags);
