@@ -3,9 +3,15 @@
 //! Exit codes: 0 success (warnings allowed); 1 errors in the packs, or a skill/file not found;
 //! 2 usage error or unreadable path.
 
+mod cat;
 mod check;
-mod mcp;
+mod explain;
+mod list;
+mod load;
+mod output;
+mod prompt;
 mod serve;
+mod tools;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -150,17 +156,17 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => check::run(args),
-        Command::Explain { code } => check::explain(code.as_deref()),
-        Command::List { format } => serve::list(format),
-        Command::Prompt { format, budget } => serve::prompt(&format, budget),
-        Command::Tools { format } => serve::tools(&format),
+        Command::Explain { code } => explain::run(code.as_deref()),
+        Command::List { format } => list::run(format),
+        Command::Prompt { format, budget } => prompt::run(&format, budget),
+        Command::Tools { format } => tools::run(&format),
         Command::Load {
             format,
             skill_name,
             file_path,
-        } => serve::load(&format, &skill_name, file_path.as_deref()),
-        Command::Cat { skill_name, path } => serve::cat(&skill_name, &path),
-        Command::Serve => mcp::serve(),
+        } => load::run(&format, &skill_name, file_path.as_deref()),
+        Command::Cat { skill_name, path } => cat::run(&skill_name, &path),
+        Command::Serve => serve::run(),
     };
     match result {
         Ok(code) => code,

@@ -33,6 +33,12 @@
 //!
 //! [`Server`](crate::mcp::Server) implements `rmcp::ServerHandler`, for other transports.
 
+mod mime;
+mod uri;
+
+pub use mime::mime_type;
+pub use uri::{resource_uri, RESOURCE_TEMPLATE, URI_PREFIX};
+
 use crate::{CatalogFormat, File, FileKind, Registry, ToolsFormat};
 use base64::Engine as _;
 use rmcp::model::{
@@ -46,18 +52,13 @@ use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::fmt;
+use uri::parse_uri;
 
 /// Name of the `load_skill` tool.
 pub const LOAD_SKILL: &str = "load_skill";
 
 /// Name of the `list_skills` tool.
 pub const LIST_SKILLS: &str = "list_skills";
-
-/// Scheme and separator of resource URIs: `skill://{name}/{path}`.
-pub const URI_PREFIX: &str = "skill://";
-
-/// The resource template of every embedded file.
-pub const RESOURCE_TEMPLATE: &str = "skill://{name}/{path}";
 
 const LIST_SKILLS_DESCRIPTION: &str = "List the embedded skills: a JSON array of {name, description, location, uri}. location is the file_path to pass to load_skill; uri is the skill's SKILL.md as an MCP resource.";
 
@@ -487,162 +488,9 @@ fn contents(uri: &str, path: &str, bytes: &[u8], binary: bool) -> ResourceConten
     }
 }
 
-/// The MIME type of an embedded file from its extension: `text/markdown`, `text/x-python`,
-/// `application/json`, `text/html`, `text/csv`, … ; `text/plain` for other text and
-/// `application/octet-stream` for other binary files (and for binary files whose extension
-/// names a text format).
-pub fn mime_type(path: &str, binary: bool) -> &'static str {
-    let file_name = path.rsplit('/').next().unwrap_or(path);
-    let ext = match file_name.rsplit_once('.') {
-        Some((stem, ext)) if !stem.is_empty() => ext.to_ascii_lowercase(),
-        _ => String::new(),
-    };
-    let (mime, textual) = match ext.as_str() {
-        "md" | "markdown" => ("text/markdown", true),
-        "py" => ("text/x-python", true),
-        "json" => ("application/json", true),
-        "html" | "htm" => ("text/html", true),
-        "csv" => ("text/csv", true),
-        "tsv" => ("text/tab-separated-values", true),
-        "txt" => ("text/plain", true),
-        "sh" | "bash" => ("text/x-shellscript", true),
-        "js" | "mjs" => ("text/javascript", true),
-        "css" => ("text/css", true),
-        "xml" => ("application/xml", true),
-        "yaml" | "yml" => ("application/yaml", true),
-        "toml" => ("application/toml", true),
-        "sql" => ("application/sql", true),
-        "png" => ("image/png", false),
-        "jpg" | "jpeg" => ("image/jpeg", false),
-        "gif" => ("image/gif", false),
-        "webp" => ("image/webp", false),
-        "svg" => ("image/svg+xml", true),
-        "pdf" => ("application/pdf", false),
-        "zip" => ("application/zip", false),
-        "xlsx" => (
-            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-            false,
-        ),
-        "docx" => (
-            "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-            false,
-        ),
-        _ if binary => ("application/octet-stream", false),
-        _ => ("text/plain", true),
-    };
-    if binary && textual {
-        "application/octet-stream"
-    } else {
-        mime
-    }
-}
-
-/// The URI of an embedded file: `skill://{name}/{path}`, percent-encoding every byte of `name`
-/// and `path` outside `A-Z a-z 0-9 - . _ ~` (and `/` in `path`).
-pub fn resource_uri(name: &str, path: &str) -> String {
-    let mut out = String::with_capacity(URI_PREFIX.len() + name.len() + path.len() + 1);
-    out.push_str(URI_PREFIX);
-    percent_encode(name, false, &mut out);
-    out.push('/');
-    percent_encode(path, true, &mut out);
-    out
-}
-
-fn percent_encode(s: &str, keep_slash: bool, out: &mut String) {
-    for &b in s.as_bytes() {
-        if b.is_ascii_alphanumeric()
-            || matches!(b, b'-' | b'.' | b'_' | b'~')
-            || (keep_slash && b == b'/')
-        {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-}
-
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        if b == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
-/// Splits `skill://{name}/{path}` into the decoded name and path.
-fn parse_uri(uri: &str) -> Option<(String, String)> {
-    let scheme = uri.get(..URI_PREFIX.len())?;
-    if !scheme.eq_ignore_ascii_case(URI_PREFIX) {
-        return None;
-    }
-    let rest = uri.get(URI_PREFIX.len()..)?;
-    let (name, path) = rest.split_once('/')?;
-    let (name, path) = (percent_decode(name)?, percent_decode(path)?);
-    if name.is_empty() || path.is_empty() {
-        return None;
-    }
-    Some((name, path))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn uris_round_trip() {
-        let uri = resource_uri("read-file", "scripts/my file ü.py");
-        assert_eq!(uri, "skill://read-file/scripts/my%20file%20%C3%BC.py");
-        assert_eq!(
-            parse_uri(&uri),
-            Some(("read-file".into(), "scripts/my file ü.py".into()))
-        );
-        assert_eq!(
-            parse_uri("skill://x/scripts%2Frun.py"),
-            Some(("x".into(), "scripts/run.py".into()))
-        );
-        for bad in [
-            "",
-            "skill://",
-            "skill://x",
-            "skill://x/",
-            "skill:///SKILL.md",
-            "file://x/SKILL.md",
-            "skill://x/%zz",
-            "skill://x/%",
-            "skill://x/%ff",
-            "skil",
-            "sküll://x/y",
-        ] {
-            assert_eq!(parse_uri(bad), None, "{bad}");
-        }
-    }
-
-    #[test]
-    fn mime_types_by_extension() {
-        for (path, binary, mime) in [
-            ("SKILL.md", false, "text/markdown"),
-            ("scripts/run.py", false, "text/x-python"),
-            ("schema.json", false, "application/json"),
-            ("templates/report.html", false, "text/html"),
-            ("assets/data.CSV", false, "text/csv"),
-            ("assets/logo.png", true, "image/png"),
-            ("assets/blob.bin", true, "application/octet-stream"),
-            ("assets/weird.md", true, "application/octet-stream"),
-            ("LICENSE", false, "text/plain"),
-            (".gitkeep", false, "text/plain"),
-        ] {
-            assert_eq!(mime_type(path, binary), mime, "{path}");
-        }
-    }
 
     #[test]
     fn binary_contents_are_base64_blobs() {
