@@ -49,6 +49,8 @@
 extern crate self as skillbake;
 
 pub mod chunk;
+#[cfg(feature = "exec")]
+pub mod exec;
 /// An MCP server (tools, resources, the catalog as instructions) for a registry (feature `mcp`).
 #[cfg(feature = "mcp")]
 pub mod mcp;

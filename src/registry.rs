@@ -378,6 +378,16 @@ impl<'r> Skill<'r> {
         })
     }
 
+    /// The skill's row in the registry's tables (its position in name order).
+    #[cfg(feature = "exec")]
+    pub(crate) fn ordinal(&self) -> usize {
+        self.reg
+            .parts
+            .index
+            .get(self.name())
+            .map_or(usize::MAX, |&i| i as usize)
+    }
+
     pub(crate) fn chunk_parts(&self) -> (&'static str, &'static str) {
         (self.s(self.rec.head), self.s(self.rec.tail))
     }

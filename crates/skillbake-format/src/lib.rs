@@ -8,7 +8,10 @@
 //!   HTML/XML text as Python's `html.escape` does;
 //! * [`chunks`] — the fixed parts of DB-GPT's `load_skill` reply;
 //! * [`catalog`] — the list of skills for a system prompt, in four formats, with a budget;
-//! * [`activation`] — other shapes of a loaded skill (`<skill>`, `<skill_content>`).
+//! * [`activation`] — other shapes of a loaded skill (`<skill>`, `<skill_content>`);
+//! * [`permission`] — the permission vocabulary packs declare and executors grant;
+//! * [`interpreter`] — which interpreter runs a pack's script (shebang, extension);
+//! * [`python`] — Python's `str.strip()` whitespace and `repr(float)`, for DB-GPT's replies.
 
 #![forbid(unsafe_code)]
 
@@ -16,3 +19,6 @@ pub mod activation;
 pub mod catalog;
 pub mod chunks;
 pub mod escape;
+pub mod interpreter;
+pub mod permission;
+pub mod python;
