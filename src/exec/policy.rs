@@ -66,6 +66,8 @@ pub struct Policy {
     pub(crate) retries: u32,
     pub(crate) interpreters: BTreeMap<Interpreter, PathBuf>,
     pub(crate) env: Vec<(String, String)>,
+    /// The sandbox's settings (`super::confine`).
+    pub(crate) sandbox: super::confine::SandboxPolicy,
 }
 
 impl Default for Policy {
@@ -89,6 +91,7 @@ impl Policy {
             retries: 0,
             interpreters: BTreeMap::new(),
             env: Vec::new(),
+            sandbox: Default::default(),
         }
     }
 

@@ -98,6 +98,58 @@ pub fn confine(cmd: &mut Command, spec: &Spec) -> Result<Applied, Error> {
     Ok(applied)
 }
 
+/// What [`confine`] would report for `spec`, without preparing a command or opening any path
+/// (for a dry run: the granted paths need not exist yet). The program is not examined, so the
+/// report does not depend on it.
+pub fn preview(spec: &Spec) -> Applied {
+    let probe = probe();
+    let identity = if probe.root {
+        spec.run_as
+    } else {
+        Identity {
+            uid: probe.uid,
+            gid: probe.gid,
+        }
+    };
+    report(spec, &probe, identity, &summary(spec, &probe))
+}
+
+/// Checks that `who` can reach `path` by its permission bits (every parent directory
+/// searchable, the path itself readable, writable or executable as `need` says). [`confine`]
+/// makes this check for every granted path when the parent is root; callers use it to choose,
+/// say, an interpreter the unprivileged user can run.
+pub fn check_access(path: &Path, who: Identity, need: crate::Access) -> Result<(), Error> {
+    let real = std::fs::canonicalize(path).map_err(|source| Error::Path {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let need = match need {
+        crate::Access::Read => Need::Read,
+        crate::Access::Write => Need::Write,
+        crate::Access::Execute => Need::Execute,
+    };
+    access::check(&real, path, who, need)
+}
+
+/// The mechanisms a spec gets on this kernel (what `plan` will install).
+fn summary(spec: &Spec, probe: &Probe) -> Summary {
+    #[cfg(target_os = "linux")]
+    let seccomp = probe.seccomp && crate::seccomp_filter::target_arch().is_some();
+    #[cfg(not(target_os = "linux"))]
+    let seccomp = false;
+    let linux = cfg!(target_os = "linux");
+    let userns = linux && probe.user_namespace;
+    let dropped = probe.root;
+    Summary {
+        landlock_abi: probe.landlock_abi.filter(|_| linux),
+        seccomp,
+        netns: linux && matches!(spec.network, Network::Denied) && probe.network_namespace,
+        userns,
+        dropped,
+        nproc: linux && spec.limits.processes.is_some() && (userns || dropped),
+    }
+}
+
 /// Which mechanisms the plan uses, for the report.
 #[derive(Clone, Copy, Debug, Default)]
 struct Summary {
@@ -123,9 +175,9 @@ fn plan(
     executables: &[PathBuf],
 ) -> Result<Planned, Error> {
     use rustix::process::{Resource, Rlimit};
-    let mut s = Summary::default();
+    let s = summary(spec, probe);
 
-    let landlock = match probe.landlock_abi {
+    let landlock = match s.landlock_abi {
         Some(abi) => {
             let grants = crate::landlock_rules::FsGrants {
                 read_only: &spec.read_only,
@@ -135,22 +187,16 @@ fn plan(
                 write_anywhere: spec.write_anywhere,
                 exec_anywhere: spec.exec_anywhere,
             };
-            s.landlock_abi = Some(abi);
             Some(crate::landlock_rules::build(abi, &grants, &spec.network)?)
         }
         None => None,
     };
-    let seccomp = if probe.seccomp && crate::seccomp_filter::target_arch().is_some() {
-        s.seccomp = true;
+    let seccomp = if s.seccomp {
         crate::seccomp_filter::build(&spec.network)?
     } else {
         Vec::new()
     };
-
-    let want_netns = matches!(spec.network, Network::Denied) && probe.network_namespace;
-    s.netns = want_netns;
-    s.dropped = probe.root;
-    s.userns = probe.user_namespace;
+    let want_netns = s.netns;
 
     let limits = &spec.limits;
     // Never lower below what the caller asked, never above the current hard limit (which an
@@ -186,10 +232,7 @@ fn plan(
     // The process count is per user: meaningful for a run only in its own user namespace, or
     // for the dropped user (then shared with that user's other processes).
     let nproc = match limits.processes {
-        Some(n) if s.userns || s.dropped => {
-            s.nproc = true;
-            Some(rlimit(Resource::Nproc, n, n))
-        }
+        Some(n) if s.nproc => Some(rlimit(Resource::Nproc, n, n)),
         _ => None,
     };
 
@@ -210,16 +253,13 @@ fn plan(
 
 #[cfg(not(target_os = "linux"))]
 fn plan(
-    _spec: &Spec,
+    spec: &Spec,
     probe: &Probe,
     _identity: Identity,
     _executables: &[PathBuf],
 ) -> Result<Planned, Error> {
     Ok(Planned {
-        summary: Summary {
-            dropped: probe.root,
-            ..Summary::default()
-        },
+        summary: summary(spec, probe),
     })
 }
 
