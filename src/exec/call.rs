@@ -84,14 +84,26 @@ mod tests {
     #[test]
     fn finds_calls_in_prose_and_fences() {
         let text = "I will read it.\n```json\n{\"skill\": \"read-file\", \"params\": {\"path\": \"a\"}}\n```\n";
-        assert_eq!(find(text).and_then(|m| m.get("skill").cloned()), Some("read-file".into()));
+        assert_eq!(
+            find(text).and_then(|m| m.get("skill").cloned()),
+            Some("read-file".into())
+        );
         let prose = "Sure: {\"note\": 1} then {\"skill\": \"x\"} and {\"skill\": \"y\"}";
-        assert_eq!(find(prose).and_then(|m| m.get("skill").cloned()), Some("x".into()));
+        assert_eq!(
+            find(prose).and_then(|m| m.get("skill").cloned()),
+            Some("x".into())
+        );
         let fenced_wins = "{\"skill\": \"outside\"}\n~~~\n{\"skill\": \"inside\"}\n~~~";
-        assert_eq!(find(fenced_wins).and_then(|m| m.get("skill").cloned()), Some("inside".into()));
+        assert_eq!(
+            find(fenced_wins).and_then(|m| m.get("skill").cloned()),
+            Some("inside".into())
+        );
         assert_eq!(find("no call here {not json}"), None);
         assert_eq!(find(&"{".repeat(10_000)), None);
         let unclosed = "```\n{\"skill\": \"z\", \"params\": {}}";
-        assert_eq!(find(unclosed).and_then(|m| m.get("skill").cloned()), Some("z".into()));
+        assert_eq!(
+            find(unclosed).and_then(|m| m.get("skill").cloned()),
+            Some("z".into())
+        );
     }
 }

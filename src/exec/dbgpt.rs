@@ -100,7 +100,13 @@ pub(crate) fn run_reply(run: &RawRun, timeout: Duration) -> String {
         let file = run
             .stdout_file
             .as_ref()
-            .map(|p| format!("; the first {} bytes are in {}", run.stdout_total, p.display()))
+            .map(|p| {
+                format!(
+                    "; the first {} bytes are in {}",
+                    run.stdout_total,
+                    p.display()
+                )
+            })
             .unwrap_or_default();
         return text_reply(&format!(
             "Script output exceeded {} bytes and the script was stopped{file}",
@@ -179,7 +185,9 @@ pub fn reply_for(outcome: &Outcome) -> String {
     }
     match (outcome.error(), outcome.data()) {
         (Some(e), _) => match e.error_code() {
-            Some(ErrorCode::SkillNotFound | ErrorCode::NotRunnable) | None => text_reply(&e.message),
+            Some(ErrorCode::SkillNotFound | ErrorCode::NotRunnable) | None => {
+                text_reply(&e.message)
+            }
             Some(code) => text_reply(&format!("[{code}] {}", e.message)),
         },
         (None, Some(data)) => text_reply(&data.to_string()),
@@ -251,7 +259,14 @@ mod tests {
             r#"{"chunks": [{"output_type": "text", "content": "hi"}, {"output_type": "text", "content": "[ERROR] trace"}, {"output_type": "text", "content": "Exit code: 3"}]}"#
         );
         assert_eq!(
-            run_reply(&run(r#"{"chunks": [{"output_type": "markdown", "content": "**é**", "x": 1.0}]}"#, "", 0), t),
+            run_reply(
+                &run(
+                    r#"{"chunks": [{"output_type": "markdown", "content": "**é**", "x": 1.0}]}"#,
+                    "",
+                    0
+                ),
+                t
+            ),
             r#"{"chunks": [{"output_type": "markdown", "content": "**é**", "x": 1.0}]}"#
         );
         assert_eq!(

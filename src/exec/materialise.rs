@@ -27,7 +27,11 @@ use std::path::{Path, PathBuf};
 
 /// Where the cache lives when no policy says.
 pub(crate) fn default_root() -> PathBuf {
-    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     if let Some(dir) = env("SKILLBAKE_CACHE_DIR") {
         return dir;
     }
@@ -63,11 +67,7 @@ pub(crate) fn key(skill: &Skill<'_>) -> String {
         h.update(f.bytes());
     }
     let digest = h.finalize();
-    let hex: String = digest
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let hex: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
     format!("{}-{hex}", skill.name())
 }
 
@@ -108,7 +108,11 @@ fn io_failure(what: &str, path: &Path, e: &std::io::Error) -> Failure {
 }
 
 #[cfg(not(unix))]
-pub(crate) fn ensure(_root: &Path, _skill: &Skill<'_>, _key: &str) -> Result<Materialised, Failure> {
+pub(crate) fn ensure(
+    _root: &Path,
+    _skill: &Skill<'_>,
+    _key: &str,
+) -> Result<Materialised, Failure> {
     Err(Failure::new(
         ErrorCode::NotRunnable,
         "Running skills needs a Unix system (Linux, macOS or a BSD).",

@@ -351,20 +351,19 @@ impl<'r> Executor<'r> {
                 ),
             ));
         };
-        let params = match found.get("params") {
-            None | Some(Value::Null) => json!({}),
-            Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
-                Ok(v @ Value::Object(_)) => v,
-                _ => {
-                    return Err(invalid(
+        let params =
+            match found.get("params") {
+                None | Some(Value::Null) => json!({}),
+                Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+                    Ok(v @ Value::Object(_)) => v,
+                    _ => return Err(invalid(
                         ErrorCode::InvalidParams,
                         "`params` must be a JSON object (it is a string that does not hold one)."
                             .into(),
-                    ))
-                }
-            },
-            Some(v) => v.clone(),
-        };
+                    )),
+                },
+                Some(v) => v.clone(),
+            };
         let Some(skill) = self.registry.get(name) else {
             return Err(self.not_found(name, Meta::default()));
         };
@@ -611,7 +610,8 @@ impl<'r> Executor<'r> {
                 meta,
             ));
         }
-        let needed = check_permissions(&skill, &fields.declared, policy).map_err(|f| fail(f, meta))?;
+        let needed =
+            check_permissions(&skill, &fields.declared, policy).map_err(|f| fail(f, meta))?;
         let program = match policy.interpreters.get(&launch.interpreter) {
             Some(p) => absolute(p),
             None => match on_path(launch.interpreter.program()) {
@@ -693,7 +693,11 @@ impl<'r> Executor<'r> {
 }
 
 /// Declared ⊆ granted, or `PERMISSION_DENIED` naming what is missing and how to grant it.
-fn check_permissions(skill: &Skill<'_>, declared: &[String], policy: &Policy) -> Result<Set, Failure> {
+fn check_permissions(
+    skill: &Skill<'_>,
+    declared: &[String],
+    policy: &Policy,
+) -> Result<Set, Failure> {
     let mut needed = Set::NONE;
     for name in declared {
         let Some(p) = permission::lookup(name) else {
@@ -810,7 +814,10 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
     } else {
         1
     };
-    let mut result = Err(Failure::new(ErrorCode::ExecFailed, "The script was not run."));
+    let mut result = Err(Failure::new(
+        ErrorCode::ExecFailed,
+        "The script was not run.",
+    ));
     let mut raw = spawn::RawRun::default();
     for attempt in 1..=attempts {
         if attempt > 1 {

@@ -309,7 +309,10 @@ mod tests {
     #[test]
     fn serialises_to_exactly_the_unified_shape() {
         let ok = Outcome::success(json!({"b": 1, "a": [true]}), Meta::default());
-        assert_eq!(ok.to_json(), r#"{"ok":true,"data":{"b":1,"a":[true]},"error":null}"#);
+        assert_eq!(
+            ok.to_json(),
+            r#"{"ok":true,"data":{"b":1,"a":[true]},"error":null}"#
+        );
         assert_eq!(
             serde_json::to_string(&ok.to_value()).unwrap_or_default(),
             ok.to_json()
@@ -331,7 +334,10 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for &c in ErrorCode::ALL {
             assert!(seen.insert(c.as_str()));
-            assert!(c.as_str().bytes().all(|b| b.is_ascii_uppercase() || b == b'_'));
+            assert!(c
+                .as_str()
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b == b'_'));
             assert_eq!(ErrorCode::from_name(c.as_str()), Some(c));
             assert!(c.summary().ends_with('.'));
         }

@@ -13,9 +13,10 @@
 //!    true; `data` null (or absent) and `error` an object with a non-empty string `code` and a
 //!    string `message` (nothing else) when `ok` is false. Anything else with a boolean `ok` →
 //!    `BAD_OUTPUT` saying what is wrong (a failure is never mistaken for data).
-//! 5. DB-GPT chunks (`{"chunks": [...]}`) and any other JSON become `data` as they are; integers
-//!    beyond 64 bits, `NaN` and infinities (which `serde_json` cannot hold) keep their text, as a
-//!    string. Other text becomes `data` as a string; no output at all is `data: null`.
+//! 5. DB-GPT chunks (`{"chunks": [...]}`) and any other JSON become `data` as they are (JSON as
+//!    Python's `json.loads` reads it); integers beyond 64 bits, `NaN` and infinities, which
+//!    `serde_json` cannot hold, become strings with their JSON text. Other text becomes `data`
+//!    as a string; no output at all is `data: null`.
 //! 6. A non-zero exit (or a signal) turns everything but a unified failure into `EXEC_FAILED`,
 //!    with the status and the end of stderr.
 
@@ -103,7 +104,12 @@ pub(crate) fn exec_failed(skill: &str, exit: Option<Exit>, run: &RawRun) -> Fail
 }
 
 /// Reads a finished run as the unified result's `data` or `error`.
-pub(crate) fn interpret(skill: &str, run: &RawRun, timeout: Duration, limit: u64) -> Result<Value, Failure> {
+pub(crate) fn interpret(
+    skill: &str,
+    run: &RawRun,
+    timeout: Duration,
+    limit: u64,
+) -> Result<Value, Failure> {
     if let Some(e) = &run.error {
         return Err(Failure::new(
             ErrorCode::ExecFailed,
@@ -136,7 +142,8 @@ pub(crate) fn interpret(skill: &str, run: &RawRun, timeout: Duration, limit: u64
     if let Some(file) = &run.stdout_file {
         if !exit.success() {
             let mut f = exec_failed(skill, Some(exit), run);
-            f.message.push_str(&format!(" Its whole output is in {}.", file.display()));
+            f.message
+                .push_str(&format!(" Its whole output is in {}.", file.display()));
             return Err(f);
         }
         let preview: String = String::from_utf8_lossy(&run.stdout)
@@ -188,9 +195,7 @@ pub(crate) fn interpret(skill: &str, run: &RawRun, timeout: Duration, limit: u64
     if text.is_empty() {
         return Ok(Value::Null);
     }
-    Ok(parsed
-        .and_then(|v| v.to_json())
-        .unwrap_or_else(|| Value::String(text.to_string())))
+    Ok(parsed.map_or_else(|| Value::String(text.to_string()), |v| v.to_json()))
 }
 
 fn describe(v: &pyjson::Value) -> String {
@@ -235,9 +240,7 @@ fn unified(skill: &str, v: &pyjson::Value, ok: bool) -> Result<Value, Failure> {
         if *error != pyjson::Value::Null {
             return Err(bad_output(skill, "`error` must be null when `ok` is true"));
         }
-        return data
-            .to_json()
-            .ok_or_else(|| bad_output(skill, "`data` holds a number JSON cannot carry exactly (an integer beyond 64 bits, NaN or an infinity)"));
+        return Ok(data.to_json());
     }
     if *data != pyjson::Value::Null {
         return Err(bad_output(skill, "`data` must be null when `ok` is false"));
@@ -256,7 +259,10 @@ fn unified(skill: &str, v: &pyjson::Value, ok: bool) -> Result<Value, Failure> {
     if !unknown.is_empty() {
         return Err(bad_output(
             skill,
-            &format!("`error` may only hold `code` and `message`, not {}", unknown.join(", ")),
+            &format!(
+                "`error` may only hold `code` and `message`, not {}",
+                unknown.join(", ")
+            ),
         ));
     }
     let (Some(pyjson::Value::Str(code)), Some(pyjson::Value::Str(message))) =
@@ -301,20 +307,36 @@ mod tests {
         assert_eq!(read("[1, 2]\n", 0), Ok(json!([1, 2])));
         assert_eq!(read("", 0), Ok(Value::Null));
         assert_eq!(read("42", 0), Ok(json!(42)));
-        assert_eq!(read("123456789012345678901234567890", 0), Ok(json!("123456789012345678901234567890")));
-        assert_eq!(read("NaN", 0), Ok(json!("NaN")));
         assert_eq!(
-            read(r#"{"chunks": [{"output_type": "text", "content": "a"}]}"#, 0),
+            read("123456789012345678901234567890", 0),
+            Ok(json!("123456789012345678901234567890"))
+        );
+        assert_eq!(read("[NaN, 1e999]", 0), Ok(json!(["NaN", "Infinity"])));
+        assert_eq!(
+            read(r#"{"ok": true, "data": 1e999}"#, 0),
+            Ok(json!("Infinity"))
+        );
+        assert_eq!(
+            read(
+                r#"{"chunks": [{"output_type": "text", "content": "a"}]}"#,
+                0
+            ),
             Ok(json!({"chunks": [{"output_type": "text", "content": "a"}]}))
         );
     }
 
     #[test]
     fn unified_results_pass_through_after_a_shape_check() {
-        assert_eq!(read(r#"{"ok": true, "data": {"a": 1}, "error": null}"#, 0), Ok(json!({"a": 1})));
+        assert_eq!(
+            read(r#"{"ok": true, "data": {"a": 1}, "error": null}"#, 0),
+            Ok(json!({"a": 1}))
+        );
         assert_eq!(read(r#"{"ok": true}"#, 0), Ok(Value::Null));
         assert_eq!(
-            read(r#"{"ok": false, "error": {"code": "NOPE", "message": "m"}}"#, 1),
+            read(
+                r#"{"ok": false, "error": {"code": "NOPE", "message": "m"}}"#,
+                1
+            ),
             Err(("NOPE".into(), Origin::Script))
         );
         let bad = Err(("BAD_OUTPUT".into(), Origin::Executor));
@@ -327,7 +349,6 @@ mod tests {
             r#"{"ok": false, "error": {"code": 1, "message": "m"}}"#,
             r#"{"ok": true, "rows": 40}"#,
             r#"{"ok": "yes"}"#,
-            r#"{"ok": true, "data": 1e999}"#,
         ] {
             assert_eq!(read(s, 0), bad, "{s}");
         }
@@ -336,7 +357,10 @@ mod tests {
     #[test]
     fn failures_exit_status_and_timeouts() {
         assert_eq!(read("oops", 2).map_err(|e| e.0), Err("EXEC_FAILED".into()));
-        assert_eq!(read(r#"{"ok": true, "data": 1}"#, 1).map_err(|e| e.0), Err("EXEC_FAILED".into()));
+        assert_eq!(
+            read(r#"{"ok": true, "data": 1}"#, 1).map_err(|e| e.0),
+            Err("EXEC_FAILED".into())
+        );
         let mut r = run("", 0);
         r.stdout = vec![0xff, 0xfe];
         assert_eq!(

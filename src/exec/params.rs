@@ -40,7 +40,8 @@ impl Schemas {
 
     fn compiled(&self, skill: &Skill<'_>) -> Option<&Result<Compiled, String>> {
         let slot = self.slots.get(skill.ordinal())?;
-        slot.get_or_init(|| skill.schema_json().map(compile)).as_ref()
+        slot.get_or_init(|| skill.schema_json().map(compile))
+            .as_ref()
     }
 
     /// Checks `params` for `skill`: a JSON object, defaults applied, valid against its schema.
@@ -168,10 +169,9 @@ fn apply_defaults(root: &Value, schema: &Value, value: &mut Value, depth: usize)
         return;
     }
     let schema = resolve(root, schema, 0);
-    let (Some(props), Value::Object(obj)) = (
-        schema.get("properties").and_then(Value::as_object),
-        value,
-    ) else {
+    let (Some(props), Value::Object(obj)) =
+        (schema.get("properties").and_then(Value::as_object), value)
+    else {
         return;
     };
     for (key, sub) in props {
@@ -211,7 +211,8 @@ mod tests {
 
     #[test]
     fn refs_that_point_nowhere_or_loop_are_left_alone() {
-        let schema = json!({"properties": {"a": {"$ref": "#/nope"}, "b": {"$ref": "#/properties/b"}}});
+        let schema =
+            json!({"properties": {"a": {"$ref": "#/nope"}, "b": {"$ref": "#/properties/b"}}});
         let mut v = json!({});
         apply_defaults(&schema, &schema, &mut v, 0);
         assert_eq!(v, json!({}));

@@ -223,7 +223,9 @@ mod tests {
         assert_eq!(p.map(|p| p.granted().to_vec()), Ok(vec!["smtp"]));
         let e = Policy::new().allow("netwrok").unwrap_err();
         assert_eq!(e.suggestion, Some("network"));
-        assert!(e.to_string().starts_with("unknown permission `netwrok` (did you mean `network`?)"));
+        assert!(e
+            .to_string()
+            .starts_with("unknown permission `netwrok` (did you mean `network`?)"));
         assert_eq!(suggest("filesystem-read"), Some("filesystem:read"));
         assert_eq!(suggest("fs"), None);
         assert_eq!(suggest("sub"), Some("subprocess"));

@@ -116,32 +116,31 @@ impl Value {
         }
     }
 
-    /// The same value as `serde_json` holds it, or `None` when that would lose something (an
-    /// integer outside 64 bits, `NaN` or an infinity).
-    pub fn to_json(&self) -> Option<Json> {
-        Some(match self {
+    /// The same value as `serde_json` holds it. What `serde_json` cannot hold exactly becomes a
+    /// string with its JSON text: integers outside 64 bits (`"123456789012345678901234567890"`),
+    /// `"NaN"`, `"Infinity"`, `"-Infinity"`.
+    pub fn to_json(&self) -> Json {
+        match self {
             Value::Null => Json::Null,
             Value::Bool(b) => Json::Bool(*b),
-            Value::Int(digits) => {
-                if let Ok(i) = digits.parse::<i64>() {
-                    Json::Number(i.into())
-                } else {
-                    Json::Number(digits.parse::<u64>().ok()?.into())
-                }
+            Value::Int(digits) => match (digits.parse::<i64>(), digits.parse::<u64>()) {
+                (Ok(i), _) => Json::Number(i.into()),
+                (_, Ok(u)) => Json::Number(u.into()),
+                _ => Json::String(digits.clone()),
+            },
+            Value::Float(f) => {
+                Number::from_f64(*f).map_or_else(|| Json::String(float_repr(*f)), Json::Number)
             }
-            Value::Float(f) => Json::Number(Number::from_f64(*f)?),
             Value::Str(s) => Json::String(s.clone()),
-            Value::List(items) => {
-                Json::Array(items.iter().map(Value::to_json).collect::<Option<_>>()?)
-            }
+            Value::List(items) => Json::Array(items.iter().map(Value::to_json).collect()),
             Value::Dict(items) => {
                 let mut map = Map::new();
                 for (k, v) in items {
-                    map.insert(k.clone(), v.to_json()?);
+                    map.insert(k.clone(), v.to_json());
                 }
                 Json::Object(map)
             }
-        })
+        }
     }
 
     /// A `serde_json` value as Python would hold it after `json.loads`.
@@ -435,15 +434,34 @@ mod tests {
             Some("[12345678901234567890123, -0.0, Infinity, NaN, -Infinity, 0.1]")
         );
         let v = parse(r#"{"k": "中\u2028\u007f😀\"/"}"#).unwrap();
-        assert_eq!(v.dumps(true), r#"{"k": "\u4e2d\u2028\u007f\ud83d\ude00\"/"}"#);
+        assert_eq!(
+            v.dumps(true),
+            r#"{"k": "\u4e2d\u2028\u007f\ud83d\ude00\"/"}"#
+        );
         assert_eq!(v.dumps(false), "{\"k\": \"中\u{2028}\u{7f}😀\\\"/\"}");
     }
 
     #[test]
     fn rejects_what_python_rejects() {
         for bad in [
-            "", "01", "1.", ".5", "-", "1e", "[1,]", "{\"a\":1,}", "{'a': 1}", "\"a\tb\"",
-            "\"\\x\"", "\"\\ud800\"", "[1] x", "nan", "+1", "\"\\u12\"", "{\"a\" 1}", "tru",
+            "",
+            "01",
+            "1.",
+            ".5",
+            "-",
+            "1e",
+            "[1,]",
+            "{\"a\":1,}",
+            "{'a': 1}",
+            "\"a\tb\"",
+            "\"\\x\"",
+            "\"\\ud800\"",
+            "[1] x",
+            "nan",
+            "+1",
+            "\"\\u12\"",
+            "{\"a\" 1}",
+            "tru",
         ] {
             assert_eq!(parse(bad), None, "{bad:?}");
         }
@@ -455,16 +473,28 @@ mod tests {
     }
 
     #[test]
-    fn converts_without_loss_or_not_at_all() {
+    fn converts_without_losing_digits() {
         assert_eq!(
-            parse(r#"{"a": [1, 2.5, "x", null, false]}"#).unwrap().to_json(),
-            Some(serde_json::json!({"a": [1, 2.5, "x", null, false]}))
+            parse(r#"{"a": [1, 2.5, "x", null, false]}"#)
+                .unwrap()
+                .to_json(),
+            serde_json::json!({"a": [1, 2.5, "x", null, false]})
         );
-        assert_eq!(parse("18446744073709551615").unwrap().to_json(), Some(serde_json::json!(u64::MAX)));
-        assert_eq!(parse("18446744073709551616").unwrap().to_json(), None);
-        assert_eq!(parse("[NaN]").unwrap().to_json(), None);
+        assert_eq!(
+            parse("18446744073709551615").unwrap().to_json(),
+            serde_json::json!(u64::MAX)
+        );
+        assert_eq!(
+            parse("[18446744073709551616, NaN, -Infinity]")
+                .unwrap()
+                .to_json(),
+            serde_json::json!(["18446744073709551616", "NaN", "-Infinity"])
+        );
         let j = serde_json::json!({"z": 1, "a": [1.5, -3, "é"]});
-        assert_eq!(Value::from_json(&j).dumps(true), r#"{"z": 1, "a": [1.5, -3, "\u00e9"]}"#);
+        assert_eq!(
+            Value::from_json(&j).dumps(true),
+            r#"{"z": 1, "a": [1.5, -3, "\u00e9"]}"#
+        );
     }
 
     #[test]

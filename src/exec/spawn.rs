@@ -219,7 +219,8 @@ impl Stdout {
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         }
         let keep = self.cap.saturating_sub(self.kept.len()).min(bytes.len());
-        self.kept.extend_from_slice(bytes.get(..keep).unwrap_or(&[]));
+        self.kept
+            .extend_from_slice(bytes.get(..keep).unwrap_or(&[]));
         Ok(all)
     }
 }
@@ -368,7 +369,8 @@ pub(crate) fn run(mut command: Command, stdin: Vec<u8>, limits: &Limits) -> RawR
                 }
             }
             let ready = |slot: Option<usize>| {
-                slot.and_then(|i| fds.get(i)).is_some_and(|f| !f.revents().is_empty())
+                slot.and_then(|i| fds.get(i))
+                    .is_some_and(|f| !f.revents().is_empty())
             };
             (ready(slots[0]), ready(slots[1]), ready(slots[2]))
         };

@@ -157,6 +157,18 @@ codes! {
     PackTooLarge = "pack-too-large", Warning, "validate/size.rs", "A pack's files add up to more than `[limits] max-pack-size` (default 10 MiB).";
     /// `skillbake.toml` problems.
     ConfigInvalid = "config-invalid", Error, "config.rs", "`skillbake.toml` is not valid TOML or has unknown keys, values or wrong types.";
+    /// `entrypoint` names no file of the pack.
+    EntrypointNotFound = "entrypoint-not-found", Error, "validate/entrypoint.rs", "`entrypoint` does not name a file of the pack (a `/`-separated path relative to the pack, without `..`).";
+    /// `entrypoint` names a binary file.
+    EntrypointBinary = "entrypoint-binary", Error, "validate/entrypoint.rs", "The `entrypoint` is a binary file, not a script an interpreter can run.";
+    /// No known interpreter runs the entrypoint.
+    UnknownInterpreter = "unknown-interpreter", Error, "validate/entrypoint.rs", "Neither the `#!` line nor the extension of the `entrypoint` names an interpreter skillbake can start (python3, bash, sh, node).";
+    /// A runnable pack without `schema.json`.
+    SchemaMissing = "schema-missing", Warning, "validate/entrypoint.rs", "A runnable pack (one with an `entrypoint`) has no `schema.json`, so the parameters of a call cannot be checked.";
+    /// `timeout` out of range.
+    TimeoutInvalid = "timeout-invalid", Error, "validate/entrypoint.rs", "`timeout` is not a number of seconds above 0 and at most 86400 (one day).";
+    /// `permission` outside the vocabulary.
+    UnknownPermission = "unknown-permission", Error, "validate/permission.rs", "`permission` names something outside the permission vocabulary (network, smtp, filesystem:read, filesystem:write, filesystem, subprocess).";
 }
 
 impl Code {

@@ -205,12 +205,18 @@ mod tests {
             detect("a.rb", b"#!/usr/bin/env ruby\n"),
             Err(Unknown::Shebang("ruby"))
         );
-        assert_eq!(detect("a.rb", b"puts 1"), Err(Unknown::Extension(Some("rb"))));
+        assert_eq!(
+            detect("a.rb", b"puts 1"),
+            Err(Unknown::Extension(Some("rb")))
+        );
         assert_eq!(detect("run", b"echo"), Err(Unknown::Extension(None)));
         assert_eq!(detect(".py", b""), Err(Unknown::Extension(None)));
         assert_eq!(detect("a.py.", b""), Err(Unknown::Extension(None)));
         assert_eq!(detect("a", b"#!"), Err(Unknown::Extension(None)));
-        assert_eq!(detect("a", b"#!/usr/bin/env\n"), Err(Unknown::Extension(None)));
+        assert_eq!(
+            detect("a", b"#!/usr/bin/env\n"),
+            Err(Unknown::Extension(None))
+        );
         assert_eq!(Interpreter::from_program("python3."), None);
         assert_eq!(Interpreter::from_program("python2"), None);
     }

@@ -173,7 +173,10 @@ mod tests {
         let read = Set::granted_by(["filesystem:read"]);
         assert!(read.covers(needs("filesystem:read")));
         assert!(!read.covers(needs("filesystem")));
-        assert_eq!(names_for(read.missing(needs("filesystem"))), ["filesystem:write"]);
+        assert_eq!(
+            names_for(read.missing(needs("filesystem"))),
+            ["filesystem:write"]
+        );
         let both = Set::granted_by(["filesystem:read", "filesystem:write"]);
         assert!(both.covers(needs("filesystem")));
         assert!(Set::granted_by(["filesystem"]).covers(needs("filesystem:write")));
@@ -194,7 +197,11 @@ mod tests {
         for p in ALL {
             assert!(seen.insert(p.name), "{}", p.name);
             assert!(p.summary.ends_with('.'), "{}", p.name);
-            assert!(!p.needs.is_empty() && p.grants.covers(p.needs), "{}", p.name);
+            assert!(
+                !p.needs.is_empty() && p.grants.covers(p.needs),
+                "{}",
+                p.name
+            );
         }
         assert_eq!(names().len(), ALL.len());
     }

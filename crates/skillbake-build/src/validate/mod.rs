@@ -11,12 +11,16 @@
 //! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
 //! | [`duplicate`] | `duplicate-name` |
 //! | [`size`] | `file-too-large`, `pack-too-large` |
+//! | [`entrypoint`] | `entrypoint-not-found`, `entrypoint-binary`, `unknown-interpreter`, `schema-missing`, `timeout-invalid` |
+//! | [`permission`] | `unknown-permission` |
 
 pub mod body;
 pub mod description;
 pub mod duplicate;
+pub mod entrypoint;
 pub mod fields;
 pub mod name;
+pub mod permission;
 pub mod schema;
 pub mod size;
 pub mod tools;
@@ -54,6 +58,8 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         description::check(ctx, diags);
         fields::check(ctx, diags);
         tools::check(ctx, diags);
+        entrypoint::check(ctx, diags);
+        permission::check(ctx, diags);
     }
     body::check(ctx, diags);
     size::check(ctx, diags);
