@@ -418,6 +418,33 @@ fn rebase(command: &Command, program: &Path, from: &Path, to: &Path) -> Command 
     c
 }
 
+/// Gives the script's user the run's output folder when it cannot write there: only an empty
+/// folder (the run's own, or a new one the policy named) changes owner; a folder that already
+/// holds something must be made writable for that user by its owner.
+#[cfg(unix)]
+fn hand_over(output: &Path, who: sandbox::Identity) -> Result<(), Failure> {
+    if sandbox::check_access(output, who, sandbox::Access::Write).is_ok() {
+        return Ok(());
+    }
+    let empty = std::fs::read_dir(output).is_ok_and(|mut d| d.next().is_none());
+    if !empty {
+        return Err(failure(format!(
+            "The output folder {} is not writable by the sandbox user {}:{} and already holds files, so the script was not started. Make it writable for that user, choose an empty or new folder, or run skillbake as an unprivileged user.",
+            output.display(),
+            who.uid,
+            who.gid
+        )));
+    }
+    std::os::unix::fs::chown(output, Some(who.uid), Some(who.gid)).map_err(|e| {
+        failure(format!(
+            "The output folder {} could not be handed to the sandbox user {}:{} ({e}), so the script was not started.",
+            output.display(),
+            who.uid,
+            who.gid
+        ))
+    })
+}
+
 #[cfg(unix)]
 fn failure(message: String) -> Failure {
     Failure::new(ErrorCode::ExecFailed, message)
@@ -545,18 +572,7 @@ pub(crate) fn apply(
     let mut view = None;
     let mut rebuilt = rebase(command, &program, &folders.pack, &folders.pack);
     if dropping {
-        if policy.output_dir.is_none() {
-            std::os::unix::fs::chown(&folders.output, Some(who.uid), Some(who.gid)).map_err(
-                |e| {
-                    failure(format!(
-                        "The output folder {} could not be handed to the sandbox user {}:{} ({e}), so the script was not started.",
-                        folders.output.display(),
-                        who.uid,
-                        who.gid
-                    ))
-                },
-            )?;
-        }
+        hand_over(&folders.output, who)?;
         let v = pack_view(&folders.pack, who.gid).map_err(|e| {
             failure(format!(
                 "The pack could not be copied where the sandbox user {}:{} can read it ({e}), so the script was not started.",
