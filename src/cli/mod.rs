@@ -10,6 +10,7 @@ mod list;
 mod load;
 mod output;
 mod prompt;
+mod run;
 mod serve;
 mod tools;
 
@@ -140,8 +141,15 @@ enum Command {
     /// Serve the embedded skills as an MCP server on stdin/stdout.
     ///
     /// Tools: load_skill, list_skills, and one per pack with a schema.json. Resources:
-    /// skill://{name}/{path} for every embedded file. Instructions: the skill catalog.
-    Serve,
+    /// skill://{name}/{path} for every embedded file. Instructions: the skill catalog. With
+    /// --execute (or any --allow), pack tools run runnable packs under that policy.
+    Serve(serve::ServeArgs),
+    /// Run a skill's entrypoint with JSON parameters and print the unified result
+    /// {"ok", "data", "error"} (exit 0 only when ok).
+    Run(run::RunArgs),
+    /// DB-GPT's execute_skill_script_file: run scripts/SCRIPT of a skill and print DB-GPT's
+    /// chunks (exit 0 only when the script succeeded).
+    ExecScript(run::ExecScriptArgs),
     /// Write the exact bytes of an embedded file to stdout.
     Cat {
         /// Skill name (exact, else ASCII case-insensitive).
@@ -166,7 +174,9 @@ pub fn run() -> ExitCode {
             file_path,
         } => load::run(&format, &skill_name, file_path.as_deref()),
         Command::Cat { skill_name, path } => cat::run(&skill_name, &path),
-        Command::Serve => serve::run(),
+        Command::Serve(args) => serve::run(args),
+        Command::Run(args) => run::run(args),
+        Command::ExecScript(args) => run::exec_script(args),
     };
     match result {
         Ok(code) => code,

@@ -10,10 +10,14 @@
 //!     as one text content; `file_path` defaults to the skill's `SKILL.md` path. The result is an
 //!     error result (`isError: true`) when the skill or file is not found.
 //!   * `list_skills {}` answers a JSON array of `{name, description, location, uri}`.
-//!   * A pack tool validates its arguments against the pack's `schema.json` and answers the
-//!     pack's instructions (the `load_skill` reply) followed by a JSON text echoing the validated
-//!     arguments. skillbake embeds instructions and files; it does not run the pack's scripts,
-//!     and the result says so.
+//!   * A pack tool, on a server built with [`Server::with_policy`] (`skillbake serve --allow
+//!     ...` or `--execute`), **runs** a runnable pack (one with an `entrypoint`) through
+//!     [`crate::exec::Executor`]: one text content with the unified result
+//!     `{"ok", "data", "error"}`, and `isError: true` exactly when `ok` is false. A server built
+//!     with [`Server::new`] (no policy) runs nothing: the tool validates its arguments against
+//!     the pack's `schema.json` and answers the pack's instructions (the `load_skill` reply)
+//!     followed by a JSON text echoing the validated arguments with `"executed": false` and a
+//!     note saying why; so does a pack without an `entrypoint` on any server.
 //!
 //!   Bad arguments (missing or mistyped, unknown skill, schema violations) give error results
 //!   the model can read and correct; an unknown tool is a JSON-RPC `invalid params` error.
@@ -39,6 +43,7 @@ mod uri;
 pub use mime::mime_type;
 pub use uri::{resource_uri, RESOURCE_TEMPLATE, URI_PREFIX};
 
+use crate::exec::{Executor, Policy};
 use crate::{CatalogFormat, File, FileKind, Registry, ToolsFormat};
 use base64::Engine as _;
 use rmcp::model::{
@@ -62,7 +67,9 @@ pub const LIST_SKILLS: &str = "list_skills";
 
 const LIST_SKILLS_DESCRIPTION: &str = "List the embedded skills: a JSON array of {name, description, location, uri}. location is the file_path to pass to load_skill; uri is the skill's SKILL.md as an MCP resource.";
 
-const NOT_EXECUTED: &str = "skillbake serves this skill's instructions and files; it does not execute scripts. The arguments are valid against the skill's schema.json: carry out the call by following the instructions with them.";
+const NOT_EXECUTED: &str = "This server was started without an execution policy, so it does not execute scripts (start it with `skillbake serve --execute`, or `--allow PERMISSION` to grant permissions, to run runnable skills). The arguments are valid against the skill's schema.json: carry out the call by following the instructions with them.";
+
+const NOT_RUNNABLE: &str = "This skill has no entrypoint, so there is no script to execute. The arguments are valid against the skill's schema.json: carry out the call by following the instructions with them.";
 
 /// Why the MCP server could not start or stopped with a failure.
 #[derive(Debug)]
@@ -112,7 +119,12 @@ impl std::error::Error for Error {
 /// Serves `registry` over stdin/stdout until the client closes the connection. Must run inside
 /// a tokio runtime with I/O enabled. Nothing but MCP messages is written to stdout.
 pub async fn serve_stdio(registry: &'static Registry) -> Result<(), Error> {
-    let server = Server::new(registry)?;
+    serve(Server::new(registry)?).await
+}
+
+/// Serves `server` over stdin/stdout until the client closes the connection (see
+/// [`serve_stdio`]); build it with [`Server::with_policy`] to run the packs' scripts.
+pub async fn serve(server: Server) -> Result<(), Error> {
     let running = server
         .serve(rmcp::transport::stdio())
         .await
@@ -135,6 +147,7 @@ pub struct Server {
     tools: Vec<Tool>,
     packs: HashMap<String, PackTool>,
     instructions: String,
+    executor: Option<std::sync::Arc<Executor<'static>>>,
 }
 
 impl fmt::Debug for Server {
@@ -210,7 +223,20 @@ impl Server {
             tools,
             packs,
             instructions: registry.catalog(CatalogFormat::Xml, None).text,
+            executor: None,
         })
+    }
+
+    /// A server whose pack tools run runnable packs under `policy` (see the module docs).
+    pub fn with_policy(registry: &'static Registry, policy: Policy) -> Result<Self, Error> {
+        let mut server = Server::new(registry)?;
+        server.executor = Some(std::sync::Arc::new(Executor::new(registry, policy)));
+        Ok(server)
+    }
+
+    /// Whether pack tools run scripts.
+    pub fn executes(&self) -> bool {
+        self.executor.is_some()
     }
 
     /// The tools this server lists: the registry's MCP tool definitions, then `list_skills`.
@@ -345,11 +371,16 @@ impl Server {
         let instructions = self
             .registry
             .load_skill(skill.name(), skill.skill_md_path());
+        let note = if self.executor.is_some() {
+            NOT_RUNNABLE
+        } else {
+            NOT_EXECUTED
+        };
         let echo = json!({
             "tool": tool,
             "arguments": args,
             "executed": false,
-            "note": NOT_EXECUTED,
+            "note": note,
             "files": format!("{}{}/", URI_PREFIX, skill.name()),
         });
         match serde_json::to_string_pretty(&echo) {
@@ -403,7 +434,27 @@ impl ServerHandler for Server {
             LOAD_SKILL => self.load_skill(&args),
             LIST_SKILLS => self.list_skills(&args),
             name => match self.packs.get(name) {
-                Some(pack) => self.pack_tool(name, pack, args),
+                Some(pack) => match (&self.executor, runnable(self.registry, pack.skill)) {
+                    (Some(executor), true) => {
+                        let executor = std::sync::Arc::clone(executor);
+                        let skill = pack.skill;
+                        // A run blocks for up to its timeout: keep it off the server's thread.
+                        let outcome = tokio::task::spawn_blocking(move || {
+                            executor.execute(skill, Value::Object(args))
+                        })
+                        .await
+                        .map_err(|e| {
+                            McpError::internal_error(format!("the run failed: {e}"), None)
+                        })?;
+                        let text = ContentBlock::text(outcome.to_json());
+                        if outcome.ok() {
+                            CallToolResult::success(vec![text])
+                        } else {
+                            CallToolResult::error(vec![text])
+                        }
+                    }
+                    _ => self.pack_tool(name, pack, args),
+                },
                 None => {
                     let tools: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
                     return Err(McpError::invalid_params(
@@ -456,6 +507,13 @@ impl ServerHandler for Server {
             )),
         }
     }
+}
+
+/// Whether the skill has an `entrypoint`.
+fn runnable(registry: &Registry, skill: &str) -> bool {
+    registry
+        .get_exact(skill)
+        .is_some_and(|s| s.field_json("entrypoint").is_some())
 }
 
 fn error_text(text: String) -> CallToolResult {
