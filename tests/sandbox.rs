@@ -59,7 +59,11 @@ impl Env {
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
-        assert_eq!(names, ["canary.txt"], "files appeared outside the output folder");
+        assert_eq!(
+            names,
+            ["canary.txt"],
+            "files appeared outside the output folder"
+        );
     }
 }
 
@@ -68,7 +72,8 @@ fn p(path: &Path) -> &str {
 }
 
 fn script_error(o: &Outcome) -> String {
-    o.error().map_or(String::new(), |e| format!("{} {}", e.code, e.message))
+    o.error()
+        .map_or(String::new(), |e| format!("{} {}", e.code, e.message))
 }
 
 /// The state of a guard in the result's metadata.
@@ -77,7 +82,9 @@ fn guard(o: &Outcome, name: &str) -> String {
     details["guards"]
         .as_array()
         .and_then(|gs| gs.iter().find(|g| g["guard"] == name))
-        .map_or_else(String::new, |g| g["state"].as_str().unwrap_or("").to_string())
+        .map_or_else(String::new, |g| {
+            g["state"].as_str().unwrap_or("").to_string()
+        })
 }
 
 /// Live processes whose environment holds `OUTPUT_DIR=<out>`: the run's processes.
@@ -135,10 +142,7 @@ fn reading_a_canary_outside_the_pack() {
     // The twin declares filesystem:read: refused until granted, then it reads.
     let o = ex.execute("read-granted", json!({"path": p(&env.canary)}));
     assert_eq!(o.error_code(), Some(ErrorCode::PermissionDenied), "{o}");
-    assert!(
-        script_error(&o).contains("--allow filesystem:read"),
-        "{o}"
-    );
+    assert!(script_error(&o).contains("--allow filesystem:read"), "{o}");
     let granted = env.policy().allow("filesystem:read").unwrap();
     let o = ex.execute_with("read-granted", json!({"path": p(&env.canary)}), &granted);
     assert_eq!(o.data(), Some(&json!(CANARY)), "{o}");
@@ -339,8 +343,14 @@ fn a_cpu_spin_is_stopped_by_the_cpu_limit() {
     let start = Instant::now();
     let o = Executor::new(&REGISTRY, policy).execute("cpu-spin", json!({}));
     assert_eq!(o.error_code(), Some(ErrorCode::ExecFailed), "{o}");
-    assert!(script_error(&o).contains("SIGXCPU") || script_error(&o).contains("SIGKILL"), "{o}");
-    assert!(start.elapsed() < Duration::from_secs(20), "the timeout stopped it, not the limit");
+    assert!(
+        script_error(&o).contains("SIGXCPU") || script_error(&o).contains("SIGKILL"),
+        "{o}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "the timeout stopped it, not the limit"
+    );
     assert_nothing_left(&env.out());
 }
 
@@ -392,11 +402,17 @@ fn a_symlink_planted_in_the_output_folder_pointing_outside() {
             stdout.starts_with(r#"{"symlink": "denied 13", "hardlink": "denied"#),
             "{stdout}"
         );
-        assert!(stdout.contains(r#""write-through-planted": "denied 13""#), "{stdout}");
+        assert!(
+            stdout.contains(r#""write-through-planted": "denied 13""#),
+            "{stdout}"
+        );
     }
     // The executor wrote the whole output to a fresh file of its own, not through a link.
     let file = o.meta().output_file.clone().unwrap();
-    assert!(!std::fs::symlink_metadata(&file).unwrap().file_type().is_symlink());
+    assert!(!std::fs::symlink_metadata(&file)
+        .unwrap()
+        .file_type()
+        .is_symlink());
     assert!(std::fs::metadata(&file).unwrap().len() > 2 << 20);
     env.canary_intact();
 }
@@ -447,7 +463,10 @@ fn exclusive_packs_run_one_at_a_time() {
     assert_eq!(lines.len(), 8, "{log}");
     for pair in lines.chunks(2) {
         let (start, end) = (pair[0], pair[1]);
-        assert!(start.starts_with("start ") && end.starts_with("end "), "{log}");
+        assert!(
+            start.starts_with("start ") && end.starts_with("end "),
+            "{log}"
+        );
         assert_eq!(start[6..], end[4..], "runs overlapped:\n{log}");
     }
 }
@@ -481,8 +500,16 @@ fn the_audit_log_has_one_line_per_call_from_many_threads() {
     assert_eq!(records.len(), 10);
     for r in &records {
         for key in [
-            "time", "skill", "version", "params_sha256", "granted", "used", "outcome", "exit",
-            "duration_ms", "sandbox",
+            "time",
+            "skill",
+            "version",
+            "params_sha256",
+            "granted",
+            "used",
+            "outcome",
+            "exit",
+            "duration_ms",
+            "sandbox",
         ] {
             assert!(r.get(key).is_some(), "{key} missing in {r}");
         }
@@ -499,6 +526,9 @@ fn the_audit_log_has_one_line_per_call_from_many_threads() {
         .count();
     assert_eq!(ran, 4);
     if probe().landlock_scope() && probe().seccomp && probe().user_namespace {
-        assert!(records[..8].iter().all(|r| r["sandbox"] == "confined"), "{text}");
+        assert!(
+            records[..8].iter().all(|r| r["sandbox"] == "confined"),
+            "{text}"
+        );
     }
 }

@@ -43,7 +43,9 @@ pub struct AuditLog {
 
 impl fmt::Debug for AuditLog {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AuditLog").field("path", &self.path).finish()
+        f.debug_struct("AuditLog")
+            .field("path", &self.path)
+            .finish()
     }
 }
 
@@ -81,7 +83,10 @@ impl AuditLog {
         let mut line = serde_json::to_string(&record(outcome, params, SystemTime::now()))
             .map_err(std::io::Error::other)?;
         line.push('\n');
-        let file = self.file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let file = self
+            .file
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         #[cfg(unix)]
         let _locked = FileLock::exclusive(&file)?;
         // One write call: with O_APPEND the kernel places it at the end as a whole.
@@ -165,9 +170,7 @@ pub fn params_sha256(params: &Value) -> String {
 
 /// `2026-12-01T09:30:03.512Z`.
 fn rfc3339(t: SystemTime) -> String {
-    let d = t
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap_or_default();
+    let d = t.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
     let secs = d.as_secs();
     let (days, rem) = (secs / 86_400, secs % 86_400);
     let (y, m, day) = civil_from_days(days as i64);

@@ -148,8 +148,9 @@ impl Policy {
         self
     }
 
-    /// Passes the parent's variable `name` (when set) to every script. Everything not passed
-    /// through or set with [`Policy::env`] stays hidden.
+    /// Passes the parent's variable `name` (when set) to every script; `PREFIX*` passes every
+    /// variable starting with `PREFIX`. Everything not passed through or set with
+    /// [`Policy::env`] stays hidden.
     pub fn pass_env(mut self, name: impl Into<String>) -> Self {
         let name = name.into();
         if !self.sandbox.pass_env.contains(&name) {
@@ -272,8 +273,15 @@ fn environment(
         }
     }
     for name in &policy.sandbox.pass_env {
-        if let Some(v) = std::env::var_os(name) {
-            env.push((name.into(), v));
+        match name.strip_suffix('*') {
+            Some(prefix) => env.extend(
+                std::env::vars_os().filter(|(k, _)| k.to_string_lossy().starts_with(prefix)),
+            ),
+            None => {
+                if let Some(v) = std::env::var_os(name) {
+                    env.push((name.into(), v));
+                }
+            }
         }
     }
     // Later entries win, one entry per name, sorted.
@@ -301,7 +309,12 @@ fn is_elf(p: &Path) -> bool {
 /// The interpreter the script's user runs: the command's program when it is a real program
 /// that user can execute, else the first program of that name on `PATH` that is (a version
 /// manager's shim is a script that starts other programs, which the sandbox does not allow).
-fn interpreter_for(program: &Path, who: sandbox::Identity, dropping: bool, path: &OsStr) -> PathBuf {
+fn interpreter_for(
+    program: &Path,
+    who: sandbox::Identity,
+    dropping: bool,
+    path: &OsStr,
+) -> PathBuf {
     let usable = |p: &Path| {
         is_elf(p) && (!dropping || sandbox::check_access(p, who, sandbox::Access::Execute).is_ok())
     };
@@ -455,6 +468,7 @@ fn failure(message: String) -> Failure {
 fn confinement(
     applied: &sandbox::Applied,
     env: &[(OsString, OsString)],
+    program: &Path,
     declared: Set,
     policy: &Policy,
 ) -> Confinement {
@@ -470,13 +484,15 @@ fn confinement(
             sandbox::State::Allowed | sandbox::State::Unlimited => {}
         }
     }
-    c.enforced.push("timeout: the process group is killed".into());
+    c.enforced
+        .push("timeout: the process group is killed".into());
     c.enforced.push("output: capped, then stopped".into());
     c.env = env
         .iter()
         .map(|(k, _)| k.to_string_lossy().into_owned())
         .collect();
     c.details = json!({
+        "program": program.display().to_string(),
         "uid": applied.uid,
         "gid": applied.gid,
         "landlock_abi": applied.landlock_abi,
@@ -555,16 +571,15 @@ pub(crate) fn apply(
         spec.read_only.push(prefix);
     }
     spec.env = environment(command, policy, &folders.output, path);
-    if folders.work != folders.output {
-        spec.read_only.push(folders.work.clone());
-    }
+    // The working folder is where the script starts, not a grant: reading it takes
+    // `filesystem:read` like any other folder.
 
     if !apply {
         spec.read_only.push(folders.pack.clone());
         spec.read_write.push(folders.output.clone());
         let applied = sandbox::preview(&spec);
         refuse_high_risk(&applied, declared, policy)?;
-        return Ok(confinement(&applied, &spec.env, declared, policy));
+        return Ok(confinement(&applied, &spec.env, &program, declared, policy));
     }
 
     // A root parent hands the run's own output folder to the script's user, and gives it a
@@ -600,7 +615,7 @@ pub(crate) fn apply(
     match result {
         Ok(applied) => {
             *command = rebuilt;
-            let mut c = confinement(&applied, &spec.env, declared, policy);
+            let mut c = confinement(&applied, &spec.env, &program, declared, policy);
             c.pack_view = view;
             Ok(c)
         }
@@ -610,5 +625,91 @@ pub(crate) fn apply(
             }
             Err(f)
         }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use sandbox::{Control, Guard, Mode, State};
+
+    fn applied(gap: Option<Guard>) -> sandbox::Applied {
+        let controls = Guard::ALL
+            .iter()
+            .map(|&g| Control {
+                guard: g,
+                state: if Some(g) == gap {
+                    State::NotEnforced
+                } else {
+                    State::Enforced
+                },
+                by: Vec::new(),
+                detail: format!("{g} detail"),
+            })
+            .collect();
+        sandbox::Applied {
+            mode: if gap.is_some() {
+                Mode::Partial
+            } else {
+                Mode::Confined
+            },
+            landlock_abi: Some(7),
+            uid: 65534,
+            gid: 65534,
+            controls,
+        }
+    }
+
+    #[test]
+    fn high_risk_packs_are_refused_only_where_a_guard_is_open() {
+        let policy = Policy::new();
+        let open = applied(Some(Guard::Network));
+        // No declared permission, or only reading: runs, the gap is reported.
+        assert!(refuse_high_risk(&open, Set::NONE, &policy).is_ok());
+        assert!(refuse_high_risk(&open, Set::FILESYSTEM_READ, &policy).is_ok());
+        // smtp with a gap: refused, with the gap and how to accept it.
+        let e = refuse_high_risk(&open, Set::SMTP, &policy).unwrap_err();
+        assert_eq!(e.error_code(), Some(ErrorCode::PermissionDenied));
+        assert!(e.message.contains("`smtp`"), "{}", e.message);
+        assert!(
+            e.message.contains("network (network detail)"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("--unconfined"), "{}", e.message);
+        // Accepted by the policy, or nothing open: runs.
+        let accepting = Policy::new().allow_unconfined(true);
+        assert!(refuse_high_risk(&open, Set::SMTP, &accepting).is_ok());
+        assert!(refuse_high_risk(&applied(None), Set::SUBPROCESS, &policy).is_ok());
+    }
+
+    #[test]
+    fn permissions_map_to_the_sandbox() {
+        let t = Duration::from_millis(2500);
+        let none = spec_for(Set::NONE, &Policy::new(), t);
+        assert_eq!(none.network, sandbox::Network::Denied);
+        assert!(!none.read_anywhere && !none.write_anywhere && !none.exec_anywhere);
+        assert_eq!(none.limits.cpu_seconds, Some(3));
+        assert_eq!(none.limits.processes, Some(DEFAULT_PROCESSES));
+        assert_eq!(none.limits.address_space, Some(DEFAULT_MEMORY));
+        let smtp = spec_for(Set::SMTP, &Policy::new(), t);
+        assert_eq!(
+            smtp.network,
+            sandbox::Network::TcpConnect {
+                ports: vec![25, 465, 587, 2525],
+                name_resolution: true
+            }
+        );
+        let all = Set::NETWORK
+            .union(Set::SMTP)
+            .union(Set::FILESYSTEM_READ)
+            .union(Set::FILESYSTEM_WRITE)
+            .union(Set::SUBPROCESS);
+        let all = spec_for(all, &Policy::new().limits(Limits::new().processes(7)), t);
+        assert_eq!(all.network, sandbox::Network::Unrestricted);
+        assert!(all.read_anywhere && all.write_anywhere && all.exec_anywhere);
+        assert_eq!(all.limits.processes, Some(7));
+        let sub = spec_for(Set::SUBPROCESS, &Policy::new(), t);
+        assert_eq!(sub.limits.processes, Some(DEFAULT_PROCESSES_SUBPROCESS));
     }
 }

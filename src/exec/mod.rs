@@ -475,7 +475,11 @@ impl<'r> Executor<'r> {
                 .acquire(plan.skill.ordinal(), plan.skill.name(), &plan.cache_root);
         let mut outcome = run(plan, policy, meta);
         if let Some(e) = lock_error {
-            outcome.meta_mut().confinement.not_enforced.push(format!("exclusive: {e}"));
+            outcome
+                .meta_mut()
+                .confinement
+                .not_enforced
+                .push(format!("exclusive: {e}"));
         }
         outcome
     }
@@ -749,7 +753,11 @@ fn describe(plan: &Plan<'_>, policy: &Policy, meta: &Meta) -> Value {
     };
     env.sort();
     env.dedup();
-    let mut command: Vec<String> = vec![plan.program.display().to_string()];
+    // The sandbox may run another copy of the interpreter (one its user can execute).
+    let program = meta.confinement.details["program"]
+        .as_str()
+        .map_or_else(|| plan.program.display().to_string(), str::to_string);
+    let mut command: Vec<String> = vec![program];
     command.extend(plan.shebang_args.iter().cloned());
     command.push(plan.script_path().display().to_string());
     command.push(plan.params_json.clone());

@@ -272,15 +272,37 @@ fn control(guard: Guard, state: State, by: &[Mechanism], detail: impl Into<Strin
     }
 }
 
+/// The granted paths in words: the system runtime and harmless devices summarised, the rest
+/// listed.
 fn names(paths: &[PathBuf]) -> String {
-    if paths.is_empty() {
-        return "nothing".to_string();
+    let system = crate::spec::system_runtime_paths();
+    let devices = crate::spec::system_devices();
+    let mut parts: Vec<String> = Vec::new();
+    let mut saw_system = false;
+    let mut saw_devices = false;
+    for p in paths {
+        if system.contains(p) {
+            saw_system = true;
+        } else if devices.contains(p) {
+            saw_devices = true;
+        } else {
+            parts.push(p.display().to_string());
+        }
     }
-    paths
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
+    if saw_system {
+        parts.push("the system runtime (/usr, /lib*, /bin, /sbin, a few files of /etc)".into());
+    }
+    if saw_devices {
+        parts.push("/dev/null and the other harmless devices".into());
+    }
+    match parts.len() {
+        0 => "nothing".to_string(),
+        1 => parts.remove(0),
+        _ => {
+            let last = parts.pop().unwrap_or_default();
+            format!("{} and {last}", parts.join(", "))
+        }
+    }
 }
 
 fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applied {
