@@ -472,7 +472,8 @@ fn a_tampered_cache_is_rewritten_never_executed() {
         "open({:?}, 'w').write('x')\nprint('{{\"ok\": true, \"data\": \"evil\"}}')\n",
         pwned.display().to_string()
     );
-    let attacks: Vec<(&str, Box<dyn Fn()>)> = vec![
+    type Attack<'a> = (&'a str, Box<dyn Fn() + 'a>);
+    let attacks: Vec<Attack<'_>> = vec![
         (
             "modified script",
             Box::new(|| {

@@ -10,27 +10,18 @@ use skillbake_build::report::human;
 use skillbake_build::{check, CheckOptions, Code};
 use std::path::{Path, PathBuf};
 
+mod common;
+
+use common::{copy_tree, Order};
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
 }
 
 /// Builds the fail case of a code whose fixture git cannot store.
 fn generated_fail(code: Code, pass: &Path, tmp: &Path) -> PathBuf {
     let root = tmp.join("fail");
-    copy_dir(pass, &root);
+    copy_tree(pass, &root, Order::Sorted);
     match code {
         Code::UnsupportedFileType => {
             let status = std::process::Command::new("mkfifo")

@@ -6,13 +6,17 @@ use anyhow::Result;
 use skillbake::{Activation, Resolution, BUNDLED};
 use std::process::ExitCode;
 
+/// The `--format` of DB-GPT's chunk reply; the other formats are the activation shapes.
+pub const CHUNKS: &str = "chunks";
+
+/// Every `--format` value: `chunks`, then every [`Activation`] shape.
+pub fn formats() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(std::iter::once(CHUNKS).chain(Activation::NAMES))
+}
+
 /// `skillbake load`.
 pub fn run(format: &str, skill_name: &str, file_path: Option<&str>) -> Result<ExitCode> {
-    let shape = match format {
-        "skill-tag" => Some(Activation::SkillTag),
-        "skill-content" => Some(Activation::SkillContent),
-        _ => None,
-    };
+    let shape = Activation::from_name(format);
     if let Some(shape) = shape {
         return Ok(match BUNDLED.get(skill_name) {
             Some(skill) => {

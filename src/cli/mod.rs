@@ -76,7 +76,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
     /// Rule set, overriding the config file's `profile`.
-    #[arg(long, value_parser = ["default", "agentskills", "dbgpt"])]
+    #[arg(long, value_parser = skillbake_build::config::Profile::NAMES)]
     profile: Option<String>,
     /// Report CODE as an error; `--deny warnings` turns every warning into an error.
     #[arg(short = 'D', long = "deny", value_name = "CODE|warnings")]
@@ -113,7 +113,7 @@ enum Command {
     /// Print the skill catalog for a system prompt.
     Prompt {
         /// Catalog format.
-        #[arg(long, value_parser = ["xml", "dbgpt", "codex", "markdown"], default_value = "xml")]
+        #[arg(long, value_parser = skillbake::CatalogFormat::NAMES, default_value = skillbake::CatalogFormat::Xml.name())]
         format: String,
         /// Fit the catalog into this many characters (descriptions are shortened first, then
         /// entries dropped, as Codex does).
@@ -123,14 +123,14 @@ enum Command {
     /// Print tool definitions: load_skill, and one tool per pack with a schema.json.
     Tools {
         /// API dialect.
-        #[arg(long, value_parser = ["openai", "anthropic", "mcp", "json-schema"], default_value = "openai")]
+        #[arg(long, value_parser = skillbake::ToolsFormat::NAMES, default_value = skillbake::ToolsFormat::OpenAi.name())]
         format: String,
     },
     /// Print DB-GPT's load_skill reply (or another activation shape) for an embedded skill.
     Load {
         /// Reply shape: DB-GPT chunks, learn-claude-code's <skill> tag, or the Agent Skills
         /// <skill_content> block.
-        #[arg(long, value_parser = ["chunks", "skill-tag", "skill-content"], default_value = "chunks")]
+        #[arg(long, value_parser = load::formats(), default_value = load::CHUNKS)]
         format: String,
         /// Skill name (exact, else ASCII case-insensitive).
         skill_name: String,

@@ -754,8 +754,11 @@ fn describe(plan: &Plan<'_>, policy: &Policy, meta: &Meta) -> Value {
     env.sort();
     env.dedup();
     // The sandbox may run another copy of the interpreter (one its user can execute).
-    let program = meta.confinement.details["program"]
-        .as_str()
+    let program = meta
+        .confinement
+        .details
+        .get("program")
+        .and_then(Value::as_str)
         .map_or_else(|| plan.program.display().to_string(), str::to_string);
     let mut command: Vec<String> = vec![program];
     command.extend(plan.shebang_args.iter().cloned());

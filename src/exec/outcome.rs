@@ -212,7 +212,8 @@ impl Meta {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
     result: Result<Value, Failure>,
-    meta: Meta,
+    /// Boxed: an outcome is returned by value everywhere, also as an `Err`.
+    meta: Box<Meta>,
 }
 
 impl Outcome {
@@ -220,7 +221,7 @@ impl Outcome {
     pub fn success(data: Value, meta: Meta) -> Self {
         Outcome {
             result: Ok(data),
-            meta,
+            meta: Box::new(meta),
         }
     }
 
@@ -228,7 +229,7 @@ impl Outcome {
     pub fn failure(error: Failure, meta: Meta) -> Self {
         Outcome {
             result: Err(error),
-            meta,
+            meta: Box::new(meta),
         }
     }
 

@@ -23,7 +23,8 @@
 //!   the model can read and correct; an unknown tool is a JSON-RPC `invalid params` error.
 //! * **Resources**: `skill://{name}/{path}` for every embedded file (`SKILL.md` included, exactly
 //!   as written), with a MIME type from the extension
-//!   ([`mime_type`](crate::mcp::mime_type)); UTF-8 files are served as text, binary files as
+//!   ([`mime_type`](skillbake_format::file_type::mime_type), the same table that decides how
+//!   `load_skill` serves the file); UTF-8 files are served as text, binary files as
 //!   base64 blobs. The template `skill://{name}/{path}` is listed too. An unknown URI is a
 //!   `resource not found` error.
 //!
@@ -37,10 +38,8 @@
 //!
 //! [`Server`](crate::mcp::Server) implements `rmcp::ServerHandler`, for other transports.
 
-mod mime;
 mod uri;
 
-pub use mime::mime_type;
 pub use uri::{resource_uri, RESOURCE_TEMPLATE, URI_PREFIX};
 
 use crate::exec::{Executor, Policy};
@@ -55,6 +54,7 @@ use rmcp::model::{
 use rmcp::service::{QuitReason, RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
+use skillbake_format::file_type::mime_type;
 use std::collections::HashMap;
 use std::fmt;
 use uri::parse_uri;
@@ -253,7 +253,7 @@ impl Server {
                     resource_uri(skill.name(), file.path()),
                     format!("{}/{}", skill.name(), file.path()),
                 )
-                .with_mime_type(mime_type(file.path(), is_binary(&file)))
+                .with_mime_type(mime_type(file.path(), served_kind(&file)))
                 .with_size(file.bytes().len() as u64);
                 if file.path() == "SKILL.md" {
                     r = r.with_description(skill.description());
@@ -269,7 +269,7 @@ impl Server {
         let (name, path) = parse_uri(uri)?;
         let skill = self.registry.get(&name)?;
         let file = skill.file(&path)?;
-        Some(contents(uri, file.path(), file.bytes(), is_binary(&file)))
+        Some(contents(uri, file.path(), file.bytes(), served_kind(&file)))
     }
 
     fn load_skill(&self, args: &JsonObject) -> CallToolResult {
@@ -531,16 +531,21 @@ fn json_type(v: &Value) -> &'static str {
     }
 }
 
-fn is_binary(file: &File) -> bool {
-    file.kind() == FileKind::Binary || file.text().is_none()
+/// How a file is served: its kind, binary whenever its bytes are not UTF-8.
+fn served_kind(file: &File) -> FileKind {
+    match file.text() {
+        Some(_) => file.kind(),
+        None => FileKind::Binary,
+    }
 }
 
-/// The contents of a resource: text when `binary` is false and the bytes are UTF-8, else a
-/// base64 blob.
-fn contents(uri: &str, path: &str, bytes: &[u8], binary: bool) -> ResourceContents {
-    let mime = mime_type(path, binary);
+/// The contents of a resource: text unless `kind` is binary, else a base64 blob.
+fn contents(uri: &str, path: &str, bytes: &[u8], kind: FileKind) -> ResourceContents {
+    let mime = mime_type(path, kind);
     match std::str::from_utf8(bytes) {
-        Ok(text) if !binary => ResourceContents::text(text, uri).with_mime_type(mime),
+        Ok(text) if kind != FileKind::Binary => {
+            ResourceContents::text(text, uri).with_mime_type(mime)
+        }
         _ => ResourceContents::blob(base64::engine::general_purpose::STANDARD.encode(bytes), uri)
             .with_mime_type(mime),
     }
@@ -553,7 +558,7 @@ mod tests {
     #[test]
     fn binary_contents_are_base64_blobs() {
         let bytes = [0u8, 159, 146, 150, b'\n'];
-        match contents("skill://x/a.bin", "a.bin", &bytes, true) {
+        match contents("skill://x/a.bin", "a.bin", &bytes, FileKind::Binary) {
             ResourceContents::BlobResourceContents {
                 blob, mime_type, ..
             } => {
@@ -562,7 +567,7 @@ mod tests {
             }
             other => panic!("expected a blob, got {other:?}"),
         }
-        match contents("skill://x/a.md", "a.md", b"# hi\n", false) {
+        match contents("skill://x/a.md", "a.md", b"# hi\n", FileKind::Markdown) {
             ResourceContents::TextResourceContents {
                 text, mime_type, ..
             } => {

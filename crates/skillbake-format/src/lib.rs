@@ -11,14 +11,26 @@
 //! * [`activation`] — other shapes of a loaded skill (`<skill>`, `<skill_content>`);
 //! * [`permission`] — the permission vocabulary packs declare and executors grant;
 //! * [`interpreter`] — which interpreter runs a pack's script (shebang, extension);
-//! * [`python`] — Python's `str.strip()` whitespace and `repr(float)`, for DB-GPT's replies.
+//! * [`python`] — Python's `str.strip()` whitespace and `repr(float)`, for DB-GPT's replies;
+//! * [`tools`] — the tool-definition dialects of LLM APIs;
+//! * [`file_type`] — how an embedded file is served (chunk kind) and labelled (MIME type);
+//! * [`percent`] — percent-coding for every URI skillbake writes or reads.
+//!
+//! Every fact lives in one table here (formats and their names, extensions and their kinds and
+//! MIME types); the compiler, the runtime and the CLI's value lists all read the same table.
 
 #![forbid(unsafe_code)]
+#![deny(clippy::indexing_slicing, clippy::panic)]
+
+mod table;
 
 pub mod activation;
 pub mod catalog;
 pub mod chunks;
 pub mod escape;
+pub mod file_type;
 pub mod interpreter;
+pub mod percent;
 pub mod permission;
 pub mod python;
+pub mod tools;

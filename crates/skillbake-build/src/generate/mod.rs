@@ -9,11 +9,11 @@
 //! Output depends only on the skills' content and relative paths: no timestamps, no absolute
 //! paths, sorted order, and `phf`'s fixed seed.
 
-pub mod pyjson;
 pub mod tools;
 
 use crate::model::Skill;
-use skillbake_format::{catalog, chunks};
+use skillbake_format::file_type::classify;
+use skillbake_format::{catalog, chunks, tools::Format as ToolsFormat};
 use std::fmt::Write as _;
 
 /// File names written to the output directory.
@@ -87,29 +87,6 @@ fn range(start: usize, end: usize) -> Result<String, TooLarge> {
     Ok(format!("({s}, {e})"))
 }
 
-/// How a file is served as a chunk.
-pub fn file_kind(path: &str, bytes: &[u8]) -> &'static str {
-    const CODE: &[&str] = &[
-        "py", "sh", "bash", "zsh", "fish", "js", "mjs", "cjs", "ts", "tsx", "jsx", "rb", "pl",
-        "php", "go", "rs", "java", "kt", "kts", "c", "h", "cc", "cpp", "hpp", "cs", "swift", "r",
-        "lua", "sql", "ps1", "bat", "cmd", "scala", "dart", "jl", "ex", "exs", "clj", "hs", "ml",
-        "vb", "groovy", "awk", "sed", "mk", "cmake",
-    ];
-    let text = std::str::from_utf8(bytes)
-        .ok()
-        .filter(|t| !t.contains('\0'));
-    let Some(text) = text else { return "Binary" };
-    let name = path.rsplit('/').next().unwrap_or(path);
-    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
-    match ext.as_deref() {
-        Some("md" | "markdown" | "mdx") => "Markdown",
-        Some(e) if CODE.contains(&e) => "Code",
-        _ if path.starts_with("scripts/") || text.starts_with("#!") => "Code",
-        _ if matches!(name, "Makefile" | "Dockerfile" | "Justfile") => "Code",
-        _ => "Text",
-    }
-}
-
 /// Generates the registry for `skills` (already sorted by name and validated).
 pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLarge> {
     let rt = opts.runtime_path.trim_end_matches("::");
@@ -179,10 +156,10 @@ pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLar
             }
             let path = b.str(&f.path)?;
             let data = b.bytes(&f.bytes)?;
-            let kind = file_kind(&f.path, &f.bytes);
+            let kind = classify(&f.path, &f.bytes);
             let _ = writeln!(
                 file_rows,
-                "    {rt}::__private::FileRecord {{ path: {path}, data: {data}, kind: {rt}::FileKind::{kind} }},"
+                "    {rt}::__private::FileRecord {{ path: {path}, data: {data}, kind: {rt}::FileKind::{kind:?} }},"
             );
             n_files += 1;
         }
@@ -223,7 +200,7 @@ pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLar
         |s: &Skill| format!("{}/SKILL.md", location(&opts.location_prefix, &s.rel_dir));
     let tool_list = tools::tools(&sorted, &location_of);
     let mut tool_texts = Vec::new();
-    for format in tools::FORMATS {
+    for format in ToolsFormat::ALL {
         tool_texts.push(b.str(&tools::render(format, &tool_list))?);
     }
 
