@@ -55,9 +55,30 @@ impl Probe {
 /// Measures what this kernel and process support. The first call starts one short-lived child
 /// (a fork that never executes anything) to try the namespaces and seccomp for real; the result
 /// is cached for the life of the process.
+///
+/// The environment variable `SKILLBAKE_SANDBOX_DISABLE` (a comma-separated list of `landlock`,
+/// `seccomp`, `namespaces`) makes the probe report those mechanisms missing, so that what a
+/// weaker kernel would do can be tried (and tested) on a strong one. It can only weaken the
+/// sandbox, and every report then names the gaps.
 pub fn probe() -> Probe {
     static PROBE: OnceLock<Probe> = OnceLock::new();
-    *PROBE.get_or_init(measure)
+    *PROBE.get_or_init(|| {
+        let mut p = measure();
+        if let Some(list) = std::env::var_os("SKILLBAKE_SANDBOX_DISABLE") {
+            for name in list.to_string_lossy().split(',').map(str::trim) {
+                match name {
+                    "landlock" => p.landlock_abi = None,
+                    "seccomp" => p.seccomp = false,
+                    "namespaces" => {
+                        p.network_namespace = false;
+                        p.user_namespace = false;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        p
+    })
 }
 
 #[cfg(target_os = "linux")]
