@@ -92,7 +92,10 @@ fn the_dry_run_prints_the_limits_and_what_is_enforced_and_writes_nothing() {
     };
     assert_eq!(state("file_read"), json!("allowed"));
     assert_eq!(sandbox["permissions_used"], json!(["filesystem:read"]));
-    assert!(sandbox["env"].as_array().unwrap().contains(&json!("OUTPUT_DIR")));
+    assert!(sandbox["env"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("OUTPUT_DIR")));
     assert!(!t.path().join("cache").exists(), "a dry run writes nothing");
 }
 
@@ -111,7 +114,10 @@ fn the_audit_log_gets_one_line_per_call_from_concurrent_processes() {
             skillbake(t.path())
                 .args(["run", "read-file", "--allow", "filesystem:read", "--log"])
                 .arg(&log)
-                .args(["--params", &format!(r#"{{"path": "notes.txt", "offset": {i}}}"#)])
+                .args([
+                    "--params",
+                    &format!(r#"{{"path": "notes.txt", "offset": {i}}}"#),
+                ])
                 .output()
         })
         .collect();
@@ -165,7 +171,13 @@ fn sandbox_flags_are_checked() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
     let o = skillbake(t.path())
-        .args(["run", "read-file", "--dry-run", "--log", "/nonexistent/dir/audit.jsonl"])
+        .args([
+            "run",
+            "read-file",
+            "--dry-run",
+            "--log",
+            "/nonexistent/dir/audit.jsonl",
+        ])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
@@ -209,8 +221,12 @@ fn on_a_weaker_kernel_high_risk_packs_are_refused_unless_unconfined() {
     let sandbox = &json_out(&o)["data"]["sandbox"];
     assert_eq!(sandbox["mode"], json!("unconfined"));
     let gaps = sandbox["not_enforced"].as_array().unwrap();
-    assert!(gaps.iter().any(|g| g.as_str().unwrap().starts_with("network:")));
-    assert!(gaps.iter().any(|g| g.as_str().unwrap().starts_with("file_write:")));
+    assert!(gaps
+        .iter()
+        .any(|g| g.as_str().unwrap().starts_with("network:")));
+    assert!(gaps
+        .iter()
+        .any(|g| g.as_str().unwrap().starts_with("file_write:")));
 
     // A pack that only reads is not high-risk: it runs, and says what held.
     std::fs::write(t.path().join("notes.txt"), "hello\n").unwrap();
@@ -227,7 +243,10 @@ fn on_a_weaker_kernel_high_risk_packs_are_refused_unless_unconfined() {
     assert_eq!(json_out(&o)["data"]["content"], json!("hello\n"));
     let meta: Value = serde_json::from_slice(&o.stderr).unwrap();
     assert!(
-        !meta["sandbox"]["not_enforced"].as_array().unwrap().is_empty(),
+        !meta["sandbox"]["not_enforced"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
         "{meta}"
     );
 }
