@@ -53,6 +53,67 @@ fn check_json_contract() {
     assert!(d["column"].as_u64().unwrap() >= 1);
 }
 
+/// What the human renderer shows as a secondary label is in every machine format too: JSON
+/// `related`, SARIF `relatedLocations`, a `note:` line of the GitHub annotation.
+#[test]
+fn related_places_reach_every_format() {
+    let root = fixture("rules/duplicate-name/fail");
+    let human = stdout(&run(&["check", &root, "--color", "never"]));
+    assert!(
+        human.contains(" ::: team-a/my-skill/SKILL.md:2:7"),
+        "{human}"
+    );
+    assert!(human.contains("-------- first declared here"), "{human}");
+
+    let o = run(&["check", &root, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["diagnostics"][0]["related"],
+        serde_json::json!([{"file": "team-a/my-skill/SKILL.md", "line": 2, "column": 7,
+            "message": "first declared here"}])
+    );
+
+    let o = run(&["check", &root, "--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let related = &v["runs"][0]["results"][0]["relatedLocations"][0];
+    assert_eq!(related["message"]["text"], "first declared here");
+    let loc = &related["physicalLocation"];
+    assert!(loc["artifactLocation"]["uri"]
+        .as_str()
+        .unwrap()
+        .ends_with("duplicate-name/fail/team-a/my-skill/SKILL.md"));
+    assert_eq!(loc["region"]["startLine"], 2);
+    assert_eq!(loc["region"]["startColumn"], 7);
+    assert_eq!(loc["region"]["endColumn"], 15);
+
+    let github = stdout(&run(&["check", &root, "--format", "github"]));
+    assert!(
+        github.contains("%0Anote: first declared here: ")
+            && github.contains("team-a/my-skill/SKILL.md:2:7%0Ahelp: "),
+        "{github}"
+    );
+}
+
+/// SARIF artifact locations are URI references: a space in a path is `%20`.
+#[test]
+fn sarif_uris_are_percent_encoded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pack = tmp.path().join("my pack");
+    std::fs::create_dir_all(&pack).unwrap();
+    std::fs::write(
+        pack.join("SKILL.md"),
+        "---\nname: my-pack\ndescription: Does things. Use when asked.\n---\nBody.\n",
+    )
+    .unwrap();
+    let o = run(&["check", tmp.path().to_str().unwrap(), "--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let uri = v["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+        ["uri"]
+        .as_str()
+        .unwrap();
+    assert!(uri.ends_with("/my%20pack/SKILL.md"), "{uri}");
+}
+
 #[test]
 fn check_warnings_exit_zero() {
     let o = run(&[

@@ -48,3 +48,17 @@ fn generated_code_names_every_skill_once() {
         assert_eq!(g.code.matches(&format!("\"{name}\"")).count(), 1, "{name}");
     }
 }
+
+/// The generated registry of one small pack (frontmatter with a numeric version, a list, a
+/// comma-separated list and a mapping; a schema; a script), snapshotted: any change to the
+/// generated form — record layout, offsets, precomputed replies, catalogs, tool definitions —
+/// is a reviewable diff.
+#[test]
+fn generated_registry_of_a_small_pack() {
+    let root = Path::new("tests/fixtures/golden");
+    let generated = build(root);
+    insta::assert_snapshot!("golden-registry-rs", generated.code);
+    insta::assert_snapshot!("golden-registry-text", generated.text);
+    let bytes = String::from_utf8(generated.bytes).unwrap();
+    insta::assert_snapshot!("golden-registry-files", bytes);
+}

@@ -60,17 +60,73 @@ fn readme_rules_table_matches_the_code() {
     );
 }
 
+/// The source of `path` without its `#[cfg(test)]` module (tests name codes they expect, not
+/// codes they raise).
+fn non_test_source(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    match text.find("#[cfg(test)]") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+/// Places where `Diagnostic::new` is called with a code, as (variant, file).
+fn constructions() -> Vec<(String, PathBuf)> {
+    let mut files = Vec::new();
+    rust_files(Path::new("crates/skillbake-build/src"), &mut files);
+    let mut out = Vec::new();
+    for f in files {
+        let text = non_test_source(&f);
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find("Diagnostic::new(") {
+            rest = &rest[i + "Diagnostic::new(".len()..];
+            let arg = rest.trim_start();
+            if let Some(code) = arg.strip_prefix("Code::") {
+                let variant: String = code
+                    .chars()
+                    .take_while(char::is_ascii_alphanumeric)
+                    .collect();
+                out.push((variant, f.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// `Code::module()` is true: the module it names raises the code (mentions `Code::<Variant>`
+/// outside its tests), and no other module builds a diagnostic of that code: a code raised from
+/// several places has one typed constructor in its module, which the others call.
 #[test]
-fn rule_modules_exist() {
+fn every_code_is_raised_by_the_module_it_names() {
+    let src = Path::new("crates/skillbake-build/src");
+    let built = constructions();
+    assert!(
+        built.len() > Code::ALL.len() / 2,
+        "the scan finds constructions"
+    );
     for &c in Code::ALL {
-        let path = Path::new("crates/skillbake-build/src").join(c.module());
-        let text = std::fs::read_to_string(&path).unwrap();
+        let variant = format!("{c:?}");
+        let module = src.join(c.module());
+        let text = non_test_source(&module);
         assert!(
-            text.contains(c.as_str()) || text.contains("Code::"),
-            "{} in {}",
-            c,
-            path.display()
+            text.contains(&format!("Code::{variant}")),
+            "`{c}`: {} does not raise Code::{variant}; fix `module` in the codes! table",
+            module.display()
         );
+        for (v, file) in &built {
+            assert!(
+                *v != variant || *file == module,
+                "`{c}` is built in {} but its module is {}: give the code a constructor in its \
+                 module and call it",
+                file.display(),
+                module.display()
+            );
+        }
+    }
+    // Every construction names a code that exists.
+    let variants: Vec<String> = Code::ALL.iter().map(|c| format!("{c:?}")).collect();
+    for (v, file) in &built {
+        assert!(variants.contains(v), "{}: Code::{v}", file.display());
     }
 }
 

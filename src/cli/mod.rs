@@ -31,19 +31,6 @@ struct Cli {
     command: Command,
 }
 
-/// Output format of `check`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CheckFormat {
-    /// rustc-style diagnostics with source snippets.
-    Human,
-    /// One JSON object: {"packs", "errors", "warnings", "diagnostics": [...]}.
-    Json,
-    /// GitHub Actions workflow annotations.
-    Github,
-    /// SARIF 2.1.0, for GitHub code scanning.
-    Sarif,
-}
-
 /// Output format of `list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ListFormat {
@@ -69,9 +56,10 @@ pub enum Color {
 pub struct CheckArgs {
     /// Skills roots or single packs [default: skills].
     paths: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
-    format: CheckFormat,
+    /// Output format: human (rustc-style), json (the machine contract), github (workflow
+    /// annotations), sarif (SARIF 2.1.0).
+    #[arg(long, value_parser = skillbake_build::report::Format::NAMES, default_value = skillbake_build::report::Format::Human.name())]
+    format: String,
     /// Use this skillbake.toml instead of the one at each skills root.
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,

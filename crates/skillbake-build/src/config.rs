@@ -303,6 +303,17 @@ pub fn parse(text: &str, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
     }
 }
 
+/// `config-invalid` for a configuration file that was asked for (`--config`,
+/// `Config::config_file`) and does not exist.
+pub fn missing(file: &str) -> Diagnostic {
+    Diagnostic::new(
+        Code::ConfigInvalid,
+        file,
+        "the configuration file given does not exist",
+    )
+    .help("fix the path, or drop the option to use skillbake.toml at the skills root")
+}
+
 /// Reads `path` if it exists. A missing file is the default configuration.
 pub fn load(path: &Path, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
     match std::fs::read(path) {
@@ -319,8 +330,7 @@ pub fn load(path: &Path, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
             .help("save the file as UTF-8")]),
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ProjectConfig::default()),
-        Err(e) => Err(vec![Diagnostic::new(
-            Code::IoError,
+        Err(e) => Err(vec![crate::discover::io_error(
             file,
             format!("cannot read {CONFIG_FILE}: {e}"),
         )]),

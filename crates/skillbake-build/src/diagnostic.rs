@@ -67,7 +67,9 @@ macro_rules! codes {
                 match self { $(Code::$variant => $summary,)* }
             }
 
-            /// The rule's documentation (`rules/<code>.md`): what, why, examples, fix, silence.
+            /// The rule's documentation (`rules/<code>.md` in this crate): what the rule checks,
+            /// why, a failing and a passing example, how to fix and how to silence it. Printed by
+            /// `skillbake explain CODE`.
             pub fn doc(self) -> &'static str {
                 match self { $(Code::$variant => include_str!(concat!("../rules/", $code, ".md")),)* }
             }
@@ -240,6 +242,23 @@ impl Position {
     }
 }
 
+/// Another place a diagnostic points at, with what it is (a secondary label, as cargo-deny and
+/// rustc draw them): the first declaration of a duplicate, a line that almost closes a block.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Related {
+    /// The file, `/`-separated and relative to the checked root (as [`Diagnostic::file`]).
+    pub file: String,
+    /// 1-based line, when known.
+    pub line: Option<u32>,
+    /// 1-based column, when known.
+    pub column: Option<u32>,
+    /// Characters to underline at `line`:`column`.
+    #[serde(skip)]
+    pub len: u32,
+    /// What is there, e.g. `first declared here`.
+    pub message: String,
+}
+
 /// One problem found in the skills tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
@@ -257,9 +276,12 @@ pub struct Diagnostic {
     pub message: String,
     /// How to fix it.
     pub help: Option<String>,
-    /// Extra context (for example the other file of a duplicate).
-    #[serde(skip)]
+    /// Extra context that has no place of its own (places go in `related`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Other places this diagnostic points at (omitted from JSON when empty).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub related: Vec<Related>,
     /// Characters to underline at `line`:`column`.
     #[serde(skip)]
     pub len: u32,
@@ -277,6 +299,7 @@ impl Diagnostic {
             message: message.into(),
             help: None,
             note: None,
+            related: Vec::new(),
             len: 0,
         }
     }
@@ -300,6 +323,23 @@ impl Diagnostic {
     /// Sets a note.
     pub fn note(mut self, note: impl Into<String>) -> Self {
         self.note = Some(note.into());
+        self
+    }
+
+    /// Adds another place this diagnostic points at.
+    pub fn related(
+        mut self,
+        file: impl Into<String>,
+        pos: Option<Position>,
+        message: impl Into<String>,
+    ) -> Self {
+        self.related.push(Related {
+            file: file.into(),
+            line: pos.map(|p| p.line),
+            column: pos.map(|p| p.column),
+            len: pos.map_or(0, |p| p.len),
+            message: message.into(),
+        });
         self
     }
 

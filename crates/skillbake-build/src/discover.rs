@@ -82,6 +82,12 @@ pub fn join(a: &str, b: &str) -> String {
     }
 }
 
+/// `io-error`: `file` of the skills tree could not be read (`message` says what and why). The
+/// walk raises it for what it reads; other readers of the tree (`skillbake.toml`) use this.
+pub fn io_error(file: &str, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(Code::IoError, file, message)
+}
+
 /// Walks `root`. `root` may be a skills root (packs below it) or a single pack. Paths matching
 /// `ignore` (relative to `root`) are skipped like dot-entries.
 pub fn discover(root: &Path, ignore: &GlobSet) -> Discovered {

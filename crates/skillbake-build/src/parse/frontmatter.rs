@@ -204,11 +204,11 @@ pub fn parse(bytes: &[u8], file: &str, diags: &mut Vec<Diagnostic>) -> Option<Sk
         d = match near_miss {
             Some(l) => {
                 let p = idx.position(l.start, text[l.start..l.end].chars().count());
-                d.note(format!(
-                    "line {} is `{}`: a closing line must be exactly `---`, without spaces",
-                    p.line,
-                    &text[l.start..l.end]
-                ))
+                d.related(
+                    file,
+                    Some(p),
+                    "this line is not a closing line: it must be exactly `---`, without spaces",
+                )
                 .help(format!(
                     "remove the whitespace around `---` on line {}",
                     p.line
@@ -408,7 +408,7 @@ mod tests {
         );
         let (_, d) = run("---\nname: a\n--- \nbody");
         assert_eq!(codes(&d), ["frontmatter-unterminated"]);
-        assert!(d[0].note.is_some());
+        assert_eq!(d[0].related.first().and_then(|r| r.line), Some(3));
         assert_eq!(
             codes(&run("---\n# nothing\n---\nbody").1),
             ["frontmatter-empty"]

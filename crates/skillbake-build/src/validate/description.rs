@@ -46,14 +46,13 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                 );
             }
         }
-        Some(other) => diags.push(
-            Diagnostic::new(
-                Code::FieldType,
-                file,
-                format!("`description` must be a string, found {}", type_name(other)),
-            )
-            .at(ctx.md.value_pos("description"))
-            .help("write the description as text; quote it if it contains `: ` or `#`"),
-        ),
+        Some(other) => diags.push(super::fields::field_type(
+            file,
+            "description",
+            "a string",
+            type_name(other),
+            ctx.md.value_pos("description"),
+            "write the description as text; quote it if it contains `: ` or `#`",
+        )),
     }
 }

@@ -33,7 +33,7 @@ pub fn check(sites: &[NameSite], diags: &mut Vec<Diagnostic>) {
                 diags.push(
                     Diagnostic::new(Code::DuplicateName, &site.file, how)
                         .at(site.pos)
-                        .note(format!("first declared in `{}`", prev.file))
+                        .related(&prev.file, prev.pos, "first declared here")
                         .help("give each pack a unique name (and matching folder name)"),
                 );
             }

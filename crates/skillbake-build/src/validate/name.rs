@@ -54,18 +54,14 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         }
         Some(Value::String(s)) => s,
         Some(other) => {
-            diags.push(
-                Diagnostic::new(
-                    Code::FieldType,
-                    file,
-                    format!("`name` must be a string, found {}", type_name(other)),
-                )
-                .at(value_pos)
-                .help(format!(
-                    "write the name as text, e.g. `name: {}`",
-                    ctx.pack.dir_name
-                )),
-            );
+            diags.push(super::fields::field_type(
+                file,
+                "name",
+                "a string",
+                type_name(other),
+                value_pos,
+                format!("write the name as text, e.g. `name: {}`", ctx.pack.dir_name),
+            ));
             return;
         }
     };
