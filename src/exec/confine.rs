@@ -27,8 +27,9 @@
 //! removed after the run; the interpreter is the first one on `PATH` that user can execute.
 //!
 //! **High-risk packs** (declaring `network`, `smtp`, `filesystem:write`, `filesystem` or
-//! `subprocess`) are refused with `PERMISSION_DENIED` when any guard of the sandbox is not
-//! enforced on this system, unless the policy accepts running unconfined
+//! `subprocess`) are refused with `PERMISSION_DENIED` when any isolation guard of the sandbox
+//! (files, network, other processes, system calls, the process group, root, environment,
+//! descriptors) is not enforced on this system, unless the policy accepts running unconfined
 //! ([`Policy::allow_unconfined`], `--unconfined`). Other packs run, and the result's metadata
 //! (`meta.sandbox.not_enforced`) lists what is not enforced.
 
@@ -519,8 +520,20 @@ fn refuse_high_risk(
     if policy.sandbox.allow_unconfined || !declared.intersects(HIGH_RISK) {
         return Ok(());
     }
+    // Isolation gaps refuse; a resource limit the kernel cannot set is only reported.
+    let limit = |g: sandbox::Guard| {
+        matches!(
+            g,
+            sandbox::Guard::CpuTime
+                | sandbox::Guard::AddressSpace
+                | sandbox::Guard::FileSize
+                | sandbox::Guard::OpenFiles
+                | sandbox::Guard::Processes
+        )
+    };
     let gaps: Vec<String> = applied
         .gaps()
+        .filter(|g| !limit(g.guard))
         .map(|g| format!("{} ({})", g.guard, g.detail))
         .collect();
     if gaps.is_empty() {
@@ -681,6 +694,9 @@ mod tests {
         let accepting = Policy::new().allow_unconfined(true);
         assert!(refuse_high_risk(&open, Set::SMTP, &accepting).is_ok());
         assert!(refuse_high_risk(&applied(None), Set::SUBPROCESS, &policy).is_ok());
+        // A resource limit the kernel cannot set is reported, not a reason to refuse.
+        let no_count = applied(Some(Guard::Processes));
+        assert!(refuse_high_risk(&no_count, Set::SMTP, &policy).is_ok());
     }
 
     #[test]

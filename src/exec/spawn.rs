@@ -6,7 +6,7 @@
 //! namespaces, limits, a scrubbed environment, no root), which reports what it enforces and what
 //! it cannot on this system.
 //!
-//! [`run`] starts the command in its own process group, feeds the parameters on stdin, reads
+//! `run` starts the command in its own process group, feeds the parameters on stdin, reads
 //! stdout and stderr with `poll` (no threads), and enforces the limits the executor owns:
 //!
 //! * **Timeout**: at the deadline the whole process group gets `SIGKILL`, so children it forked

@@ -10,11 +10,11 @@
 //!     as one text content; `file_path` defaults to the skill's `SKILL.md` path. The result is an
 //!     error result (`isError: true`) when the skill or file is not found.
 //!   * `list_skills {}` answers a JSON array of `{name, description, location, uri}`.
-//!   * A pack tool, on a server built with [`Server::with_policy`] (`skillbake serve --allow
+//!   * A pack tool, on a server built with [`Server::with_policy`](crate::mcp::Server::with_policy) (`skillbake serve --allow
 //!     ...` or `--execute`), **runs** a runnable pack (one with an `entrypoint`) through
 //!     [`crate::exec::Executor`]: one text content with the unified result
 //!     `{"ok", "data", "error"}`, and `isError: true` exactly when `ok` is false. A server built
-//!     with [`Server::new`] (no policy) runs nothing: the tool validates its arguments against
+//!     with [`Server::new`](crate::mcp::Server::new) (no policy) runs nothing: the tool validates its arguments against
 //!     the pack's `schema.json` and answers the pack's instructions (the `load_skill` reply)
 //!     followed by a JSON text echoing the validated arguments with `"executed": false` and a
 //!     note saying why; so does a pack without an `entrypoint` on any server.
