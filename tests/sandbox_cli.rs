@@ -118,11 +118,15 @@ fn the_audit_log_gets_one_line_per_call_from_concurrent_processes() {
                     "--params",
                     &format!(r#"{{"path": "notes.txt", "offset": {i}}}"#),
                 ])
-                .output()
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
         })
         .collect();
+    // All four run at once, appending to the same log.
     for c in children {
-        let c = c.unwrap();
+        let c = c.wait_with_output().unwrap();
         assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stdout));
     }
     let missing = skillbake(t.path())
