@@ -606,7 +606,7 @@ fn dbgpt_form_answers_dbgpts_chunks() {
     };
     assert_eq!(
         reply("nope", "x.py", json!({})),
-        r#"{"chunks": [{"output_type": "text", "content": "Skill 'nope' not found"}]}"#
+        r#"{"chunks": [{"output_type": "text", "content": "Script file 'x.py' not found"}]}"#
     );
     assert_eq!(
         reply("echo", "/scripts/missing.py", json!({})),

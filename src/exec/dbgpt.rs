@@ -1,8 +1,11 @@
 //! DB-GPT's `execute_skill_script_file(skill_name, script_file_name, args)` reply, byte for byte
 //! where DB-GPT answers (its skill manager in `dbgpt` 0.8.2, `dbgpt.agent.skill.manage`):
 //!
-//! * unknown skill: `Skill '<name>' not found`; unknown script: `Script file '<name>' not found`
-//!   (after stripping leading `/` and `\` and one leading `scripts/`, as DB-GPT does);
+//! * unknown script: `Script file '<name>' not found` (after stripping leading `/` and `\` and
+//!   one leading `scripts/`, as DB-GPT does). An unknown skill gets the same answer: DB-GPT's
+//!   `Skill '<name>' not found` branch cannot be reached, because its skill folder falls back to
+//!   `SKILLS_DIR/<name>`. Unlike DB-GPT, a name with `..` never leaves the pack's `scripts/`
+//!   (DB-GPT runs `../SKILL.md` as Python);
 //! * stdout that is a JSON object with a `chunks` key: those chunks as they are; other stdout: one
 //!   text chunk with it stripped (Python's `str.strip()`);
 //! * a non-zero exit: `[ERROR] <stderr stripped>` (when stderr is not empty) and
@@ -13,6 +16,12 @@
 //! * timeout: `Script execution timed out (<n>s limit)`, with the limit that applied (DB-GPT's is
 //!   always 120 s and does not stop the script; skillbake's is the policy's and kills the group);
 //! * a failure to start: `Script execution failed: <message>`.
+//!
+//! Two differences are deliberate: every script runs with its own interpreter (DB-GPT runs every
+//! file as Python, so a `.sh` script fails there with a `SyntaxError`), and the arguments are
+//! passed as given (DB-GPT may first reshape them to the parameters of the script's `main`
+//! function, read from its syntax tree). DB-GPT also inherits its own stdin; skillbake writes
+//! the arguments there too.
 //!
 //! All as `json.dumps({"chunks": [...]}, ensure_ascii=False)`. Where DB-GPT has no answer
 //! (parameters that fail `schema.json`, a permission not granted, output above the limits),

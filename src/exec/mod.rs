@@ -495,7 +495,16 @@ impl<'r> Executor<'r> {
     ) -> Result<Plan<'r>, Outcome> {
         let registry: &'r Registry = self.registry;
         let Some(skill) = registry.get(name) else {
-            return Err(self.not_found(name, std::mem::take(meta)));
+            let mut outcome = self.not_found(name, std::mem::take(meta));
+            if let Target::Script(requested) = target {
+                // DB-GPT 0.8.2 never says `Skill '…' not found` here: its skill folder falls
+                // back to SKILLS_DIR/<name>, where the script is then not found.
+                outcome.meta_mut().reply = Some(format!(
+                    "Script file '{}' not found",
+                    strip_script(requested)
+                ));
+            }
+            return Err(outcome);
         };
         meta.skill = Some(skill.name());
         meta.version = skill.version();
@@ -512,11 +521,7 @@ impl<'r> Executor<'r> {
                 }
             },
             Target::Script(requested) => {
-                let stripped = requested.trim_start_matches(['/', '\\']);
-                let stripped = stripped
-                    .strip_prefix("scripts/")
-                    .or_else(|| stripped.strip_prefix("scripts\\"))
-                    .unwrap_or(stripped);
+                let stripped = strip_script(requested);
                 let path = format!("scripts/{}", stripped.replace('\\', "/"));
                 let safe = !stripped.is_empty()
                     && stripped
@@ -885,6 +890,16 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
         Ok(data) => Outcome::success(data, meta),
         Err(f) => Outcome::failure(f, meta),
     }
+}
+
+/// A script name as DB-GPT's `execute_skill_script_file` reads it: leading `/` and `\` and
+/// then one leading `scripts/` (or `scripts\`) removed.
+fn strip_script(requested: &str) -> &str {
+    let stripped = requested.trim_start_matches(['/', '\\']);
+    stripped
+        .strip_prefix("scripts/")
+        .or_else(|| stripped.strip_prefix("scripts\\"))
+        .unwrap_or(stripped)
 }
 
 fn not_runnable(skill: &Skill<'_>) -> String {

@@ -212,7 +212,6 @@ impl Meta {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
     result: Result<Value, Failure>,
-    /// Boxed: an outcome is returned by value everywhere, also as an `Err`.
     meta: Box<Meta>,
 }
 

@@ -9,12 +9,12 @@
 //! * [`chunks`] — the fixed parts of DB-GPT's `load_skill` reply;
 //! * [`catalog`] — the list of skills for a system prompt, in four formats, with a budget;
 //! * [`activation`] — other shapes of a loaded skill (`<skill>`, `<skill_content>`);
-//! * [`permission`] — the permission vocabulary packs declare and executors grant;
-//! * [`interpreter`] — which interpreter runs a pack's script (shebang, extension);
-//! * [`python`] — Python's `str.strip()` whitespace and `repr(float)`, for DB-GPT's replies;
 //! * [`tools`] — the tool-definition dialects of LLM APIs;
 //! * [`file_type`] — how an embedded file is served (chunk kind) and labelled (MIME type);
-//! * [`percent`] — percent-coding for every URI skillbake writes or reads.
+//! * [`percent`] — percent-coding for every URI skillbake writes or reads;
+//! * [`permission`] — the permission vocabulary packs declare and executors grant;
+//! * [`interpreter`] — which interpreter runs a pack's script (shebang, extension);
+//! * [`python`] — Python's `str.strip()` whitespace and `repr(float)`, for DB-GPT's replies.
 //!
 //! Every fact lives in one table here (formats and their names, extensions and their kinds and
 //! MIME types); the compiler, the runtime and the CLI's value lists all read the same table.

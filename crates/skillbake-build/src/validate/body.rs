@@ -63,7 +63,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         let raw = md.raw_body();
         let lead = raw.len()
             - raw
-                .trim_start_matches(crate::parse::frontmatter::is_python_space)
+                .trim_start_matches(skillbake_format::python::is_space)
                 .len();
         let first = idx.position(md.body_offset + lead, 0).line;
         diags.push(
