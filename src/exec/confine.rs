@@ -322,11 +322,24 @@ fn interpreter_for(
     if usable(program) {
         return program.to_path_buf();
     }
-    let Some(name) = program.file_name() else {
-        return program.to_path_buf();
-    };
-    std::env::split_paths(path)
-        .map(|d| d.join(name))
+    // By the name it was called (`python3`), then by the name of the file it leads to
+    // (`python3.11`, for a virtual environment's link into a home folder).
+    let mut names: Vec<OsString> = program
+        .file_name()
+        .map(OsStr::to_owned)
+        .into_iter()
+        .collect();
+    if let Some(real) = std::fs::canonicalize(program)
+        .ok()
+        .and_then(|r| r.file_name().map(OsStr::to_owned))
+    {
+        if !names.contains(&real) {
+            names.push(real);
+        }
+    }
+    names
+        .iter()
+        .flat_map(|name| std::env::split_paths(path).map(move |d| d.join(name)))
         .find(|p| p.is_file() && usable(p))
         .unwrap_or_else(|| program.to_path_buf())
 }

@@ -835,6 +835,8 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
         "The script was not run.",
     ));
     let mut raw = spawn::RawRun::default();
+    // Whether a process was started (a refused confinement starts none).
+    let mut ran = false;
     for attempt in 1..=attempts {
         if attempt > 1 {
             // Check the copy again: the failed attempt may have been an attack on it.
@@ -862,6 +864,7 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
             }
         }
         raw = spawn::run(command, plan.params_json.clone().into_bytes(), &limits);
+        ran = true;
         confine::finish(&meta.confinement);
         meta.attempts = attempt;
         result = output::interpret(name, &raw, plan.timeout, limits.output_limit);
@@ -881,7 +884,7 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
     meta.stdout_bytes = raw.stdout_total;
     meta.stderr_bytes = raw.stderr_total;
     meta.output_file = raw.stdout_file.clone();
-    meta.raw = Some(raw);
+    meta.raw = ran.then_some(raw);
     if !plan.output_given && is_empty_dir(&plan.output_dir) {
         let _ = std::fs::remove_dir(&plan.output_dir);
         meta.output_dir = None;
