@@ -128,7 +128,8 @@ fn the_script_gets_params_in_argv_and_stdin_and_an_output_dir() {
     );
     assert!(out.join("ran.txt").is_file());
     assert_eq!(o.meta().attempts, 1);
-    assert_eq!(o.meta().confinement.mode, "none");
+    // Confined by the sandbox (`tests/sandbox.rs` covers what that means).
+    assert_ne!(o.meta().confinement.mode, "none");
     std::fs::remove_dir_all(out).unwrap();
 }
 
@@ -221,7 +222,12 @@ fn declared_permissions_must_be_granted() {
 #[test]
 fn a_timeout_kills_the_whole_process_group() {
     let env = Env::new();
-    let policy = env.policy().output_dir(env.out());
+    // `sleeper` starts `sleep` and `sed`: it declares `subprocess`.
+    let policy = env
+        .policy()
+        .allow("subprocess")
+        .unwrap()
+        .output_dir(env.out());
     let ex = Executor::new(&REGISTRY, policy);
     let start = Instant::now();
     let o = ex.execute("sleeper", json!({"seconds": 30}));
@@ -247,6 +253,8 @@ fn a_timeout_kills_the_whole_process_group() {
     // The policy's timeout overrides the pack's.
     let quick = env
         .policy()
+        .allow("subprocess")
+        .unwrap()
         .output_dir(env.tmp.path().join("quick"))
         .timeout(Duration::from_millis(300));
     let o = ex.execute_with("sleeper", json!({}), &quick);
@@ -262,6 +270,8 @@ fn strays_left_behind_are_killed_when_the_script_exits() {
     let env = Env::new();
     let policy = env
         .policy()
+        .allow("subprocess")
+        .unwrap()
         .output_dir(env.out())
         .timeout(Duration::from_secs(20));
     let o = Executor::new(&REGISTRY, policy).execute("sleeper", json!({"seconds": 0.2}));
@@ -419,7 +429,7 @@ fn a_dry_run_shows_what_would_run_and_runs_and_writes_nothing() {
         "{names:?}"
     );
     assert_eq!(data["limits"]["timeout_seconds"], json!(10.0));
-    assert_eq!(data["sandbox"]["mode"], json!("none"));
+    assert_ne!(data["sandbox"]["mode"], json!("none"));
     assert!(!marker.exists(), "the script ran");
     assert!(!env.cache().exists(), "the cache was written");
     assert!(!env.out().exists(), "the output folder was made");
@@ -585,7 +595,8 @@ fn text_mode_calls_are_found_and_checked() {
 #[test]
 fn dbgpt_form_answers_dbgpts_chunks() {
     let env = Env::new();
-    let ex = Executor::new(&REGISTRY, env.policy().output_dir(env.out()));
+    let policy = env.policy().allow("subprocess").unwrap();
+    let ex = Executor::new(&REGISTRY, policy.output_dir(env.out()));
     let reply = |skill: &str, script: &str, args: Value| {
         env.redact(&dbgpt::reply_for(&ex.execute_script_file(
             skill,
@@ -659,7 +670,12 @@ fn one_executor_serves_many_threads() {
 #[test]
 fn every_code_comes_from_a_real_pack() {
     let env = Env::new();
-    let policy = env.policy().output_cap(1000).output_limit(5000);
+    let policy = env
+        .policy()
+        .allow("subprocess")
+        .unwrap()
+        .output_cap(1000)
+        .output_limit(5000);
     let ex = Executor::new(&REGISTRY, policy);
     let cases: Vec<(ErrorCode, Outcome)> = vec![
         (ErrorCode::SkillNotFound, ex.execute("nope", json!({}))),
@@ -710,8 +726,11 @@ fn a_cancel_flag_stops_the_run_and_its_process_group() {
     use std::sync::Arc;
     let env = Env::new();
     let flag = Arc::new(AtomicBool::new(false));
+    // `sleeper` starts `sleep` and `sed`: it declares `subprocess`.
     let policy = env
         .policy()
+        .allow("subprocess")
+        .unwrap()
         .output_dir(env.out())
         .timeout(Duration::from_secs(30))
         .cancel_on(Arc::clone(&flag));
@@ -725,9 +744,9 @@ fn a_cancel_flag_stops_the_run_and_its_process_group() {
         flag.store(true, Ordering::Relaxed);
         run.join().unwrap()
     });
-    assert!(start.elapsed() < Duration::from_secs(10));
     assert_eq!(o.error_code(), Some(ErrorCode::ExecFailed), "{o}");
     assert!(message(&o).contains("was cancelled"), "{o}");
+    assert!(start.elapsed() < Duration::from_secs(10), "{o}");
     assert!(wait_gone(read_pid(&env.out(), "child.pid")));
     assert!(wait_gone(read_pid(&env.out(), "parent.pid")));
     // While the flag is set nothing starts.

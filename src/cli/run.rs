@@ -5,7 +5,7 @@
 use super::output::write_stdout;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
-use skillbake::exec::{dbgpt, ErrorCode, Executor, Failure, Meta, Outcome, Policy};
+use skillbake::exec::{dbgpt, AuditLog, ErrorCode, Executor, Failure, Meta, Outcome, Policy};
 use skillbake::BUNDLED;
 use std::io::Read;
 use std::path::PathBuf;
@@ -58,6 +58,26 @@ pub struct PolicyArgs {
     /// else ~/.cache/skillbake].
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
+    /// Run high-risk packs (network, smtp, filesystem:write, subprocess) even where the sandbox
+    /// cannot enforce every guard on this system; by default they are refused there. The
+    /// result's metadata (`meta.sandbox.not_enforced`) still lists what is not enforced.
+    #[arg(long)]
+    unconfined: bool,
+    /// Pass the variable NAME of this environment to the script (repeatable; `PREFIX*` passes
+    /// every variable starting with PREFIX). Everything else is hidden from the script.
+    #[arg(long = "pass-env", value_name = "NAME")]
+    pass_env: Vec<String>,
+    /// Set a variable in the script's environment (repeatable).
+    #[arg(long = "env", value_name = "NAME=VALUE")]
+    env: Vec<String>,
+    /// Append one JSON line per call to FILE: time, skill, version, a hash of the parameters,
+    /// granted and used permissions, outcome, exit status, duration, sandbox mode.
+    #[arg(long = "log", value_name = "FILE")]
+    log: Option<PathBuf>,
+    /// The unprivileged user and group scripts run as when skillbake runs as root
+    /// [default: 65534:65534, nobody].
+    #[arg(long = "run-as", value_name = "UID:GID")]
+    run_as: Option<String>,
 }
 
 impl PolicyArgs {
@@ -88,7 +108,40 @@ impl PolicyArgs {
         if let Some(c) = &self.cache_dir {
             p = p.cache_dir(c);
         }
+        p = self.sandbox(p)?;
         Ok(p.retries(self.retries))
+    }
+
+    /// The sandbox flags: `--unconfined`, `--pass-env`, `--env`, `--log`, `--run-as`.
+    fn sandbox(&self, mut p: Policy) -> Result<Policy> {
+        p = p.allow_unconfined(self.unconfined);
+        for name in &self.pass_env {
+            p = p.pass_env(name);
+        }
+        for pair in &self.env {
+            let Some((name, value)) = pair.split_once('=').filter(|(n, _)| !n.is_empty()) else {
+                bail!("--env takes NAME=VALUE, not `{pair}`");
+            };
+            p = p.env(name, value);
+        }
+        if let Some(path) = &self.log {
+            let log = AuditLog::open(path)
+                .with_context(|| format!("cannot open the audit log {}", path.display()))?;
+            p = p.audit_log(log);
+        }
+        if let Some(id) = &self.run_as {
+            let parsed = id
+                .split_once(':')
+                .and_then(|(u, g)| Some((u.parse::<u32>().ok()?, g.parse::<u32>().ok()?)));
+            let Some((uid, gid)) = parsed else {
+                bail!("--run-as takes UID:GID as numbers, e.g. 65534:65534, not `{id}`");
+            };
+            if uid == 0 || gid == 0 {
+                bail!("--run-as {id}: scripts never run as root; choose an unprivileged user");
+            }
+            p = p.run_as(uid, gid);
+        }
+        Ok(p)
     }
 
     /// Whether any permission was granted.

@@ -51,8 +51,11 @@
 //! An [`Executor`] is `Send + Sync`: share one across threads (every call gets its own process
 //! and, unless the policy names one, its own output folder).
 
+pub mod audit;
 pub mod call;
+pub mod confine;
 pub mod dbgpt;
+mod exclusive;
 pub mod materialise;
 pub mod outcome;
 pub mod output;
@@ -61,7 +64,9 @@ pub mod policy;
 mod pyjson;
 pub mod spawn;
 
+pub use audit::AuditLog;
 pub use call::Call;
+pub use confine::Limits;
 pub use outcome::{ErrorCode, Exit, Failure, Meta, Origin, Outcome};
 pub use policy::{Policy, UnknownPermission};
 pub use skillbake_format::interpreter::Interpreter;
@@ -85,6 +90,8 @@ pub struct Executor<'r> {
     policy: Policy,
     schemas: params::Schemas,
     keys: Vec<OnceLock<String>>,
+    /// One lock per skill, for `exclusive: true` packs.
+    exclusive: exclusive::Locks,
 }
 
 impl std::fmt::Debug for Executor<'_> {
@@ -253,6 +260,7 @@ impl<'r> Executor<'r> {
             policy,
             schemas: params::Schemas::new(registry.len()),
             keys: (0..registry.len()).map(|_| OnceLock::new()).collect(),
+            exclusive: exclusive::Locks::new(registry.len()),
         }
     }
 
@@ -418,11 +426,20 @@ impl<'r> Executor<'r> {
             granted: policy.granted().iter().map(|s| s.to_string()).collect(),
             ..Meta::default()
         };
+        // The audit log records a hash of the parameters as the caller gave them.
+        let audited = policy.audit().map(|log| (log, params.clone()));
         let mut outcome = match self.plan(name, target, params, policy, &mut meta) {
             Err(outcome) => outcome,
             Ok(plan) => {
                 let mut command = plan.command(policy);
-                match spawn::confine(&mut command, policy, &plan.folders(), plan.declared, !dry) {
+                match spawn::confine(
+                    &mut command,
+                    policy,
+                    &plan.folders(),
+                    plan.declared,
+                    plan.timeout,
+                    false,
+                ) {
                     Err(f) => Outcome::failure(f, meta),
                     Ok(confinement) => {
                         meta.confinement = confinement;
@@ -430,13 +447,40 @@ impl<'r> Executor<'r> {
                             let data = describe(&plan, policy, &meta);
                             Outcome::success(data, meta)
                         } else {
-                            run(&plan, policy, meta)
+                            self.run_serialised(&plan, policy, meta)
                         }
                     }
                 }
             }
         };
         outcome.meta_mut().duration = start.elapsed();
+        if let Some((log, params)) = audited {
+            if let Err(e) = log.record(&outcome, &params) {
+                outcome.meta_mut().confinement.audit_error = Some(format!(
+                    "the audit record could not be appended to {}: {e}",
+                    log.path().display()
+                ));
+            }
+        }
+        outcome
+    }
+
+    /// [`run`], one at a time for a pack marked `exclusive: true` (see [`exclusive`]).
+    fn run_serialised(&self, plan: &Plan<'_>, policy: &Policy, meta: Meta) -> Outcome {
+        if !exclusive::is_exclusive(&plan.skill) {
+            return run(plan, policy, meta);
+        }
+        let (_held, lock_error) =
+            self.exclusive
+                .acquire(plan.skill.ordinal(), plan.skill.name(), &plan.cache_root);
+        let mut outcome = run(plan, policy, meta);
+        if let Some(e) = lock_error {
+            outcome
+                .meta_mut()
+                .confinement
+                .not_enforced
+                .push(format!("exclusive: {e}"));
+        }
         outcome
     }
 
@@ -703,13 +747,25 @@ fn check_permissions(
 
 /// A dry run's `data`: what would run.
 fn describe(plan: &Plan<'_>, policy: &Policy, meta: &Meta) -> Value {
-    let mut env: Vec<String> = std::env::vars_os()
-        .map(|(k, _)| k.to_string_lossy().into_owned())
-        .chain(plan.env(policy).into_iter().map(|(k, _)| k))
-        .collect();
+    // The sandbox's allow-list when it applies, else the inherited environment.
+    let mut env: Vec<String> = if meta.confinement.env.is_empty() {
+        std::env::vars_os()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .chain(plan.env(policy).into_iter().map(|(k, _)| k))
+            .collect()
+    } else {
+        meta.confinement.env.clone()
+    };
     env.sort();
     env.dedup();
-    let mut command: Vec<String> = vec![plan.program.display().to_string()];
+    // The sandbox may run another copy of the interpreter (one its user can execute).
+    let program = meta
+        .confinement
+        .details
+        .get("program")
+        .and_then(Value::as_str)
+        .map_or_else(|| plan.program.display().to_string(), str::to_string);
+    let mut command: Vec<String> = vec![program];
     command.extend(plan.shebang_args.iter().cloned());
     command.push(plan.script_path().display().to_string());
     command.push(plan.params_json.clone());
@@ -780,6 +836,8 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
         "The script was not run.",
     ));
     let mut raw = spawn::RawRun::default();
+    // Whether a process was started (a refused confinement starts none).
+    let mut ran = false;
     for attempt in 1..=attempts {
         if policy.cancelled() {
             result = Err(Failure::new(
@@ -799,7 +857,14 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
             }
         }
         let mut command = plan.command(policy);
-        match spawn::confine(&mut command, policy, &plan.folders(), plan.declared, true) {
+        match spawn::confine(
+            &mut command,
+            policy,
+            &plan.folders(),
+            plan.declared,
+            plan.timeout,
+            true,
+        ) {
             Ok(c) => meta.confinement = c,
             Err(f) => {
                 result = Err(f);
@@ -807,6 +872,8 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
             }
         }
         raw = spawn::run(command, plan.params_json.clone().into_bytes(), &limits);
+        ran = true;
+        confine::finish(&meta.confinement);
         meta.attempts = attempt;
         result = output::interpret(name, &raw, plan.timeout, limits.output_limit);
         let retry = matches!(
@@ -825,7 +892,7 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
     meta.stdout_bytes = raw.stdout_total;
     meta.stderr_bytes = raw.stderr_total;
     meta.output_file = raw.stdout_file.clone();
-    meta.raw = Some(raw);
+    meta.raw = ran.then_some(raw);
     if !plan.output_given && is_empty_dir(&plan.output_dir) {
         let _ = std::fs::remove_dir(&plan.output_dir);
         meta.output_dir = None;

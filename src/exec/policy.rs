@@ -69,6 +69,8 @@ pub struct Policy {
     pub(crate) interpreters: BTreeMap<Interpreter, PathBuf>,
     pub(crate) env: Vec<(String, String)>,
     pub(crate) cancel: Option<Arc<AtomicBool>>,
+    /// The sandbox's settings (`super::confine`).
+    pub(crate) sandbox: super::confine::SandboxPolicy,
 }
 
 impl Default for Policy {
@@ -93,6 +95,7 @@ impl Policy {
             interpreters: BTreeMap::new(),
             env: Vec::new(),
             cancel: None,
+            sandbox: Default::default(),
         }
     }
 

@@ -2,9 +2,9 @@
 //!
 //! [`confine`] is the one seam: every command the executor starts goes through it with the
 //! policy, the pack's declared permissions and the run's folders, just before it is spawned.
-//! Today it applies no kernel confinement and says so ([`Confinement::mode`] is `"none"`, and
-//! [`Confinement::not_enforced`] lists what the policy denies but nothing stops); the sandbox
-//! plugs in here.
+//! On Unix it hands the command to the sandbox (`super::confine`: Landlock, seccomp,
+//! namespaces, limits, a scrubbed environment, no root), which reports what it enforces and what
+//! it cannot on this system.
 //!
 //! `run` starts the command in its own process group, feeds the parameters on stdin, reads
 //! stdout and stderr with `poll` (no threads), and enforces the limits the executor owns:
@@ -44,67 +44,85 @@ pub struct Folders {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct Confinement {
-    /// `"none"` when no kernel mechanism confines the script.
+    /// `"confined"` (every guard enforced), `"partial"` (see [`Confinement::not_enforced`]),
+    /// `"unconfined"` (no kernel mechanism), or `"none"` when no sandbox applied.
     pub mode: String,
-    /// Limits that are enforced, e.g. `timeout`.
+    /// Guards and limits that are enforced, `guard: what`.
     pub enforced: Vec<String>,
-    /// Limits the policy asks for that nothing enforces on this system.
+    /// Guards the policy asks for that nothing enforces on this system, `guard: why`.
     pub not_enforced: Vec<String>,
+    /// The names of the environment variables the script gets.
+    pub env: Vec<String>,
+    /// Every guard with its state and mechanisms, the sandbox user, the Landlock ABI and the
+    /// permissions the run was given (`Value::Null` when no sandbox applied).
+    pub details: Value,
+    /// Why the audit record of the call could not be written, if it could not.
+    pub audit_error: Option<String>,
+    /// The readable copy of the pack made for an unprivileged user, removed after the run.
+    pub(crate) pack_view: Option<PathBuf>,
 }
 
 impl Confinement {
-    /// As a JSON object `{"mode", "enforced", "not_enforced"}`.
+    /// As a JSON object `{"mode", "enforced", "not_enforced", "env", ...details}`.
     pub fn to_json(&self) -> Value {
-        json!({
+        let mut v = json!({
             "mode": self.mode,
             "enforced": self.enforced,
             "not_enforced": self.not_enforced,
-        })
+            "env": self.env,
+        });
+        if let (Value::Object(out), Value::Object(details)) = (&mut v, &self.details) {
+            for (k, x) in details {
+                out.insert(k.clone(), x.clone());
+            }
+        }
+        if let (Value::Object(out), Some(e)) = (&mut v, &self.audit_error) {
+            out.insert("audit_error".into(), Value::String(e.clone()));
+        }
+        v
     }
 }
 
 /// Prepares `command` for confinement under `policy`, for a pack declaring `declared`, with the
-/// run's `folders`. With `apply` false nothing is changed and the report says what would apply
-/// (a dry run). Called for every command the executor starts, right before it is spawned.
+/// run's `folders` and `timeout`. With `apply` false nothing is changed and the report says what
+/// would apply (a dry run). Called for every command the executor starts, right before it is
+/// spawned; a pack the sandbox refuses (high-risk where it has gaps) is a `PERMISSION_DENIED`
+/// failure.
+#[cfg(unix)]
 pub fn confine(
     command: &mut Command,
     policy: &Policy,
     folders: &Folders,
     declared: Set,
+    timeout: Duration,
     apply: bool,
 ) -> Result<Confinement, Failure> {
-    // No kernel confinement yet: nothing is changed on the command. The sandbox applies the
-    // policy here (file-system rules on `folders`, network rules from `declared` and the granted
-    // set, resource limits), and reports honestly what it could not enforce.
-    let _ = (command, folders, declared, apply);
-    let granted = policy.granted_set();
-    let mut not_enforced = Vec::new();
-    if !granted.covers(Set::NETWORK) {
-        not_enforced.push(if granted.covers(Set::SMTP) {
-            "network: only the mail ports (smtp)".to_string()
-        } else {
-            "network: denied".to_string()
-        });
+    super::confine::apply(command, policy, folders, declared, timeout, apply)
+}
+
+/// Without Unix there is no sandbox: nothing is confined, and high-risk packs are refused
+/// unless the policy accepts running unconfined.
+#[cfg(not(unix))]
+pub fn confine(
+    command: &mut Command,
+    policy: &Policy,
+    folders: &Folders,
+    declared: Set,
+    timeout: Duration,
+    apply: bool,
+) -> Result<Confinement, Failure> {
+    let _ = (command, folders, timeout, apply);
+    if declared.intersects(super::confine::HIGH_RISK) && !policy.unconfined_allowed() {
+        return Err(Failure::new(
+            super::outcome::ErrorCode::PermissionDenied,
+            "This pack declares a high-risk permission, and this system has no sandbox. It was not started. To run it anyway, accept running it unconfined: `--unconfined`, or `Policy::allow_unconfined(true)`.",
+        ));
     }
-    if !granted.covers(Set::FILESYSTEM_READ) {
-        not_enforced
-            .push("filesystem:read: only the pack, the output folder and runtime paths".into());
-    }
-    if !granted.covers(Set::FILESYSTEM_WRITE) {
-        not_enforced.push("filesystem:write: only the output folder".into());
-    }
-    if !granted.covers(Set::SUBPROCESS) {
-        not_enforced.push("subprocess: denied".into());
-    }
-    not_enforced.push("environment: inherited, not scrubbed".into());
-    not_enforced.push("resource limits (CPU, memory, files, processes)".into());
     Ok(Confinement {
-        mode: "none".into(),
-        enforced: vec![
-            "timeout: the process group is killed".into(),
-            "output: capped, then stopped".into(),
-        ],
-        not_enforced,
+        mode: "unconfined".into(),
+        enforced: vec!["timeout: the process group is killed".into()],
+        not_enforced: vec!["everything: no sandbox on this system".into()],
+        ..Confinement::default()
     })
 }
 

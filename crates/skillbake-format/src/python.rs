@@ -80,6 +80,8 @@ mod tests {
     use super::*;
 
     #[test]
+    // The literals are the inputs Python was asked about, digit for digit.
+    #[allow(clippy::approx_constant, clippy::excessive_precision)]
     fn floats_print_as_python_repr() {
         for (x, py) in [
             (0.0, "0.0"),
