@@ -8,7 +8,9 @@
 //!   HTML/XML text as Python's `html.escape` does;
 //! * [`chunks`] — the fixed parts of DB-GPT's `load_skill` reply;
 //! * [`catalog`] — the list of skills for a system prompt, in four formats, with a budget;
-//! * [`activation`] — other shapes of a loaded skill (`<skill>`, `<skill_content>`).
+//! * [`activation`] — other shapes of a loaded skill (`<skill>`, `<skill_content>`);
+//! * [`semver`] — versions and Cargo-style version ranges, for `version`, `requires` and
+//!   `name@range` lookups.
 
 #![forbid(unsafe_code)]
 
@@ -16,3 +18,4 @@ pub mod activation;
 pub mod catalog;
 pub mod chunks;
 pub mod escape;
+pub mod semver;
