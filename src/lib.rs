@@ -56,8 +56,11 @@ pub mod registry;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use registry::{Activation, File, FileKind, Registry, Resolution, Skill, ToolsFormat};
+pub use registry::{
+    Activation, File, FileKind, LookupError, Registry, Resolution, Skill, ToolsFormat,
+};
 pub use skillbake_format::catalog::{Catalog, Format as CatalogFormat};
+pub use skillbake_format::semver::{Req as VersionReq, Version};
 
 /// Defines `pub static REGISTRY: skillbake::Registry` from the registry that
 /// `skillbake_build::Config::compile` wrote to `OUT_DIR` in this crate's `build.rs`.
@@ -116,6 +119,12 @@ pub mod __private {
         pub skill_md: u32,
         /// Index of schema.json in the file table.
         pub schema: Option<u32>,
+        /// Range into the skill table: every version of this skill, oldest first.
+        pub versions: Str,
+        /// Whether this is the version an agent gets by name.
+        pub default: bool,
+        /// Range into the list table: `requires:` as name, range, name, range, ...
+        pub requires: Str,
     }
 
     /// One embedded file's row.

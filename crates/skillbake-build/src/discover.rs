@@ -44,6 +44,17 @@ impl PackSource {
         join(&self.rel_dir, file)
     }
 
+    /// The skill name the folder's name stands for: the folder's name, or its part before `@`
+    /// for a folder of one version (`send-email@1.2.0` → `send-email`).
+    pub fn dir_skill_name(&self) -> &str {
+        split_versioned(&self.dir_name).0
+    }
+
+    /// The version a `NAME@VERSION` folder names (`send-email@1.2.0` → `1.2.0`).
+    pub fn dir_version(&self) -> Option<&str> {
+        split_versioned(&self.dir_name).1
+    }
+
     /// The file at `path` relative to the pack, if any.
     pub fn file(&self, path: &str) -> Option<&SourceFile> {
         self.files
@@ -71,6 +82,16 @@ pub fn is_ignored(name: &str) -> bool {
             name,
             "node_modules" | "__pycache__" | "Thumbs.db" | "desktop.ini"
         )
+}
+
+/// Splits a pack folder's name at its first `@`: `send-email@1.2.0` → (`send-email`,
+/// `Some("1.2.0")`). Skill names never contain `@`, so a folder holding one version of several
+/// kept side by side is `NAME@VERSION`.
+pub fn split_versioned(dir_name: &str) -> (&str, Option<&str>) {
+    match dir_name.split_once('@') {
+        Some((name, version)) => (name, Some(version)),
+        None => (dir_name, None),
+    }
 }
 
 /// Joins two `/`-separated relative paths, either of which may be empty.

@@ -23,6 +23,7 @@
 pub mod check;
 pub mod config;
 pub mod diagnostic;
+pub mod diff;
 pub mod discover;
 pub mod explain;
 pub mod generate;
@@ -33,7 +34,7 @@ pub mod report;
 pub mod source;
 pub mod validate;
 
-pub use check::{check, CheckOptions, Checked};
+pub use check::{check, Baseline, CheckOptions, Checked};
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use report::Report;
 

@@ -25,4 +25,9 @@ pub struct Skill {
     pub version: Option<String>,
     /// Every file of the pack, `SKILL.md` included, sorted by path.
     pub files: Vec<SourceFile>,
+    /// `requires:` as (skill name, version range), in source order.
+    pub requires: Vec<(String, String)>,
+    /// Whether this is the version of its skill an agent gets by name (see
+    /// [`crate::validate::requires`]); exactly one pack of each name is.
+    pub default: bool,
 }

@@ -86,6 +86,7 @@ pub const KNOWN_FIELDS: &[(&str, Kind, &str)] = &[
     ("hooks", Kind::Mapping, "Claude Code"),
     ("paths", Kind::StrOrList, "Claude Code"),
     ("shell", Kind::Str, "Claude Code"),
+    ("requires", Kind::StrMap, "skillbake"),
 ];
 
 /// Longest allowed `compatibility`, in characters.

@@ -9,17 +9,21 @@
 //! | [`tools`] | `unknown-tool` |
 //! | [`schema`] | `schema-json-syntax`, `schema-invalid`, `schema-remote-ref`, `schema-unresolved-ref` |
 //! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
-//! | [`duplicate`] | `duplicate-name` |
+//! | [`duplicate`] | `duplicate-name`, `duplicate-version` |
 //! | [`size`] | `file-too-large`, `pack-too-large` |
+//! | [`version`] | `version-invalid`, `version-dir-mismatch` |
+//! | [`requires`] | `requires-invalid`, `requires-unsatisfied`, `requires-cycle`, `agent-requires-unsatisfied` |
 
 pub mod body;
 pub mod description;
 pub mod duplicate;
 pub mod fields;
 pub mod name;
+pub mod requires;
 pub mod schema;
 pub mod size;
 pub mod tools;
+pub mod version;
 
 use crate::config::ProjectConfig;
 use crate::diagnostic::Diagnostic;
@@ -54,6 +58,7 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         description::check(ctx, diags);
         fields::check(ctx, diags);
         tools::check(ctx, diags);
+        version::check(ctx, diags);
     }
     body::check(ctx, diags);
     size::check(ctx, diags);
