@@ -8,8 +8,10 @@
 //! The body reply's fixed parts are precomputed at build time (`head` and `tail` of the skill
 //! record); only the echoed `file_path` is escaped per call.
 
-use crate::registry::{File, FileKind, Skill};
+use crate::registry::{File, Skill};
+use crate::FileKind;
 use skillbake_format::chunks::{CLOSE, CONTENT, OPEN, SEPARATOR};
+use std::fmt::Write as _;
 
 /// Appends `s` to `out` as the inside of a JSON string, escaped exactly as Python's
 /// `json.dumps(..., ensure_ascii=False)` does (see `skillbake_format::escape::json_into`).
@@ -41,7 +43,7 @@ pub(crate) fn file_reply(out: &mut String, skill: &Skill<'_>, file_path: &str, f
             out.push_str(r#"text", "content": "Binary file '"#);
             escape_into(out, file.path());
             out.push_str("' (");
-            out.push_str(&file.bytes().len().to_string());
+            let _ = write!(out, "{}", file.bytes().len());
             out.push_str(" bytes) is not shown as text");
         }
     }

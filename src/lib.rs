@@ -45,6 +45,8 @@
 //! The runtime depends on `phf` alone: no YAML, no JSON Schema, no file system.
 
 #![forbid(unsafe_code)]
+// Nothing on the serving path panics: no unchecked indexing or slicing, no `panic!`.
+#![deny(clippy::indexing_slicing, clippy::panic)]
 
 extern crate self as skillbake;
 
@@ -56,11 +58,12 @@ pub mod registry;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use registry::{
-    Activation, File, FileKind, LookupError, Registry, Resolution, Skill, ToolsFormat,
-};
+pub use registry::{File, LookupError, Registry, Resolution, Skill};
+pub use skillbake_format::activation::Shape as Activation;
 pub use skillbake_format::catalog::{Catalog, Format as CatalogFormat};
+pub use skillbake_format::file_type::FileKind;
 pub use skillbake_format::semver::{Req as VersionReq, Version};
+pub use skillbake_format::tools::Format as ToolsFormat;
 
 /// Defines `pub static REGISTRY: skillbake::Registry` from the registry that
 /// `skillbake_build::Config::compile` wrote to `OUT_DIR` in this crate's `build.rs`.
@@ -154,8 +157,8 @@ pub mod __private {
         pub lists: &'static [Str],
         pub index: &'static phf::Map<&'static str, u32>,
         /// The catalog in every `skillbake_format::catalog::Format`, in `Format::ALL` order.
-        pub catalogs: [Str; 4],
+        pub catalogs: [Str; crate::CatalogFormat::ALL.len()],
         /// Tool definitions as JSON, in `ToolsFormat::ALL` order.
-        pub tools: [Str; 4],
+        pub tools: [Str; crate::ToolsFormat::ALL.len()],
     }
 }

@@ -4,75 +4,12 @@
 
 use crate::__private::{FieldRecord, FileRecord, Parts, SkillRecord, Str};
 use crate::chunk;
-use skillbake_format::catalog::{self, Catalog};
+use skillbake_format::activation::Shape as Activation;
+use skillbake_format::catalog::{self, Catalog, CatalogEntry};
+use skillbake_format::file_type::FileKind;
 use skillbake_format::semver::{self, Req, Version};
+use skillbake_format::tools::Format as ToolsFormat;
 use std::fmt;
-
-/// Tool-definition dialects served by [`Registry::tools_json`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ToolsFormat {
-    /// OpenAI: `[{"type": "function", "function": {"name", "description", "parameters"}}]`.
-    OpenAi,
-    /// Anthropic: `[{"name", "description", "input_schema"}]`.
-    Anthropic,
-    /// MCP: `[{"name", "description", "inputSchema"}]`.
-    Mcp,
-    /// Plain JSON Schema: `{"<tool>": {<schema with title and description>}}`.
-    JsonSchema,
-}
-
-impl ToolsFormat {
-    /// Every dialect, in the order of the generated table.
-    pub const ALL: [ToolsFormat; 4] = [
-        ToolsFormat::OpenAi,
-        ToolsFormat::Anthropic,
-        ToolsFormat::Mcp,
-        ToolsFormat::JsonSchema,
-    ];
-
-    /// The dialect's name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            ToolsFormat::OpenAi => "openai",
-            ToolsFormat::Anthropic => "anthropic",
-            ToolsFormat::Mcp => "mcp",
-            ToolsFormat::JsonSchema => "json-schema",
-        }
-    }
-}
-
-/// Shapes of a loaded skill besides DB-GPT's chunks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Activation {
-    /// learn-claude-code: `<skill name="…">\nbody\n</skill>`.
-    SkillTag,
-    /// Agent Skills client guide: `<skill_content name="…">` with the resource list.
-    SkillContent,
-}
-
-/// How an embedded file is served as a `load_skill` chunk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FileKind {
-    /// Markdown (`.md`): a `markdown` chunk.
-    Markdown,
-    /// Scripts and source code: a `code` chunk.
-    Code,
-    /// Other UTF-8 text: a `text` chunk.
-    Text,
-    /// Not UTF-8 (or holding NUL bytes): a `text` chunk saying so, with its size.
-    Binary,
-}
-
-impl FileKind {
-    /// The chunk `output_type` for this kind.
-    pub fn output_type(self) -> &'static str {
-        match self {
-            FileKind::Markdown => "markdown",
-            FileKind::Code => "code",
-            FileKind::Text | FileKind::Binary => "text",
-        }
-    }
-}
 
 /// The skills compiled into a binary. Build one with `skillbake::include_skills!()` (or use
 /// `skillbake::BUNDLED`, the packs shipped with skillbake itself).
@@ -231,10 +168,10 @@ impl Registry {
         // of the lower-cased request. Names are at most 64 bytes: lower-case on the stack.
         let mut buf = [0u8; 64];
         let bytes = name.as_bytes();
-        if bytes.len() > buf.len() || !bytes.iter().any(u8::is_ascii_uppercase) {
+        if !bytes.iter().any(u8::is_ascii_uppercase) {
             return None;
         }
-        let lower = &mut buf[..bytes.len()];
+        let lower = buf.get_mut(..bytes.len())?;
         lower.copy_from_slice(bytes);
         lower.make_ascii_lowercase();
         self.get_exact(std::str::from_utf8(lower).ok()?)
@@ -259,41 +196,33 @@ impl Registry {
     /// characters when given (see `skillbake_format::catalog`). Without a budget the text was
     /// precomputed at build time.
     pub fn catalog(&self, format: catalog::Format, budget: Option<usize>) -> Catalog {
-        let index = catalog::Format::ALL
-            .iter()
-            .position(|f| *f == format)
-            .unwrap_or(0);
-        let full = slice(self.parts.text, self.parts.catalogs[index]);
-        if budget.is_none_or(|b| full.chars().count() <= b) {
+        let full = self
+            .parts
+            .catalogs
+            .get(format.index())
+            .map_or("", |&s| slice(self.parts.text, s));
+        if budget.is_none_or(|b| full.chars().nth(b).is_none()) {
             return Catalog {
                 text: full.to_string(),
                 shortened: false,
                 omitted: 0,
             };
         }
-        let skills: Vec<Skill<'_>> = self.iter().collect();
-        let tags: Vec<Vec<&str>> = skills.iter().map(|s| s.tags().collect()).collect();
-        let entries: Vec<catalog::Entry<'_>> = skills
+        let skills = self
+            .parts
+            .skills
             .iter()
-            .zip(&tags)
-            .map(|(s, tags)| catalog::Entry {
-                name: s.name(),
-                description: s.description(),
-                location: s.skill_md_path(),
-                tags,
-            })
-            .collect();
-        catalog::render(format, &entries, budget)
+            .map(move |rec| Skill { reg: self, rec });
+        catalog::render(format, skills, budget)
     }
 
     /// The tool definitions (`load_skill`, plus one tool per pack with a `schema.json`) as JSON in
     /// `format`, precomputed at build time.
     pub fn tools_json(&self, format: ToolsFormat) -> &'static str {
-        let index = ToolsFormat::ALL
-            .iter()
-            .position(|f| *f == format)
-            .unwrap_or(0);
-        slice(self.parts.text, self.parts.tools[index])
+        self.parts
+            .tools
+            .get(format.index())
+            .map_or("", |&s| slice(self.parts.text, s))
     }
 
     /// Resolves a `load_skill` request without building the reply.
@@ -349,14 +278,11 @@ impl<'r> Skill<'r> {
         slice(self.reg.parts.text, s)
     }
 
-    fn list(&self, range: Str) -> impl ExactSizeIterator<Item = &'static str> + '_ {
-        let items = self
-            .reg
-            .parts
-            .lists
-            .get(range.0 as usize..range.1 as usize)
-            .unwrap_or(&[]);
-        items.iter().map(move |&s| self.s(s))
+    fn list(&self, range: Str) -> impl ExactSizeIterator<Item = &'static str> + 'static {
+        let text = self.reg.parts.text;
+        let lists: &'static [Str] = self.reg.parts.lists;
+        let items = lists.get(range.0 as usize..range.1 as usize).unwrap_or(&[]);
+        items.iter().map(move |&s| slice(text, s))
     }
 
     /// The skill's name.
@@ -515,13 +441,24 @@ impl<'r> Skill<'r> {
 
     /// The embedded file at `path` (relative to the pack, `/`-separated).
     pub fn file(&self, path: &str) -> Option<File> {
+        self.file_by(path.split('/'))
+    }
+
+    /// The embedded file whose path is `parts` joined by `/` (compared without building it).
+    fn file_by<'p>(&self, parts: impl Iterator<Item = &'p str> + Clone) -> Option<File> {
         let recs = self.file_records();
         let text = self.reg.parts.text;
+        let joined = move || {
+            parts
+                .clone()
+                .enumerate()
+                .flat_map(|(i, part)| (i > 0).then_some(b'/').into_iter().chain(part.bytes()))
+        };
         let i = recs
-            .binary_search_by(|r| slice(text, r.path).as_bytes().cmp(path.as_bytes()))
+            .binary_search_by(|r| slice(text, r.path).bytes().cmp(joined()))
             .ok()?;
         Some(File {
-            rec: &recs[i],
+            rec: recs.get(i)?,
             text,
             bytes: self.reg.parts.bytes,
         })
@@ -558,29 +495,28 @@ impl<'r> Skill<'r> {
         if absolute {
             return None;
         }
-        let mut parts: Vec<&str> = Vec::new();
-        for part in path.split(['/', '\\']) {
-            match part {
-                "" | "." => {}
-                ".." => return None,
-                p => parts.push(p),
-            }
-        }
-        if parts.is_empty() {
+        let parts = path
+            .split(['/', '\\'])
+            .filter(|p| !p.is_empty() && *p != ".");
+        if parts.clone().any(|p| p == "..") {
             return None;
         }
-        if let Some(f) = self.file(&parts.join("/")) {
+        let count = parts.clone().count();
+        if count == 0 {
+            return None;
+        }
+        if let Some(f) = self.file_by(parts.clone()) {
             return Some(f);
         }
-        let location: Vec<&str> = self
-            .location()
-            .split('/')
-            .filter(|p| !p.is_empty())
-            .collect();
-        (0..location.len()).find_map(|start| {
-            let prefix = &location[start..];
-            if parts.len() > prefix.len() && parts[..prefix.len()] == *prefix {
-                self.file(&parts[prefix.len()..].join("/"))
+        // The pack's location, or a trailing part of it, in front: longest first.
+        let location = self.location().split('/').filter(|p| !p.is_empty());
+        let depth = location.clone().count();
+        (0..depth).find_map(|start| {
+            let prefix = location.clone().skip(start);
+            let len = depth - start;
+            let matches = count > len && prefix.zip(parts.clone()).all(|(a, b)| a == b);
+            if matches {
+                self.file_by(parts.clone().skip(len))
             } else {
                 None
             }
@@ -608,6 +544,22 @@ impl<'r> Skill<'r> {
         self.resolve(file_path)
             .write_reply(self.name(), file_path, &mut out);
         out
+    }
+}
+
+impl CatalogEntry for Skill<'_> {
+    fn name(&self) -> &str {
+        Skill::name(self)
+    }
+    fn description(&self) -> &str {
+        Skill::description(self)
+    }
+    fn location(&self) -> &str {
+        self.skill_md_path()
+    }
+    fn tags(&self) -> impl Iterator<Item = &str> + '_ {
+        // `Iterator::Item` is invariant: shorten `&'static str` to the trait's lifetime.
+        Skill::tags(self).map(|t| -> &str { t })
     }
 }
 

@@ -1,4 +1,4 @@
-//! `skillbake check` and `skillbake explain`: validate skill packs on disk; document the codes.
+//! `skillbake check`: validate skill packs on disk and report every problem.
 
 use super::{CheckArgs, CheckFormat, Color};
 use anyhow::{bail, Result};
@@ -10,7 +10,8 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-fn code_arg(name: &str) -> Result<Code> {
+/// A code named on the command line, with a did-you-mean when it is unknown.
+pub(super) fn code_arg(name: &str) -> Result<Code> {
     match Code::from_name(name) {
         Some(c) => Ok(c),
         None => match did_you_mean(name, Code::ALL.iter().map(|c| c.as_str())) {
@@ -109,27 +110,4 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// `skillbake explain [CODE]`.
-pub fn explain(code: Option<&str>) -> Result<ExitCode> {
-    let text = match code {
-        Some(name) => skillbake_build::explain::explain(code_arg(name)?).to_string(),
-        None => {
-            let mut s = String::new();
-            for c in Code::ALL {
-                s.push_str(&format!(
-                    "{:<26} {:<8} {}\n",
-                    c.as_str(),
-                    c.default_severity(),
-                    c.summary()
-                ));
-            }
-            s
-        }
-    };
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
-    Ok(ExitCode::SUCCESS)
 }

@@ -3,9 +3,15 @@
 //! Exit codes: 0 success (warnings allowed); 1 errors in the packs, or a skill/file not found;
 //! 2 usage error or unreadable path.
 
+mod cat;
 mod check;
-mod mcp;
+mod explain;
+mod list;
+mod load;
+mod output;
+mod prompt;
 mod serve;
+mod tools;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -69,7 +75,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
     /// Rule set, overriding the config file's `profile`.
-    #[arg(long, value_parser = ["default", "agentskills", "dbgpt"])]
+    #[arg(long, value_parser = skillbake_build::config::Profile::NAMES)]
     profile: Option<String>,
     /// Report CODE as an error; `--deny warnings` turns every warning into an error.
     #[arg(short = 'D', long = "deny", value_name = "CODE|warnings")]
@@ -106,7 +112,7 @@ enum Command {
     /// Print the skill catalog for a system prompt.
     Prompt {
         /// Catalog format.
-        #[arg(long, value_parser = ["xml", "dbgpt", "codex", "markdown"], default_value = "xml")]
+        #[arg(long, value_parser = skillbake::CatalogFormat::NAMES, default_value = skillbake::CatalogFormat::Xml.name())]
         format: String,
         /// Fit the catalog into this many characters (descriptions are shortened first, then
         /// entries dropped, as Codex does).
@@ -116,14 +122,14 @@ enum Command {
     /// Print tool definitions: load_skill, and one tool per pack with a schema.json.
     Tools {
         /// API dialect.
-        #[arg(long, value_parser = ["openai", "anthropic", "mcp", "json-schema"], default_value = "openai")]
+        #[arg(long, value_parser = skillbake::ToolsFormat::NAMES, default_value = skillbake::ToolsFormat::OpenAi.name())]
         format: String,
     },
     /// Print DB-GPT's load_skill reply (or another activation shape) for an embedded skill.
     Load {
         /// Reply shape: DB-GPT chunks, learn-claude-code's <skill> tag, or the Agent Skills
         /// <skill_content> block.
-        #[arg(long, value_parser = ["chunks", "skill-tag", "skill-content"], default_value = "chunks")]
+        #[arg(long, value_parser = load::formats(), default_value = load::CHUNKS)]
         format: String,
         /// Skill name (exact, else ASCII case-insensitive).
         skill_name: String,
@@ -150,17 +156,17 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => check::run(args),
-        Command::Explain { code } => check::explain(code.as_deref()),
-        Command::List { format } => serve::list(format),
-        Command::Prompt { format, budget } => serve::prompt(&format, budget),
-        Command::Tools { format } => serve::tools(&format),
+        Command::Explain { code } => explain::run(code.as_deref()),
+        Command::List { format } => list::run(format),
+        Command::Prompt { format, budget } => prompt::run(&format, budget),
+        Command::Tools { format } => tools::run(&format),
         Command::Load {
             format,
             skill_name,
             file_path,
-        } => serve::load(&format, &skill_name, file_path.as_deref()),
-        Command::Cat { skill_name, path } => serve::cat(&skill_name, &path),
-        Command::Serve => mcp::serve(),
+        } => load::run(&format, &skill_name, file_path.as_deref()),
+        Command::Cat { skill_name, path } => cat::run(&skill_name, &path),
+        Command::Serve => serve::run(),
     };
     match result {
         Ok(code) => code,

@@ -65,41 +65,21 @@ impl Level {
     }
 }
 
-/// A named rule set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Profile {
-    /// The core rules.
-    #[default]
-    Default,
-    /// Exactly the Agent Skills spec: only its six fields, names `^[a-z0-9]+(-[a-z0-9]+)*$`.
-    AgentSkills,
-    /// DB-GPT first: its fields, `_` in names allowed, Jinja problems are errors.
-    DbGpt,
+skillbake_format::named_enum! {
+    /// A named rule set.
+    #[derive(Default)]
+    pub enum Profile {
+        /// The core rules.
+        #[default]
+        Default = "default",
+        /// Exactly the Agent Skills spec: only its six fields, names `^[a-z0-9]+(-[a-z0-9]+)*$`.
+        AgentSkills = "agentskills",
+        /// DB-GPT first: its fields, `_` in names allowed, Jinja problems are errors.
+        DbGpt = "dbgpt",
+    }
 }
 
 impl Profile {
-    /// Every profile name.
-    pub const NAMES: &'static [&'static str] = &["default", "agentskills", "dbgpt"];
-
-    /// Parses a profile name.
-    pub fn from_name(s: &str) -> Option<Profile> {
-        match s {
-            "default" => Some(Profile::Default),
-            "agentskills" => Some(Profile::AgentSkills),
-            "dbgpt" => Some(Profile::DbGpt),
-            _ => None,
-        }
-    }
-
-    /// The profile's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Profile::Default => "default",
-            Profile::AgentSkills => "agentskills",
-            Profile::DbGpt => "dbgpt",
-        }
-    }
-
     /// The level this profile gives `code`, when it differs from the code's default.
     pub fn level(self, code: Code) -> Option<Level> {
         match (self, code) {

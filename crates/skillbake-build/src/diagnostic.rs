@@ -108,11 +108,11 @@ codes! {
     /// Frontmatter is YAML but not a mapping.
     FrontmatterNotMapping = "frontmatter-not-mapping", Error, "parse/frontmatter.rs", "The frontmatter is not a YAML mapping of keys to values.";
     /// YAML syntax error.
-    YamlSyntax = "yaml-syntax", Error, "parse/frontmatter.rs", "The frontmatter is not valid YAML.";
+    YamlSyntax = "yaml-syntax", Error, "parse/yaml_error.rs", "The frontmatter is not valid YAML.";
     /// Alias bombs and deep nesting.
-    YamlLimit = "yaml-limit", Error, "parse/frontmatter.rs", "The frontmatter expands too many aliases or nests too deeply.";
+    YamlLimit = "yaml-limit", Error, "parse/yaml_error.rs", "The frontmatter expands too many aliases or nests too deeply.";
     /// A key given twice.
-    DuplicateKey = "duplicate-key", Error, "parse/frontmatter.rs", "A key appears twice in one YAML mapping.";
+    DuplicateKey = "duplicate-key", Error, "parse/yaml_error.rs", "A key appears twice in one YAML mapping.";
     /// `name` absent.
     NameMissing = "name-missing", Error, "validate/name.rs", "The required `name` field is missing or empty.";
     /// `name` length.

@@ -1,5 +1,41 @@
 //! Escaping exactly as the Python reference implementations do.
 
+/// Where escaped text goes: a `String`, or a counter that measures text without building it
+/// (the catalog's budget search measures thousands of entries without allocating).
+pub(crate) trait Sink: core::fmt::Write {
+    /// Appends `s`.
+    fn put(&mut self, s: &str);
+}
+
+impl Sink for String {
+    fn put(&mut self, s: &str) {
+        self.push_str(s);
+    }
+}
+
+/// Counts the characters and bytes of what would be written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Count {
+    /// Unicode scalar values.
+    pub(crate) chars: usize,
+    /// UTF-8 bytes.
+    pub(crate) bytes: usize,
+}
+
+impl Sink for Count {
+    fn put(&mut self, s: &str) {
+        self.chars += s.chars().count();
+        self.bytes += s.len();
+    }
+}
+
+impl core::fmt::Write for Count {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        self.put(s);
+        Ok(())
+    }
+}
+
 /// Appends `s` to `out` as the inside of a JSON string, escaped exactly as Python's
 /// `json.dumps(..., ensure_ascii=False)` does: `"`, `\`, and control characters (`\n`, `\r`,
 /// `\t`, `\b`, `\f`, else `\u00xx` in lower case); everything else (non-ASCII included) raw.
@@ -20,15 +56,19 @@ pub fn json_into(out: &mut String, s: &str) {
             0x08 => out.push_str("\\b"),
             0x0c => out.push_str("\\f"),
             _ => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
                 out.push_str("\\u00");
-                out.push(char::from(HEX[usize::from(b >> 4)]));
-                out.push(char::from(HEX[usize::from(b & 0xf)]));
+                out.push(hex_digit(b >> 4));
+                out.push(hex_digit(b & 0xf));
             }
         }
         start = i + 1;
     }
     out.push_str(&s[start..]);
+}
+
+/// The lower-case hex digit of `nibble` (0–15).
+fn hex_digit(nibble: u8) -> char {
+    char::from_digit(u32::from(nibble), 16).unwrap_or('0')
 }
 
 /// `s` escaped by [`json_into`].
@@ -40,16 +80,26 @@ pub fn json(s: &str) -> String {
 
 /// Appends `s` escaped as Python's `html.escape(s, quote=True)` does: `&`, `<`, `>`, `"`, `'`.
 pub fn html_into(out: &mut String, s: &str) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#x27;"),
-            c => out.push(c),
-        }
+    html_to(out, s);
+}
+
+/// [`html_into`] into any sink.
+pub(crate) fn html_to(out: &mut impl Sink, s: &str) {
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        let escaped = match c {
+            '&' => "&amp;",
+            '<' => "&lt;",
+            '>' => "&gt;",
+            '"' => "&quot;",
+            '\'' => "&#x27;",
+            _ => continue,
+        };
+        out.put(s.get(start..i).unwrap_or(""));
+        out.put(escaped);
+        start = i + c.len_utf8();
     }
+    out.put(s.get(start..).unwrap_or(""));
 }
 
 /// `s` escaped by [`html_into`].

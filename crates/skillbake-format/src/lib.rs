@@ -9,13 +9,25 @@
 //! * [`chunks`] — the fixed parts of DB-GPT's `load_skill` reply;
 //! * [`catalog`] — the list of skills for a system prompt, in four formats, with a budget;
 //! * [`activation`] — other shapes of a loaded skill (`<skill>`, `<skill_content>`);
+//! * [`tools`] — the tool-definition dialects of LLM APIs;
+//! * [`file_type`] — how an embedded file is served (chunk kind) and labelled (MIME type);
+//! * [`percent`] — percent-coding for every URI skillbake writes or reads;
 //! * [`semver`] — versions and Cargo-style version ranges, for `version`, `requires` and
 //!   `name@range` lookups.
+//!
+//! Every fact lives in one table here (formats and their names, extensions and their kinds and
+//! MIME types); the compiler, the runtime and the CLI's value lists all read the same table.
 
 #![forbid(unsafe_code)]
+#![deny(clippy::indexing_slicing, clippy::panic)]
+
+mod table;
 
 pub mod activation;
 pub mod catalog;
 pub mod chunks;
 pub mod escape;
+pub mod file_type;
+pub mod percent;
 pub mod semver;
+pub mod tools;

@@ -272,7 +272,7 @@ fn finish(
     new: Option<&Skill>,
     mut changes: Vec<Change>,
 ) -> PackDiff {
-    changes.sort_by(|a, b| b.rule.bump().cmp(&a.rule.bump()));
+    changes.sort_by_key(|c| std::cmp::Reverse(c.rule.bump()));
     let needed = changes
         .iter()
         .map(|c| c.rule.bump())

@@ -14,7 +14,8 @@ pub mod tools;
 pub mod versions;
 
 use crate::model::Skill;
-use skillbake_format::{catalog, chunks};
+use skillbake_format::file_type::classify;
+use skillbake_format::{catalog, chunks, tools::Format as ToolsFormat};
 use std::fmt::Write as _;
 
 /// File names written to the output directory.
@@ -86,29 +87,6 @@ fn range(start: usize, end: usize) -> Result<String, TooLarge> {
     let s = u32::try_from(start).map_err(|_| TooLarge)?;
     let e = u32::try_from(end).map_err(|_| TooLarge)?;
     Ok(format!("({s}, {e})"))
-}
-
-/// How a file is served as a chunk.
-pub fn file_kind(path: &str, bytes: &[u8]) -> &'static str {
-    const CODE: &[&str] = &[
-        "py", "sh", "bash", "zsh", "fish", "js", "mjs", "cjs", "ts", "tsx", "jsx", "rb", "pl",
-        "php", "go", "rs", "java", "kt", "kts", "c", "h", "cc", "cpp", "hpp", "cs", "swift", "r",
-        "lua", "sql", "ps1", "bat", "cmd", "scala", "dart", "jl", "ex", "exs", "clj", "hs", "ml",
-        "vb", "groovy", "awk", "sed", "mk", "cmake",
-    ];
-    let text = std::str::from_utf8(bytes)
-        .ok()
-        .filter(|t| !t.contains('\0'));
-    let Some(text) = text else { return "Binary" };
-    let name = path.rsplit('/').next().unwrap_or(path);
-    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
-    match ext.as_deref() {
-        Some("md" | "markdown" | "mdx") => "Markdown",
-        Some(e) if CODE.contains(&e) => "Code",
-        _ if path.starts_with("scripts/") || text.starts_with("#!") => "Code",
-        _ if matches!(name, "Makefile" | "Dockerfile" | "Justfile") => "Code",
-        _ => "Text",
-    }
 }
 
 /// Generates the registry for `skills` (already sorted by name and validated).
@@ -187,10 +165,10 @@ pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLar
             }
             let path = b.str(&f.path)?;
             let data = b.bytes(&f.bytes)?;
-            let kind = file_kind(&f.path, &f.bytes);
+            let kind = classify(&f.path, &f.bytes);
             let _ = writeln!(
                 file_rows,
-                "    {rt}::__private::FileRecord {{ path: {path}, data: {data}, kind: {rt}::FileKind::{kind} }},"
+                "    {rt}::__private::FileRecord {{ path: {path}, data: {data}, kind: {rt}::FileKind::{kind:?} }},"
             );
             n_files += 1;
         }
@@ -243,7 +221,7 @@ pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLar
         |s: &Skill| format!("{}/SKILL.md", location(&opts.location_prefix, &s.rel_dir));
     let tool_list = tools::tools(&sorted, &location_of);
     let mut tool_texts = Vec::new();
-    for format in tools::FORMATS {
+    for format in ToolsFormat::ALL {
         tool_texts.push(b.str(&tools::render(format, &tool_list))?);
     }
 

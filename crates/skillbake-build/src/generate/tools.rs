@@ -4,9 +4,7 @@
 
 use crate::model::Skill;
 use serde_json::{json, Map, Value};
-
-/// Tool-definition dialects, in the order of the generated table.
-pub const FORMATS: [&str; 4] = ["openai", "anthropic", "mcp", "json-schema"];
+use skillbake_format::tools::Format;
 
 /// Tool names skillbake itself defines (here and in the MCP server).
 pub const RESERVED_TOOL_NAMES: &[&str] = &["load_skill", "list_skills"];
@@ -64,28 +62,28 @@ pub fn tools(
     out
 }
 
-/// The tools as JSON in dialect `format` (one of [`FORMATS`]), pretty-printed.
-pub fn render(format: &str, tools: &[(String, String, Value)]) -> String {
+/// The tools as JSON in dialect `format`, pretty-printed.
+pub fn render(format: Format, tools: &[(String, String, Value)]) -> String {
     let value = match format {
-        "openai" => Value::Array(
+        Format::OpenAi => Value::Array(
             tools
                 .iter()
                 .map(|(n, d, s)| json!({"type": "function", "function": {"name": n, "description": d, "parameters": s}}))
                 .collect(),
         ),
-        "anthropic" => Value::Array(
+        Format::Anthropic => Value::Array(
             tools
                 .iter()
                 .map(|(n, d, s)| json!({"name": n, "description": d, "input_schema": s}))
                 .collect(),
         ),
-        "mcp" => Value::Array(
+        Format::Mcp => Value::Array(
             tools
                 .iter()
                 .map(|(n, d, s)| json!({"name": n, "description": d, "inputSchema": s}))
                 .collect(),
         ),
-        _ => {
+        Format::JsonSchema => {
             let mut map = Map::new();
             for (n, d, s) in tools {
                 let mut schema = s.clone();

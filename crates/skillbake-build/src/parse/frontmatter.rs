@@ -1,14 +1,20 @@
 //! `SKILL.md` parsing: UTF-8 check, line-based frontmatter split, YAML parse, body extraction.
+//! Where each key sits is `parse/keys.rs`; how a YAML error becomes a diagnostic is
+//! `parse/yaml_error.rs` (`yaml-syntax`, `yaml-limit`, `duplicate-key`).
 //!
 //! Rules that live here: `invalid-utf8`, `frontmatter-missing`, `frontmatter-unterminated`,
-//! `frontmatter-empty`, `frontmatter-not-mapping`, `yaml-syntax`, `yaml-limit`, `duplicate-key`.
+//! `frontmatter-empty`, `frontmatter-not-mapping`.
 //!
 //! The split is line based and never looks for the substring `---`: after an optional UTF-8 BOM,
 //! the first line (trailing whitespace trimmed) must be exactly `---`, and the frontmatter ends at
 //! the first later line that is exactly `---`. Lines end at `\n`, `\r\n` or a lone `\r`.
 
+use super::keys::{find_token, scan_keys, strip_comment};
+use super::yaml_error::yaml_error;
 use crate::diagnostic::{Code, Diagnostic, Position};
-use crate::source::{to_u32, LineIndex};
+use crate::source::LineIndex;
+
+pub use super::keys::KeyLoc;
 use yaml_serde::{Mapping, Value};
 
 const BOM: &str = "\u{feff}";
@@ -20,19 +26,6 @@ pub struct Frontmatter {
     pub mapping: Mapping,
     /// Where each top-level key sits in the file.
     pub keys: Vec<KeyLoc>,
-}
-
-/// The location of one top-level key of the frontmatter in `SKILL.md`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeyLoc {
-    /// The key as written (quotes removed).
-    pub key: String,
-    /// Byte offset of the key in the file.
-    pub offset: usize,
-    /// Byte offset of the first character of the value on the key's line (or of the line end).
-    pub value_offset: usize,
-    /// Byte offset where this key's lines end (the next top-level key or the closing `---`).
-    pub end: usize,
 }
 
 /// A `SKILL.md` split into frontmatter and body.
@@ -119,55 +112,15 @@ impl SkillMd {
     }
 }
 
-/// Finds `needle` in `hay` as a whole token (not inside a longer word).
-fn find_token(hay: &str, needle: &str) -> Option<usize> {
-    if needle.is_empty() {
-        return None;
-    }
-    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
-    let mut from = 0;
-    while let Some(rel) = hay[from..].find(needle) {
-        let start = from + rel;
-        let end = start + needle.len();
-        let before_ok = hay[..start].chars().next_back().is_none_or(|c| !is_word(c));
-        let after_ok = hay[end..].chars().next().is_none_or(|c| !is_word(c));
-        if before_ok && after_ok {
-            return Some(start);
-        }
-        from = start + needle.len().max(1);
-        while !hay.is_char_boundary(from) {
-            from += 1;
-        }
-    }
-    None
-}
-
-/// Strips a YAML comment (` #...`) from a line, ignoring `#` inside quotes.
-fn strip_comment(line: &str) -> &str {
-    let mut quote: Option<char> = None;
-    let mut prev = ' ';
-    for (i, c) in line.char_indices() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None if c == '"' || c == '\'' => quote = Some(c),
-            None if c == '#' && (prev == ' ' || prev == '\t' || i == 0) => return &line[..i],
-            None => {}
-        }
-        prev = c;
-    }
-    line
-}
-
 /// One line of a text: byte range of its content and the offset just past its terminator.
 #[derive(Debug, Clone, Copy)]
-struct Line {
-    start: usize,
-    end: usize,
-    next: usize,
+pub(super) struct Line {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) next: usize,
 }
 
-fn lines(text: &str, from: usize) -> impl Iterator<Item = Line> + '_ {
+pub(super) fn lines(text: &str, from: usize) -> impl Iterator<Item = Line> + '_ {
     let bytes = text.as_bytes();
     let mut pos = from;
     std::iter::from_fn(move || {
@@ -395,170 +348,6 @@ fn parse_yaml(
     };
     let keys = scan_keys(text, fm_start, fm_start + fm_text.len());
     Some(Frontmatter { mapping, keys })
-}
-
-fn yaml_error(
-    err: &yaml_serde::Error,
-    text: &str,
-    fm_start: usize,
-    fm_text: &str,
-    line_shift: u32,
-    idx: &LineIndex<'_>,
-    file: &str,
-) -> Diagnostic {
-    let raw = err.to_string();
-    // The library appends " at line L column C" with frontmatter-relative numbers: drop it, the
-    // diagnostic carries file-relative ones.
-    let message = match raw.find(" at line ") {
-        Some(i) => raw[..i].to_string(),
-        None => raw.clone(),
-    };
-    let loc = err.location();
-    let pos = loc.as_ref().map(|l| {
-        let offset = fm_start + l.index().min(fm_text.len());
-        let p = idx.position(offset, 1);
-        Position::span(to_u32(l.line()) + line_shift, p.column, 1)
-    });
-    if message.contains("recursion limit exceeded") {
-        return Diagnostic::new(
-            Code::YamlLimit,
-            file,
-            "the frontmatter nests deeper than 128 levels",
-        )
-        .at(pos)
-        .help("flatten the structure; frontmatter holds metadata, not data");
-    }
-    if message.contains("repetition limit exceeded") {
-        return Diagnostic::new(
-            Code::YamlLimit,
-            file,
-            "the frontmatter expands too many YAML aliases (an alias bomb)",
-        )
-        .at(pos.or(Some(idx.position(fm_start, 0))))
-        .help("write values out instead of repeating `*alias` references");
-    }
-    if let Some(key) = message
-        .find("duplicate entry with key ")
-        .map(|i| &message[i + "duplicate entry with key ".len()..])
-    {
-        let key = key.trim().trim_matches('"').to_string();
-        let from = loc
-            .as_ref()
-            .map_or(fm_start, |l| fm_start + l.index().min(fm_text.len()));
-        let second = second_key_occurrence(text, from, fm_start + fm_text.len(), &key);
-        let pos = second.map(|o| idx.position(o, key.chars().count())).or(pos);
-        return Diagnostic::new(
-            Code::DuplicateKey,
-            file,
-            format!("key `{key}` appears more than once in the same mapping"),
-        )
-        .at(pos)
-        .help("keep one of the entries; YAML loaders differ on which one wins");
-    }
-    if message.contains("more than one document") {
-        return Diagnostic::new(
-            Code::YamlSyntax,
-            file,
-            "the frontmatter holds more than one YAML document (a `...` or `---` marker inside it)",
-        )
-        .at(pos.or(Some(idx.position(fm_start, 0))))
-        .help("remove the document marker; the frontmatter is a single mapping");
-    }
-    let help = if message.contains("mapping values are not allowed") {
-        "a value containing `: ` must be quoted, e.g. `description: \"Use when: ...\"`"
-    } else if message.contains("found character that cannot start any token") {
-        "quote the value; characters such as `@` and `` ` `` cannot start a plain YAML value"
-    } else if message.contains("tab") {
-        "indent with spaces; YAML does not allow tabs for indentation"
-    } else {
-        "fix the YAML syntax; quote values that contain `:`, `#`, `[`, `{` or start with a symbol"
-    };
-    Diagnostic::new(
-        Code::YamlSyntax,
-        file,
-        format!("invalid YAML in the frontmatter: {message}"),
-    )
-    .at(pos)
-    .help(help)
-}
-
-/// Byte offset of the second line in `from..end` whose content starts with `key:` at the
-/// indentation of the first such line.
-fn second_key_occurrence(text: &str, from: usize, end: usize, key: &str) -> Option<usize> {
-    let line_start = text[..from].rfind(['\n', '\r']).map_or(0, |i| i + 1);
-    let mut seen: Option<usize> = None;
-    for l in lines(&text[..end], line_start) {
-        let content = &text[l.start..l.end];
-        let indent = content.len() - content.trim_start_matches([' ', '-']).len();
-        let rest = &content[indent..];
-        if key_of_line(rest).is_some_and(|(k, _)| k == key) {
-            match seen {
-                None => seen = Some(indent),
-                Some(i) if i == indent => return Some(l.start + indent),
-                Some(_) => {}
-            }
-        }
-    }
-    None
-}
-
-/// Parses `key: value` at the start of `line`: the key (unquoted) and the byte offset of the value.
-fn key_of_line(line: &str) -> Option<(String, usize)> {
-    let first = line.chars().next()?;
-    if first == '"' || first == '\'' {
-        let close = line[1..].find(first)? + 1;
-        let after = &line[close + 1..];
-        let colon = after.find(':')?;
-        if !after[..colon].trim().is_empty() {
-            return None;
-        }
-        let v = close + 1 + colon + 1;
-        if !line[v..].is_empty() && !line[v..].starts_with([' ', '\t']) {
-            return None;
-        }
-        return Some((line[1..close].to_string(), v));
-    }
-    let mut search = 0;
-    while let Some(rel) = line[search..].find(':') {
-        let colon = search + rel;
-        let after = &line[colon + 1..];
-        if after.is_empty() || after.starts_with([' ', '\t']) {
-            let key = line[..colon].trim_end();
-            if key.is_empty() || key.contains(" #") {
-                return None;
-            }
-            return Some((key.to_string(), colon + 1));
-        }
-        search = colon + 1;
-    }
-    None
-}
-
-/// Finds every top-level `key:` line of the frontmatter (`start..end` of `text`).
-fn scan_keys(text: &str, start: usize, end: usize) -> Vec<KeyLoc> {
-    let mut keys: Vec<KeyLoc> = Vec::new();
-    for l in lines(&text[..end], start) {
-        let content = &text[l.start..l.end];
-        let Some(first) = content.chars().next() else {
-            continue;
-        };
-        if matches!(first, ' ' | '\t' | '#' | '-' | '{' | '[' | '?' | ':' | '%') {
-            continue;
-        }
-        if let Some((key, v)) = key_of_line(content) {
-            if let Some(prev) = keys.last_mut() {
-                prev.end = l.start;
-            }
-            let skip = content[v..].len() - content[v..].trim_start_matches([' ', '\t']).len();
-            keys.push(KeyLoc {
-                key,
-                offset: l.start,
-                value_offset: l.start + v + skip,
-                end,
-            });
-        }
-    }
-    keys
 }
 
 #[cfg(test)]

@@ -1,10 +1,13 @@
 //! Parse layer: turns the bytes of a pack into structured data with source positions.
 //!
 //! [`frontmatter`] splits and parses `SKILL.md`; [`json`] maps JSON pointers of `schema.json` to
-//! positions. Nothing here decides whether a value is acceptable: that is [`crate::validate`].
+//! positions; `keys` locates frontmatter keys and `yaml_error` maps YAML errors to diagnostics.
+//! Nothing here decides whether a value is acceptable: that is [`crate::validate`].
 
 pub mod frontmatter;
 pub mod json;
+mod keys;
+mod yaml_error;
 
 use serde_json::{Map, Number, Value as Json};
 use yaml_serde::Value as Yaml;

@@ -198,7 +198,8 @@ fn check_ref(
     let resolves = if fragment.is_empty() {
         true
     } else if fragment.starts_with('/') {
-        root.pointer(&percent_decode(fragment)).is_some()
+        // A fragment is percent-encoded (RFC 3986); a broken escape points at nothing.
+        skillbake_format::percent::decode(fragment).is_some_and(|p| root.pointer(&p).is_some())
     } else {
         has_anchor(root, fragment)
     };
@@ -213,25 +214,6 @@ fn check_ref(
             .help("fix the pointer (e.g. `#/$defs/NAME` or `#/definitions/NAME`) or add the missing definition"),
         );
     }
-}
-
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let hex = |c: u8| (c as char).to_digit(16);
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 3 <= b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn walk<'a>(v: &'a Value, f: &mut dyn FnMut(&'a serde_json::Map<String, Value>) -> bool) -> bool {

@@ -19,7 +19,8 @@
 //!   the model can read and correct; an unknown tool is a JSON-RPC `invalid params` error.
 //! * **Resources**: `skill://{name}/{path}` for every embedded file (`SKILL.md` included, exactly
 //!   as written), with a MIME type from the extension
-//!   ([`mime_type`](crate::mcp::mime_type)); UTF-8 files are served as text, binary files as
+//!   ([`mime_type`](skillbake_format::file_type::mime_type), the same table that decides how
+//!   `load_skill` serves the file); UTF-8 files are served as text, binary files as
 //!   base64 blobs. The template `skill://{name}/{path}` is listed too. An unknown URI is a
 //!   `resource not found` error.
 //!
@@ -33,6 +34,10 @@
 //!
 //! [`Server`](crate::mcp::Server) implements `rmcp::ServerHandler`, for other transports.
 
+mod uri;
+
+pub use uri::{resource_uri, RESOURCE_TEMPLATE, URI_PREFIX};
+
 use crate::{CatalogFormat, File, FileKind, Registry, ToolsFormat};
 use base64::Engine as _;
 use rmcp::model::{
@@ -44,20 +49,16 @@ use rmcp::model::{
 use rmcp::service::{QuitReason, RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
+use skillbake_format::file_type::mime_type;
 use std::collections::HashMap;
 use std::fmt;
+use uri::parse_uri;
 
 /// Name of the `load_skill` tool.
 pub const LOAD_SKILL: &str = "load_skill";
 
 /// Name of the `list_skills` tool.
 pub const LIST_SKILLS: &str = "list_skills";
-
-/// Scheme and separator of resource URIs: `skill://{name}/{path}`.
-pub const URI_PREFIX: &str = "skill://";
-
-/// The resource template of every embedded file.
-pub const RESOURCE_TEMPLATE: &str = "skill://{name}/{path}";
 
 const LIST_SKILLS_DESCRIPTION: &str = "List the embedded skills: a JSON array of {name, description, location, uri}. location is the file_path to pass to load_skill; uri is the skill's SKILL.md as an MCP resource.";
 
@@ -226,7 +227,7 @@ impl Server {
                     resource_uri(skill.name(), file.path()),
                     format!("{}/{}", skill.name(), file.path()),
                 )
-                .with_mime_type(mime_type(file.path(), is_binary(&file)))
+                .with_mime_type(mime_type(file.path(), served_kind(&file)))
                 .with_size(file.bytes().len() as u64);
                 if file.path() == "SKILL.md" {
                     r = r.with_description(skill.description());
@@ -242,7 +243,7 @@ impl Server {
         let (name, path) = parse_uri(uri)?;
         let skill = self.registry.get(&name)?;
         let file = skill.file(&path)?;
-        Some(contents(uri, file.path(), file.bytes(), is_binary(&file)))
+        Some(contents(uri, file.path(), file.bytes(), served_kind(&file)))
     }
 
     fn load_skill(&self, args: &JsonObject) -> CallToolResult {
@@ -472,125 +473,24 @@ fn json_type(v: &Value) -> &'static str {
     }
 }
 
-fn is_binary(file: &File) -> bool {
-    file.kind() == FileKind::Binary || file.text().is_none()
+/// How a file is served: its kind, binary whenever its bytes are not UTF-8.
+fn served_kind(file: &File) -> FileKind {
+    match file.text() {
+        Some(_) => file.kind(),
+        None => FileKind::Binary,
+    }
 }
 
-/// The contents of a resource: text when `binary` is false and the bytes are UTF-8, else a
-/// base64 blob.
-fn contents(uri: &str, path: &str, bytes: &[u8], binary: bool) -> ResourceContents {
-    let mime = mime_type(path, binary);
+/// The contents of a resource: text unless `kind` is binary, else a base64 blob.
+fn contents(uri: &str, path: &str, bytes: &[u8], kind: FileKind) -> ResourceContents {
+    let mime = mime_type(path, kind);
     match std::str::from_utf8(bytes) {
-        Ok(text) if !binary => ResourceContents::text(text, uri).with_mime_type(mime),
+        Ok(text) if kind != FileKind::Binary => {
+            ResourceContents::text(text, uri).with_mime_type(mime)
+        }
         _ => ResourceContents::blob(base64::engine::general_purpose::STANDARD.encode(bytes), uri)
             .with_mime_type(mime),
     }
-}
-
-/// The MIME type of an embedded file from its extension: `text/markdown`, `text/x-python`,
-/// `application/json`, `text/html`, `text/csv`, … ; `text/plain` for other text and
-/// `application/octet-stream` for other binary files (and for binary files whose extension
-/// names a text format).
-pub fn mime_type(path: &str, binary: bool) -> &'static str {
-    let file_name = path.rsplit('/').next().unwrap_or(path);
-    let ext = match file_name.rsplit_once('.') {
-        Some((stem, ext)) if !stem.is_empty() => ext.to_ascii_lowercase(),
-        _ => String::new(),
-    };
-    let (mime, textual) = match ext.as_str() {
-        "md" | "markdown" => ("text/markdown", true),
-        "py" => ("text/x-python", true),
-        "json" => ("application/json", true),
-        "html" | "htm" => ("text/html", true),
-        "csv" => ("text/csv", true),
-        "tsv" => ("text/tab-separated-values", true),
-        "txt" => ("text/plain", true),
-        "sh" | "bash" => ("text/x-shellscript", true),
-        "js" | "mjs" => ("text/javascript", true),
-        "css" => ("text/css", true),
-        "xml" => ("application/xml", true),
-        "yaml" | "yml" => ("application/yaml", true),
-        "toml" => ("application/toml", true),
-        "sql" => ("application/sql", true),
-        "png" => ("image/png", false),
-        "jpg" | "jpeg" => ("image/jpeg", false),
-        "gif" => ("image/gif", false),
-        "webp" => ("image/webp", false),
-        "svg" => ("image/svg+xml", true),
-        "pdf" => ("application/pdf", false),
-        "zip" => ("application/zip", false),
-        "xlsx" => (
-            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-            false,
-        ),
-        "docx" => (
-            "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-            false,
-        ),
-        _ if binary => ("application/octet-stream", false),
-        _ => ("text/plain", true),
-    };
-    if binary && textual {
-        "application/octet-stream"
-    } else {
-        mime
-    }
-}
-
-/// The URI of an embedded file: `skill://{name}/{path}`, percent-encoding every byte of `name`
-/// and `path` outside `A-Z a-z 0-9 - . _ ~` (and `/` in `path`).
-pub fn resource_uri(name: &str, path: &str) -> String {
-    let mut out = String::with_capacity(URI_PREFIX.len() + name.len() + path.len() + 1);
-    out.push_str(URI_PREFIX);
-    percent_encode(name, false, &mut out);
-    out.push('/');
-    percent_encode(path, true, &mut out);
-    out
-}
-
-fn percent_encode(s: &str, keep_slash: bool, out: &mut String) {
-    for &b in s.as_bytes() {
-        if b.is_ascii_alphanumeric()
-            || matches!(b, b'-' | b'.' | b'_' | b'~')
-            || (keep_slash && b == b'/')
-        {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-}
-
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        if b == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
-/// Splits `skill://{name}/{path}` into the decoded name and path.
-fn parse_uri(uri: &str) -> Option<(String, String)> {
-    let scheme = uri.get(..URI_PREFIX.len())?;
-    if !scheme.eq_ignore_ascii_case(URI_PREFIX) {
-        return None;
-    }
-    let rest = uri.get(URI_PREFIX.len()..)?;
-    let (name, path) = rest.split_once('/')?;
-    let (name, path) = (percent_decode(name)?, percent_decode(path)?);
-    if name.is_empty() || path.is_empty() {
-        return None;
-    }
-    Some((name, path))
 }
 
 #[cfg(test)]
@@ -598,56 +498,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn uris_round_trip() {
-        let uri = resource_uri("read-file", "scripts/my file ü.py");
-        assert_eq!(uri, "skill://read-file/scripts/my%20file%20%C3%BC.py");
-        assert_eq!(
-            parse_uri(&uri),
-            Some(("read-file".into(), "scripts/my file ü.py".into()))
-        );
-        assert_eq!(
-            parse_uri("skill://x/scripts%2Frun.py"),
-            Some(("x".into(), "scripts/run.py".into()))
-        );
-        for bad in [
-            "",
-            "skill://",
-            "skill://x",
-            "skill://x/",
-            "skill:///SKILL.md",
-            "file://x/SKILL.md",
-            "skill://x/%zz",
-            "skill://x/%",
-            "skill://x/%ff",
-            "skil",
-            "sküll://x/y",
-        ] {
-            assert_eq!(parse_uri(bad), None, "{bad}");
-        }
-    }
-
-    #[test]
-    fn mime_types_by_extension() {
-        for (path, binary, mime) in [
-            ("SKILL.md", false, "text/markdown"),
-            ("scripts/run.py", false, "text/x-python"),
-            ("schema.json", false, "application/json"),
-            ("templates/report.html", false, "text/html"),
-            ("assets/data.CSV", false, "text/csv"),
-            ("assets/logo.png", true, "image/png"),
-            ("assets/blob.bin", true, "application/octet-stream"),
-            ("assets/weird.md", true, "application/octet-stream"),
-            ("LICENSE", false, "text/plain"),
-            (".gitkeep", false, "text/plain"),
-        ] {
-            assert_eq!(mime_type(path, binary), mime, "{path}");
-        }
-    }
-
-    #[test]
     fn binary_contents_are_base64_blobs() {
         let bytes = [0u8, 159, 146, 150, b'\n'];
-        match contents("skill://x/a.bin", "a.bin", &bytes, true) {
+        match contents("skill://x/a.bin", "a.bin", &bytes, FileKind::Binary) {
             ResourceContents::BlobResourceContents {
                 blob, mime_type, ..
             } => {
@@ -656,7 +509,7 @@ mod tests {
             }
             other => panic!("expected a blob, got {other:?}"),
         }
-        match contents("skill://x/a.md", "a.md", b"# hi\n", false) {
+        match contents("skill://x/a.md", "a.md", b"# hi\n", FileKind::Markdown) {
             ResourceContents::TextResourceContents {
                 text, mime_type, ..
             } => {

@@ -1,0 +1,30 @@
+//! `skillbake explain [CODE]`: the documentation of one diagnostic code, or the list of all.
+
+use super::check::code_arg;
+use anyhow::Result;
+use skillbake_build::Code;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// `skillbake explain [CODE]`.
+pub fn run(code: Option<&str>) -> Result<ExitCode> {
+    let text = match code {
+        Some(name) => skillbake_build::explain::explain(code_arg(name)?).to_string(),
+        None => {
+            let mut s = String::new();
+            for c in Code::ALL {
+                s.push_str(&format!(
+                    "{:<26} {:<8} {}\n",
+                    c.as_str(),
+                    c.default_severity(),
+                    c.summary()
+                ));
+            }
+            s
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,171 @@
+//! `cargo xtask bench [--sizes 10,1000,10000] [--runs N] [--slow-runs N] [--no-peers]
+//! [--no-inproc] [--fixture]`: skillbake's speed against the run-time loaders people use today,
+//! every system measured side by side in one run on the same generated packs, written to
+//! `BENCHMARKS.md` (between its `bench:start`/`bench:end` markers; the analysis after them is
+//! kept) with a plot in `benches/cold-start.svg`.
+//!
+//! Steps, in order:
+//!
+//! 1. regenerates the in-process fixture `benches/fixture-registry/` (three packs whose bodies are
+//!    1, 10 and 100 KB, compiled by `skillbake-build`), which `benches/load.rs` includes
+//!    (`--fixture` stops here);
+//! 2. generates 10 / 1,000 / 10,000 packs into `target/bench-packs/N` (bodies of 1–50 KB,
+//!    log-uniform, a script and a reference each; deterministic, reused while the generator is
+//!    unchanged);
+//! 3. builds in release mode, each in its own target folder under `target/bench-build/`:
+//!    `skillbake` with each pack set compiled in (`SKILLBAKE_SKILLS_DIR`), the floor
+//!    (`benches/floor`: a binary printing a static string) and the Rust run-time loader
+//!    (`benches/runtime-loader`);
+//! 4. installs the Python peers into `target/bench-venv` (pinned in
+//!    `benches/peers/requirements.txt`): DB-GPT's skill registry and `load_skill` tool, and the
+//!    Agent Skills reference validator `skills-ref`; a peer that does not install or run is
+//!    reported as such, never replaced;
+//! 5. checks that every loader answers the same bytes, then measures cold start (wall time with
+//!    hyperfine when it is installed, else its own loop; peak RSS with `/usr/bin/time -v`;
+//!    instructions with callgrind when valgrind is installed), each loader's own breakdown (load,
+//!    first answer, per lookup), `check` throughput, and `cargo bench --bench load`;
+//! 6. writes `BENCHMARKS.md` and `benches/cold-start.svg`.
+
+mod args;
+mod builds;
+mod divan;
+mod machine;
+mod measure;
+mod packs;
+mod peers;
+mod process;
+mod report;
+mod svg;
+mod timing;
+
+use crate::root;
+use args::options;
+use builds::{build_aux, build_skillbake};
+use divan::inproc_benches;
+use machine::machine;
+use measure::{measure_check, measure_cold, measure_inside, same_answers};
+use packs::{fixture, generate_packs};
+use peers::{ensure_venv, Peers};
+use process::{mkdir, write_if_changed};
+use report::Report;
+use timing::Timer;
+
+/// The pack every loader answers in the cold-start runs (present in every pack set).
+const PROBE: &str = "pack-00005";
+/// The `file_path` every loader is asked for (echoed in the reply).
+const PROBE_PATH: &str = "skills/pack-00005/SKILL.md";
+/// DB-GPT's application package, holding the `load_skill` tool; installed without its
+/// dependencies (a web server's worth), which the tool's module does not need.
+const DBGPT_APP: &str = "dbgpt-app==0.8.2";
+/// Changes whenever the generated packs change, so stale pack sets are regenerated.
+const GENERATOR: &str = "skillbake-bench packs v1";
+/// The in-process fixture: pack name and body size in bytes.
+const FIXTURE: [(&str, usize); 3] = [
+    ("body-1k", 1024),
+    ("body-10k", 10 * 1024),
+    ("body-100k", 100 * 1024),
+];
+const START: &str = "<!-- bench:start -->\n";
+const END: &str = "<!-- bench:end -->";
+
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    let opts = options(args)?;
+    let root = root();
+    if fixture(&root)? {
+        eprintln!(
+            "benches/fixture-registry/ was regenerated: commit it with the code that changed it"
+        );
+    }
+    if opts.fixture_only {
+        return Ok(());
+    }
+    let scratch = root.join("target/bench-build/scratch");
+    mkdir(&scratch)?;
+    let timer = Timer::detect(&scratch);
+
+    // Packs and binaries.
+    let mut sets = Vec::new();
+    for &n in &opts.sizes {
+        eprintln!("\n==> packs: {n} into target/bench-packs/{n}");
+        sets.push(generate_packs(&root.join("target/bench-packs"), n)?);
+    }
+    let floor = build_aux(&root, "floor", "floor")?;
+    let loader = build_aux(&root, "runtime-loader", "runtime-loader")?;
+    let mut binaries = Vec::new();
+    for set in &sets {
+        binaries.push(build_skillbake(&root, set)?);
+    }
+
+    // Peers.
+    let peers = if opts.peers {
+        match ensure_venv(&root) {
+            Ok(python) => Peers::probe(&root, &python, &sets[0]),
+            Err(e) => Peers::unavailable(&format!("the virtualenv could not be set up: {e}")),
+        }
+    } else {
+        Peers::unavailable("skipped (`--no-peers`)")
+    };
+
+    // Same bytes from every loader.
+    let mut agreement = Vec::new();
+    for (set, bin) in sets.iter().zip(&binaries) {
+        agreement.push(same_answers(set, bin, &loader, &peers)?);
+    }
+
+    // Cold start.
+    let mut cold = Vec::new();
+    for (set, bin) in sets.iter().zip(&binaries) {
+        cold.push(measure_cold(
+            &timer, &opts, set, bin, &floor, &loader, &peers,
+        )?);
+    }
+
+    // Breakdowns inside each loader.
+    let mut inside = Vec::new();
+    for set in &sets {
+        inside.push(measure_inside(&opts, set, &loader, &peers)?);
+    }
+
+    // check throughput.
+    let mut checks = Vec::new();
+    for (set, bin) in sets.iter().zip(&binaries) {
+        if set.packs >= 1000 {
+            checks.push(measure_check(&timer, &opts, set, bin, &peers)?);
+        }
+    }
+
+    // In process.
+    let inproc = if opts.inproc {
+        Some(inproc_benches()?)
+    } else {
+        None
+    };
+
+    let machine = machine(&timer, &peers);
+    let report = Report {
+        opts: &opts,
+        machine,
+        sets: &sets,
+        binaries: &binaries,
+        agreement,
+        cold,
+        inside,
+        checks,
+        inproc,
+        peers: &peers,
+    };
+    let svg = report.svg();
+    write_if_changed(&root.join("benches/cold-start.svg"), svg.as_bytes())?;
+    let path = root.join("BENCHMARKS.md");
+    let old = std::fs::read_to_string(&path).unwrap_or_default();
+    let generated = report.markdown();
+    let new = match (old.find(START), old.find(END)) {
+        (Some(s), Some(e)) if s < e => format!("{}{START}{generated}{}", &old[..s], &old[e..]),
+        _ => {
+            format!("# Benchmarks\n\n{START}{generated}{END}\n\n## Analysis\n\nNot written yet.\n")
+        }
+    };
+    write_if_changed(&path, new.as_bytes())?;
+    eprintln!("\nwrote BENCHMARKS.md and benches/cold-start.svg");
+    Ok(())
+}
