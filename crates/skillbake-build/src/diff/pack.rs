@@ -176,7 +176,7 @@ fn permissions(old: &Skill, new: &Skill, out: &mut Vec<Change>) {
             change(
                 Rule::PermissionAdded,
                 Some(SKILL_MD),
-                format!("permission `{p}` added{through}: an escalation, review the new access; policies that ran the pack now refuse it"),
+                format!("permission `{p}` added{through}: an escalation to review"),
             ),
             p,
         ));
