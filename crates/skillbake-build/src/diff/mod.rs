@@ -154,8 +154,8 @@ impl PackDiff {
     pub fn title(&self) -> String {
         let v = |r: &Option<PackRef>| r.as_ref().and_then(|r| r.version.clone());
         match (v(&self.old), v(&self.new)) {
-            (Some(a), Some(b)) if a != b => format!("{} {a} → {b}", self.name),
-            (_, Some(b)) => format!("{} {b}", self.name),
+            (Some(a), Some(b)) => format!("{} {a} → {b}", self.name),
+            (None, Some(b)) => format!("{} {b}", self.name),
             (Some(a), None) => format!("{} {a}", self.name),
             (None, None) => self.name.clone(),
         }

@@ -22,26 +22,42 @@
 //! when a side has no semantic version (or for added and removed packs). `diff` holds the
 //! unified diff of the instructions (`instructions-changed`), else `null`.
 
-use super::{Bump, Change, Diff, PackDiff, Rule, Status};
+use super::{Bump, Change, Diff, Made, PackDiff, Rule, Status};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
+
+fn made_phrase(made: Made) -> &'static str {
+    match made {
+        Made::Unversioned => "has no semantic version to compare",
+        Made::Same => "did not change",
+        Made::Downgrade => "went down",
+        Made::Prerelease => "moved only its pre-release",
+        Made::Patch => "moved only the patch number",
+        Made::Minor => "moved only the minor number",
+        Made::Major => "moved the major number",
+    }
+}
 
 fn verdict_text(p: &PackDiff) -> String {
     let v = &p.verdict;
     match (p.status, v.ok) {
         (Status::Added, _) => "new".to_string(),
         (Status::Removed, _) => "removed".to_string(),
-        (_, _) if v.needed == Bump::None => "no change".to_string(),
+        (_, _) if v.needed == Bump::None => "nothing that needs a version bump".to_string(),
         (_, None) => format!(
-            "needs {}; no semantic version to compare",
-            v.needed.as_str()
+            "needs a {} bump; a side has no semantic version to compare",
+            v.needed
         ),
-        (_, Some(true)) => format!("needs {}, made {}", v.needed, v.made.as_str()),
-        (_, Some(false)) => format!(
-            "needs {}, made {}: use at least {}",
+        (_, Some(true)) => format!(
+            "needs a {} bump: ok, the version {}",
             v.needed,
-            v.made.as_str(),
-            v.required.as_deref().unwrap_or("a higher version")
+            made_phrase(v.made)
+        ),
+        (_, Some(false)) => format!(
+            "needs a {} bump (at least {}), but the version {}",
+            v.needed,
+            v.required.as_deref().unwrap_or("a higher version"),
+            made_phrase(v.made)
         ),
     }
 }
@@ -92,18 +108,24 @@ pub fn human(d: &Diff, color: bool) -> String {
         let _ = writeln!(out, "\n{}  ({path})", paint("1", &p.title()));
         let verdict = verdict_text(p);
         let line = match p.verdict.ok {
-            Some(false) => paint("1;31", &format!("  version not bumped enough: {verdict}")),
+            Some(false) => paint("1;31", &format!("  version: {verdict}")),
             Some(true) if p.verdict.needed != Bump::None => {
-                paint("32", &format!("  version ok: {verdict}"))
+                paint("32", &format!("  version: {verdict}"))
             }
             _ => format!("  {verdict}"),
         };
         let _ = writeln!(out, "{line}");
         for esc in p.escalations() {
+            let what = esc.subject.as_deref().unwrap_or("?");
             let _ = writeln!(
                 out,
                 "{}",
-                paint("1;33", &format!("  permission escalation: {}", esc.message))
+                paint(
+                    "1;33",
+                    &format!(
+                        "  permission escalation: `{what}` is new; review the access it grants"
+                    )
+                )
             );
         }
         for c in &p.changes {
@@ -231,8 +253,8 @@ pub fn markdown(d: &Diff) -> String {
             p.old.as_ref().and_then(|r| r.version.as_deref()),
             p.new.as_ref().and_then(|r| r.version.as_deref()),
         ) {
-            (Some(a), Some(b)) if a != b => format!("{a} → {b}"),
-            (_, Some(b)) => b.to_string(),
+            (Some(a), Some(b)) => format!("{a} → {b}"),
+            (None, Some(b)) => b.to_string(),
             (Some(a), None) => a.to_string(),
             (None, None) => "–".to_string(),
         };
@@ -263,8 +285,8 @@ pub fn markdown(d: &Diff) -> String {
         for esc in p.escalations() {
             let _ = writeln!(
                 out,
-                "> [!WARNING]\n> Permission escalation: {}\n",
-                cell(&esc.message)
+                "> [!WARNING]\n> Permission escalation: `{}` is new; review the access it grants.\n",
+                cell(esc.subject.as_deref().unwrap_or("?"))
             );
         }
         out.push_str("| bump | rule | where | change |\n|---|---|---|---|\n");
@@ -304,22 +326,19 @@ pub fn markdown(d: &Diff) -> String {
         }
         out.push_str("\n</details>\n");
     }
-    let unchanged: Vec<&str> = d
+    let unchanged: Vec<String> = d
         .packs
         .iter()
         .filter(|p| p.status == Status::Unchanged)
-        .map(|p| p.name.as_str())
+        .map(
+            |p| match p.new.as_ref().and_then(|r| r.version.as_deref()) {
+                Some(v) => format!("`{}` {v}", p.name),
+                None => format!("`{}`", p.name),
+            },
+        )
         .collect();
     if !unchanged.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nUnchanged: {}.",
-            unchanged
-                .iter()
-                .map(|n| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let _ = writeln!(out, "\nUnchanged: {}.", unchanged.join(", "));
     }
     out
 }
