@@ -140,6 +140,15 @@ impl Config {
         self
     }
 
+    /// The agent relies on skill `name` in the version range `range` (Cargo syntax: `"^1"`,
+    /// `"~1.2"`, `"=1.2.0"`, `">=1, <3"`), like a `[requires]` entry of `skillbake.toml`: the
+    /// agent gets the newest embedded version in range by name, and the build fails
+    /// (`agent-requires-unsatisfied`) when no embedded version is in range.
+    pub fn require(&mut self, name: impl Into<String>, range: impl Into<String>) -> &mut Self {
+        self.options.requires.push((name.into(), range.into()));
+        self
+    }
+
     /// Path of the runtime crate in generated code (default `::skillbake`; set it when you
     /// re-export or rename the dependency).
     pub fn runtime_path(&mut self, path: impl Into<String>) -> &mut Self {
