@@ -60,6 +60,37 @@ fn readme_rules_table_matches_the_code() {
     );
 }
 
+/// The change-rule table of `skillbake diff`, as README.md shows it.
+pub fn change_rules_table() -> String {
+    use skillbake_build::diff::Rule;
+    let mut s = String::from("| rule | needs | area | recognises |\n|---|---|---|---|\n");
+    for &r in Rule::ALL {
+        s.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            r.as_str(),
+            r.bump(),
+            r.area().as_str(),
+            r.summary().replace('|', "\\|")
+        ));
+    }
+    s
+}
+
+#[test]
+fn readme_change_rules_table_matches_the_code() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let marker = "<!-- change-rules:start -->\n";
+    let start = readme.find(marker).expect("change-rules:start marker") + marker.len();
+    let end = readme
+        .find("<!-- change-rules:end -->")
+        .expect("change-rules:end marker");
+    let expected = change_rules_table();
+    assert!(
+        readme[start..end] == expected,
+        "README.md's change rules table is out of date; replace it with:\n{expected}"
+    );
+}
+
 #[test]
 fn rule_modules_exist() {
     for &c in Code::ALL {
