@@ -445,7 +445,7 @@ fn narrow_defaults<'a>(r: &mut Resolver<'a>, diags: &mut Vec<Diagnostic>) {
                         let against: Vec<String> = group
                             .constraints
                             .iter()
-                            .map(|c| format!("{} at {}", c.range, c.location()))
+                            .map(|c| format!("`{}` at {}", c.range, c.location()))
                             .collect();
                         let gets = group
                             .default
@@ -456,16 +456,26 @@ fn narrow_defaults<'a>(r: &mut Resolver<'a>, diags: &mut Vec<Diagnostic>) {
                                 Code::RequiresUnsatisfied,
                                 &req.file,
                                 format!(
-                                    "`{}` requires `{}` {}, but agents get `{}` {gets}: no embedded version satisfies both this and {}",
+                                    "`{}` requires `{}` {}, but no embedded version of `{}` ({}) satisfies both this and {}",
                                     site.name,
                                     req.skill,
                                     req.range,
                                     req.skill,
+                                    r.available(group),
                                     against.join(" and ")
                                 ),
                             )
                             .at(req.range_pos.or(req.name_pos))
-                            .note(format!("the other requirement: {}", against.join("; ")))
+                            .note(format!(
+                                "agents get `{}` {gets} by name because of the requirement at {}",
+                                req.skill,
+                                group
+                                    .constraints
+                                    .iter()
+                                    .map(|c| c.location())
+                                    .collect::<Vec<_>>()
+                                    .join(" and ")
+                            ))
                             .help(format!(
                                 "make the ranges overlap, or embed a version of `{}` that satisfies all of them",
                                 req.skill
