@@ -58,7 +58,7 @@ pub mod registry;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use registry::{File, LookupError, Registry, Resolution, Skill};
+pub use registry::{File, LookupError, Registry, RenderError, Resolution, Skill};
 pub use skillbake_format::activation::Shape as Activation;
 pub use skillbake_format::catalog::{Catalog, Format as CatalogFormat};
 pub use skillbake_format::file_type::FileKind;
@@ -122,6 +122,12 @@ pub mod __private {
         pub skill_md: u32,
         /// Index of schema.json in the file table.
         pub schema: Option<u32>,
+        /// Range into the list table: the body's template variables.
+        pub template_vars: Str,
+        /// Range into the byte blob: the body's precompiled template, when it has one.
+        pub template: Option<Str>,
+        /// Why the body cannot be rendered (empty when it can).
+        pub template_note: Str,
         /// Range into the skill table: every version of this skill, oldest first.
         pub versions: Str,
         /// Whether this is the version an agent gets by name.

@@ -8,8 +8,33 @@ use skillbake_format::activation::Shape as Activation;
 use skillbake_format::catalog::{self, Catalog, CatalogEntry};
 use skillbake_format::file_type::FileKind;
 use skillbake_format::semver::{self, Req, Version};
+use skillbake_format::template;
 use skillbake_format::tools::Format as ToolsFormat;
 use std::fmt;
+
+/// Why [`Registry::render`] gave no text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RenderError {
+    /// No skill has this name.
+    SkillNotFound,
+    /// The body uses a construct the precompiled table cannot express (the reason, recorded at
+    /// build time).
+    NotRenderable(&'static str),
+    /// Jinja2 would raise too: an attribute of an undefined variable, a type error.
+    Failed(template::RenderError),
+}
+
+impl std::fmt::Display for RenderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RenderError::SkillNotFound => f.write_str("skill not found"),
+            RenderError::NotRenderable(why) => f.write_str(why),
+            RenderError::Failed(e) => write!(f, "rendering failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RenderError {}
 
 /// The skills compiled into a binary. Build one with `skillbake::include_skills!()` (or use
 /// `skillbake::BUNDLED`, the packs shipped with skillbake itself).
@@ -66,7 +91,7 @@ pub enum Resolution<'r> {
     File(Skill<'r>, File),
     /// The skill exists but `file_path` names none of its files.
     FileNotFound(Skill<'r>),
-    /// No skill has this name, even ignoring ASCII case.
+    /// No skill has this name, even ignoring letter case.
     SkillNotFound,
 }
 
@@ -114,16 +139,16 @@ impl Registry {
             .map(|rec| Skill { reg: self, rec })
     }
 
-    /// The skill with exactly this name, at the version an agent gets by name.
+    /// The skill with exactly this name (letter case included), at the version an agent gets by
+    /// name.
     pub fn get_exact(&self, name: &str) -> Option<Skill<'_>> {
-        let index = *self.parts.index.get(name)?;
-        self.skill(index as usize)
+        self.get_name(name).filter(|s| s.name() == name)
     }
 
     /// The skill a request names: `name` (the version an agent gets: the newest, or the newest
     /// the agent's `[requires]` allows), or `name@range` with a Cargo-style range (`name@1`,
     /// `name@^1.2`, `name@~1.2.0`, `name@=1.2.0`, `name@>=1, <3`): the newest version in range.
-    /// The name matches exactly first, then ASCII case-insensitively (as DB-GPT does).
+    /// The name ignores letter case, as DB-GPT does.
     pub fn get(&self, request: &str) -> Option<Skill<'_>> {
         self.lookup(request).ok()
     }
@@ -146,7 +171,7 @@ impl Registry {
         }
     }
 
-    /// The newest version of skill `name` (exact, then ASCII case-insensitive) in `range`.
+    /// The newest version of skill `name` (letter case ignored) in `range`.
     pub fn get_version(&self, name: &str, range: &Req<'_>) -> Option<Skill<'_>> {
         self.get_name(name)?.version_matching(range)
     }
@@ -159,22 +184,29 @@ impl Registry {
             .map(move |rec| Skill { reg: self, rec })
     }
 
-    /// The default version of the skill named `name`: exact, then ASCII case-insensitive.
+    /// The default version of the skill named `name`, ignoring letter case (as DB-GPT does:
+    /// `PDF-Tools` answers `pdf-tools`); the skill keeps the name as written. The index holds
+    /// every name in lower case ([`skillbake_format::name::fold`]), and no two names fold alike.
     fn get_name(&self, name: &str) -> Option<Skill<'_>> {
-        if let Some(s) = self.get_exact(name) {
-            return Some(s);
+        if let Some(&index) = self.parts.index.get(name) {
+            return self.skill(index as usize);
         }
-        // Names are validated to be lower case, so a case-insensitive match is an exact match
-        // of the lower-cased request. Names are at most 64 bytes: lower-case on the stack.
-        let mut buf = [0u8; 64];
+        // ASCII names up to 64 bytes are lower-cased on the stack.
         let bytes = name.as_bytes();
-        if !bytes.iter().any(u8::is_ascii_uppercase) {
-            return None;
+        let mut buf = [0u8; 64];
+        if name.is_ascii() && bytes.len() <= buf.len() {
+            if !bytes.iter().any(u8::is_ascii_uppercase) {
+                return None;
+            }
+            let lower = buf.get_mut(..bytes.len())?;
+            lower.copy_from_slice(bytes);
+            lower.make_ascii_lowercase();
+            let index = *self.parts.index.get(std::str::from_utf8(lower).ok()?)?;
+            return self.skill(index as usize);
         }
-        let lower = buf.get_mut(..bytes.len())?;
-        lower.copy_from_slice(bytes);
-        lower.make_ascii_lowercase();
-        self.get_exact(std::str::from_utf8(lower).ok()?)
+        let folded = skillbake_format::name::fold(name);
+        let index = *self.parts.index.get(folded.as_ref())?;
+        self.skill(index as usize)
     }
 
     /// Every skill once, in name order, at the version an agent gets by name (see
@@ -228,7 +260,8 @@ impl Registry {
     /// Resolves a `load_skill` request without building the reply.
     ///
     /// `file_path` selects what is served: empty, or a path whose last component is `SKILL.md`,
-    /// gives the body; a path naming another file of the pack (relative to the pack, or with the
+    /// gives the body (unless it names a `SKILL.md` the pack ships under `assets/` and the like,
+    /// which is a file); a path naming another file of the pack (relative to the pack, or with the
     /// pack's location or any trailing part of it in front, `/` or `\` separated) gives that
     /// file; a path with `..`, an absolute path or an unknown file gives [`Resolution::FileNotFound`].
     pub fn resolve(&self, skill_name: &str, file_path: &str) -> Resolution<'_> {
@@ -236,6 +269,13 @@ impl Registry {
             return Resolution::SkillNotFound;
         };
         skill.resolve(file_path)
+    }
+
+    /// The body of skill `name` rendered with `vars` (see [`Skill::render`]).
+    pub fn render(&self, name: &str, vars: &[(&str, &str)]) -> Result<String, RenderError> {
+        self.get(name)
+            .ok_or(RenderError::SkillNotFound)?
+            .render(vars)
     }
 
     /// DB-GPT's `load_skill(skill_name, file_path)`: the reply as a JSON string of chunks, byte
@@ -474,14 +514,17 @@ impl<'r> Skill<'r> {
         if trimmed.is_empty() {
             return Resolution::Body(self);
         }
+        // A `SKILL.md` the pack ships as an example (`assets/example/SKILL.md`) is a file like
+        // any other; any other path ending in `SKILL.md` asks for the body, as in DB-GPT.
+        let found = self.find_file(trimmed);
+        if let Some(f) = found.filter(|f| f.path() != "SKILL.md") {
+            return Resolution::File(self, f);
+        }
         let last = trimmed.rsplit(['/', '\\']).next().unwrap_or(trimmed);
         if last == "SKILL.md" {
             return Resolution::Body(self);
         }
-        match self.find_file(trimmed) {
-            Some(f) => Resolution::File(self, f),
-            None => Resolution::FileNotFound(self),
-        }
+        Resolution::FileNotFound(self)
     }
 
     /// The embedded file a request path names: relative to the pack, or with the pack's location
@@ -521,6 +564,30 @@ impl<'r> Skill<'r> {
                 None
             }
         })
+    }
+
+    /// The variables the body reads when rendered as a Jinja2 template, sorted — what DB-GPT
+    /// records as the prompt template's `input_variables` (listed at build time).
+    pub fn template_vars(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        self.list(self.rec.template_vars)
+    }
+
+    /// The body rendered as DB-GPT renders prompt templates (Jinja2, undefined variables
+    /// empty), with `vars` as string values. The template was precompiled at build time; this
+    /// interprets its instruction table and parses nothing.
+    pub fn render(&self, vars: &[(&str, &str)]) -> Result<String, RenderError> {
+        let Some(range) = self.rec.template else {
+            return Err(RenderError::NotRenderable(self.s(self.rec.template_note)));
+        };
+        let bytes = self
+            .reg
+            .parts
+            .bytes
+            .get(range.0 as usize..range.1 as usize)
+            .ok_or(RenderError::Failed(template::RenderError::Corrupt))?;
+        let program = template::Program::decode(bytes)
+            .ok_or(RenderError::Failed(template::RenderError::Corrupt))?;
+        template::render(&program, self.body(), vars).map_err(RenderError::Failed)
     }
 
     /// The skill's body in another activation shape (see [`Activation`]).

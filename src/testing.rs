@@ -150,10 +150,7 @@ pub fn render_skill(skill: &Skill<'_>) -> String {
     write_reply(&mut out, skill, skill.skill_md_path());
     let _ = writeln!(out, "== files");
     for f in skill.files() {
-        let kind = match f.kind() {
-            FileKind::Binary => "binary",
-            k => k.output_type(),
-        };
+        let kind = f.kind().name();
         let _ = writeln!(
             out,
             "{:<40} {:<8} {:>8} bytes  fnv1a64={:016x}",

@@ -53,6 +53,67 @@ fn check_json_contract() {
     assert!(d["column"].as_u64().unwrap() >= 1);
 }
 
+/// What the human renderer shows as a secondary label is in every machine format too: JSON
+/// `related`, SARIF `relatedLocations`, a `note:` line of the GitHub annotation.
+#[test]
+fn related_places_reach_every_format() {
+    let root = fixture("rules/duplicate-name/fail");
+    let human = stdout(&run(&["check", &root, "--color", "never"]));
+    assert!(
+        human.contains(" ::: team-a/my-skill/SKILL.md:2:7"),
+        "{human}"
+    );
+    assert!(human.contains("-------- first declared here"), "{human}");
+
+    let o = run(&["check", &root, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["diagnostics"][0]["related"],
+        serde_json::json!([{"file": "team-a/my-skill/SKILL.md", "line": 2, "column": 7,
+            "message": "first declared here"}])
+    );
+
+    let o = run(&["check", &root, "--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let related = &v["runs"][0]["results"][0]["relatedLocations"][0];
+    assert_eq!(related["message"]["text"], "first declared here");
+    let loc = &related["physicalLocation"];
+    assert!(loc["artifactLocation"]["uri"]
+        .as_str()
+        .unwrap()
+        .ends_with("duplicate-name/fail/team-a/my-skill/SKILL.md"));
+    assert_eq!(loc["region"]["startLine"], 2);
+    assert_eq!(loc["region"]["startColumn"], 7);
+    assert_eq!(loc["region"]["endColumn"], 15);
+
+    let github = stdout(&run(&["check", &root, "--format", "github"]));
+    assert!(
+        github.contains("%0Anote: first declared here: ")
+            && github.contains("team-a/my-skill/SKILL.md:2:7%0Ahelp: "),
+        "{github}"
+    );
+}
+
+/// SARIF artifact locations are URI references: a space in a path is `%20`.
+#[test]
+fn sarif_uris_are_percent_encoded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pack = tmp.path().join("my pack");
+    std::fs::create_dir_all(&pack).unwrap();
+    std::fs::write(
+        pack.join("SKILL.md"),
+        "---\nname: my-pack\ndescription: Does things. Use when asked.\n---\nBody.\n",
+    )
+    .unwrap();
+    let o = run(&["check", tmp.path().to_str().unwrap(), "--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let uri = v["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+        ["uri"]
+        .as_str()
+        .unwrap();
+    assert!(uri.ends_with("/my%20pack/SKILL.md"), "{uri}");
+}
+
 #[test]
 fn check_warnings_exit_zero() {
     let o = run(&[
@@ -260,4 +321,64 @@ fn diff_usage_errors_exit_2() {
     assert_eq!(o.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["summary"]["unchanged"], 5);
+}
+
+/// `load --var` renders the body as DB-GPT renders prompt templates, from the precompiled
+/// template; without `--var` the body is served as written (DB-GPT's `load_skill`).
+#[test]
+fn load_renders_the_body_with_vars() {
+    let skill = skillbake::BUNDLED.get("financial-report-analyzer").unwrap();
+    assert_eq!(
+        skill.template_vars().collect::<Vec<_>>(),
+        ["company", "period"]
+    );
+    let line = |args: &[&str]| {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        stdout(&o)
+            .lines()
+            .find(|l| l.starts_with("分析对象"))
+            .unwrap()
+            .to_string()
+    };
+    let base = ["load", "--format", "skill-tag", "financial-report-analyzer"];
+    let rendered = [
+        line(
+            &[
+                &base[..],
+                &["--var", "company=贵州茅台", "--var", "period=2024"],
+            ]
+            .concat(),
+        ),
+        line(&[&base[..], &["--var", "company=Contoso"]].concat()),
+        line(&[&base[..], &["--var", "unused=1"]].concat()),
+        line(&base),
+    ];
+    insta::assert_snapshot!("load_var", rendered.join("\n"));
+    let o = run(&["load", "financial-report-analyzer", "--var", "period=2024"]);
+    let reply = stdout(&o);
+    assert!(reply.starts_with(
+        r#"{"chunks": [{"output_type": "text", "content": "Skill: financial-report-analyzer"}"#
+    ));
+    assert!(reply.contains("报告期 2024"));
+    assert_eq!(
+        skillbake::BUNDLED
+            .render("Financial-Report-Analyzer", &[("period", "Q3")])
+            .map(|b| b.contains("报告期 Q3")),
+        Ok(true)
+    );
+    assert_eq!(
+        skillbake::BUNDLED.render("nope", &[]),
+        Err(skillbake::RenderError::SkillNotFound)
+    );
+    let o = run(&[
+        "load",
+        "financial-report-analyzer",
+        "scripts/calculate_ratios.py",
+        "--var",
+        "a=1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["load", "financial-report-analyzer", "--var", "novalue"]);
+    assert_eq!(o.status.code(), Some(2));
 }

@@ -310,27 +310,26 @@ fn every_embedded_file_is_a_readable_resource() {
         let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
         assert_eq!(uris, expected);
 
-        let mime_of = |uri: &str| {
-            resources
-                .iter()
-                .find(|r| r.uri == uri)
-                .and_then(|r| r.mime_type.clone())
-                .unwrap()
+        // The MIME type every bundled file must have, by extension, written out here rather
+        // than taken from the server; a bundled file with another extension fails the test.
+        let expected_mime = |path: &str| match path.rsplit_once('.').map(|(_, e)| e) {
+            Some("md") => "text/markdown",
+            Some("json") => "application/json",
+            Some("py") => "text/x-python",
+            Some("csv") => "text/csv",
+            Some("html") => "text/html",
+            other => panic!("{path}: no expected MIME type for extension {other:?}"),
         };
-        for (uri, mime) in [
-            ("skill://read-file/SKILL.md", "text/markdown"),
-            ("skill://read-file/schema.json", "application/json"),
-            ("skill://read-file/scripts/read_file.py", "text/x-python"),
-            (
-                "skill://csv-data-analysis/assets/sample_sales.csv",
-                "text/csv",
-            ),
-            (
-                "skill://financial-report-analyzer/templates/report.html",
-                "text/html",
-            ),
-        ] {
-            assert_eq!(mime_of(uri), mime, "{uri}");
+        for skill in BUNDLED.iter() {
+            for file in skill.files() {
+                let uri = format!("skill://{}/{}", skill.name(), file.path());
+                let listed = resources.iter().find(|r| r.uri == uri).unwrap();
+                assert_eq!(
+                    listed.mime_type.as_deref(),
+                    Some(expected_mime(file.path())),
+                    "{uri}"
+                );
+            }
         }
 
         // Every resource reads back the exact bytes of the embedded file.
@@ -350,7 +349,11 @@ fn every_embedded_file_is_a_readable_resource() {
                         ..
                     } => {
                         assert_eq!(u, &uri);
-                        assert_eq!(mime_type.as_deref(), Some(mime_of(&uri).as_str()));
+                        assert_eq!(
+                            mime_type.as_deref(),
+                            Some(expected_mime(file.path())),
+                            "{uri}"
+                        );
                         assert_eq!(text.as_bytes(), file.bytes(), "{uri}");
                     }
                     other => panic!("{uri}: expected text, got {other:?}"),

@@ -113,8 +113,11 @@ fn conflicting_requirements_name_both_places() {
     assert_eq!(codes, [Code::RequiresUnsatisfied], "{report}");
     assert!(
         report.contains("--> report/SKILL.md:6:10")
-            && report.contains("no embedded version of `mail` (1.0.0, 2.0.0) satisfies both this and `^1` at alerts/SKILL.md:6:3")
-            && report.contains("agents get `mail` 1.0.0 by name because of the requirement at alerts/SKILL.md:6:3"),
+            && report.contains(
+                "no embedded version of `mail` (1.0.0, 2.0.0) satisfies both this and `^1`"
+            )
+            && report.contains(" ::: alerts/SKILL.md:6:10")
+            && report.contains("-- agents get `mail` 1.0.0 by name because of this requirement"),
         "{report}"
     );
 }

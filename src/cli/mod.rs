@@ -31,19 +31,6 @@ struct Cli {
     command: Command,
 }
 
-/// Output format of `check`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CheckFormat {
-    /// rustc-style diagnostics with source snippets.
-    Human,
-    /// One JSON object: {"packs", "errors", "warnings", "diagnostics": [...]}.
-    Json,
-    /// GitHub Actions workflow annotations.
-    Github,
-    /// SARIF 2.1.0, for GitHub code scanning.
-    Sarif,
-}
-
 /// Output format of `diff`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DiffFormat {
@@ -101,9 +88,10 @@ pub enum Color {
 pub struct CheckArgs {
     /// Skills roots or single packs [default: skills].
     paths: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
-    format: CheckFormat,
+    /// Output format: human (rustc-style), json (the machine contract), github (workflow
+    /// annotations), sarif (SARIF 2.1.0).
+    #[arg(long, value_parser = skillbake_build::report::Format::NAMES, default_value = skillbake_build::report::Format::Human.name())]
+    format: String,
     /// Use this skillbake.toml instead of the one at each skills root.
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
@@ -171,12 +159,16 @@ enum Command {
         /// <skill_content> block.
         #[arg(long, value_parser = load::formats(), default_value = load::CHUNKS)]
         format: String,
-        /// Skill name (exact, else ASCII case-insensitive), or NAME@RANGE for a version
-        /// (`send-email@1`, `send-email@^1.2`, `send-email@=1.2.0`).
+        /// Skill name (letter case ignored, as in DB-GPT), or NAME@RANGE for another embedded
+        /// version (`send-email@1`, `send-email@^1.2`, `send-email@=1.2.0`).
         skill_name: String,
         /// File path to echo (and, when it names another file of the pack, to serve)
         /// [default: the pack's own SKILL.md path].
         file_path: Option<String>,
+        /// Render the body as a Jinja2 prompt template (as DB-GPT does) with variable KEY set
+        /// to VALUE; repeatable. Variables not given are empty.
+        #[arg(long = "var", value_name = "KEY=VALUE", value_parser = load::parse_var)]
+        vars: Vec<(String, String)>,
     },
     /// Serve the embedded skills as an MCP server on stdin/stdout.
     ///
@@ -185,7 +177,7 @@ enum Command {
     Serve,
     /// Write the exact bytes of an embedded file to stdout.
     Cat {
-        /// Skill name (exact, else ASCII case-insensitive), or NAME@RANGE.
+        /// Skill name (letter case ignored, as in DB-GPT), or NAME@RANGE.
         skill_name: String,
         /// Path of the file relative to the pack (e.g. SKILL.md, scripts/run.py).
         path: String,
@@ -206,7 +198,8 @@ pub fn run() -> ExitCode {
             format,
             skill_name,
             file_path,
-        } => load::run(&format, &skill_name, file_path.as_deref()),
+            vars,
+        } => load::run(&format, &skill_name, file_path.as_deref(), &vars),
         Command::Cat { skill_name, path } => cat::run(&skill_name, &path),
         Command::Serve => serve::run(),
     };

@@ -18,7 +18,9 @@ use yaml_serde::Value;
 pub struct Checked {
     /// The diagnostics and sources.
     pub report: Report,
-    /// The packs that parsed, as they would be embedded (only meaningful without errors).
+    /// The packs that parsed, as they would be embedded (only meaningful without errors). Not
+    /// public API: the model changes with the generated registry.
+    #[doc(hidden)]
     pub skills: Vec<Skill>,
     /// Every path read (for rebuild tracking).
     pub tracked: Vec<PathBuf>,
@@ -80,14 +82,7 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
     if config_path.exists() {
         tracked.push(config_path.clone());
     } else if opts.config_file.is_some() {
-        diags.push(
-            Diagnostic::new(
-                Code::ConfigInvalid,
-                &config_label,
-                "the configuration file given does not exist",
-            )
-            .help("fix the path, or drop the option to use skillbake.toml at the skills root"),
-        );
+        diags.push(config::missing(&config_label));
     }
     let mut cfg = match config::load(&config_path, &config_label) {
         Ok(c) => c,
@@ -286,5 +281,9 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
         files: pack.files.clone(),
         requires,
         default: true,
+        template_vars: crate::parse::jinja::analyse(&md.body)
+            .map(|a| a.vars)
+            .unwrap_or_default(),
+        template: crate::generate::template::compile(&md.body).map(|p| p.encode()),
     })
 }

@@ -74,7 +74,8 @@ skillbake_format::named_enum! {
         Default = "default",
         /// Exactly the Agent Skills spec: only its six fields, names `^[a-z0-9]+(-[a-z0-9]+)*$`.
         AgentSkills = "agentskills",
-        /// DB-GPT first: its fields, `_` in names allowed, Jinja problems are errors.
+        /// DB-GPT first: its fields, `_` in names allowed, Jinja problems are errors, folder names
+        /// and name characters (DB-GPT registers any name) only warnings.
         DbGpt = "dbgpt",
     }
 }
@@ -85,7 +86,20 @@ impl Profile {
         match (self, code) {
             (Profile::AgentSkills, Code::UnknownKey | Code::NameNotPortable) => Some(Level::Deny),
             (Profile::DbGpt, Code::NameNotPortable) => Some(Level::Allow),
-            (Profile::DbGpt, Code::BodyJinja) => Some(Level::Deny),
+            (Profile::DbGpt, Code::BodyJinja | Code::FrontmatterDashes) => Some(Level::Deny),
+            // DB-GPT ignores folder names and registers any name, finding it case-insensitively,
+            // and serves any description it finds, however long or empty.
+            (
+                Profile::DbGpt,
+                Code::NameDirMismatch
+                | Code::NameCharset
+                | Code::NameLength
+                | Code::DescriptionEmpty
+                | Code::DescriptionLength
+                // DB-GPT reads no field's type (only a non-string `name` breaks its lookup,
+                // which stays an error).
+                | Code::FieldType,
+            ) => Some(Level::Warn),
             // DB-GPT reads `version` as any string or number.
             (Profile::DbGpt, Code::VersionInvalid) => Some(Level::Allow),
             _ => None,
@@ -156,9 +170,23 @@ impl ProjectConfig {
         }
     }
 
+    /// The severity of one diagnostic: [`ProjectConfig::severity`], except that a
+    /// profile-exempt one ignores the profile's level.
+    pub fn severity_of(&self, d: &Diagnostic) -> Option<Severity> {
+        if d.profile_exempt && !d.code.is_hard() {
+            return match self.lints.get(&d.code) {
+                None => Some(d.code.default_severity()),
+                Some(Level::Allow) => None,
+                Some(Level::Warn) => Some(Severity::Warning),
+                Some(Level::Deny) => Some(Severity::Error),
+            };
+        }
+        self.severity(d.code)
+    }
+
     /// Applies levels to `diags`: drops allowed ones, sets the severity of the rest.
     pub fn apply_levels(&self, diags: &mut Vec<Diagnostic>) {
-        diags.retain_mut(|d| match self.severity(d.code) {
+        diags.retain_mut(|d| match self.severity_of(d) {
             Some(s) => {
                 d.severity = s;
                 true
@@ -324,6 +352,17 @@ pub fn parse(text: &str, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
     }
 }
 
+/// `config-invalid` for a configuration file that was asked for (`--config`,
+/// `Config::config_file`) and does not exist.
+pub fn missing(file: &str) -> Diagnostic {
+    Diagnostic::new(
+        Code::ConfigInvalid,
+        file,
+        "the configuration file given does not exist",
+    )
+    .help("fix the path, or drop the option to use skillbake.toml at the skills root")
+}
+
 /// Reads `path` if it exists. A missing file is the default configuration.
 pub fn load(path: &Path, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
     match std::fs::read(path) {
@@ -340,8 +379,7 @@ pub fn load(path: &Path, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
             .help("save the file as UTF-8")]),
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ProjectConfig::default()),
-        Err(e) => Err(vec![Diagnostic::new(
-            Code::IoError,
+        Err(e) => Err(vec![crate::discover::io_error(
             file,
             format!("cannot read {CONFIG_FILE}: {e}"),
         )]),

@@ -15,28 +15,43 @@
 //!
 //! and in the crate: `skillbake::include_skills!();` then `REGISTRY.load_skill(name, path)`.
 //!
-//! The layers, in order: [`discover`] → [`parse`] → [`validate`] → [`generate`], with
-//! [`diagnostic`] and [`report`] carrying problems from where they are found to the user.
+//! The public API is small, as prost-build's is: [`Config`] for `build.rs`; [`check`] with
+//! [`CheckOptions`] for tools that only validate (the `skillbake check` command); the
+//! diagnostics ([`Code`], [`Diagnostic`], [`Related`], [`Severity`], [`Level`], [`Profile`]);
+//! and [`report`], the [`Report`] with one [`Emitter`] per output format.
+//!
+//! Inside, the layers run in order: discover → parse → validate → generate, with diagnostics
+//! carrying problems from where they are found to the report (see `ARCHITECTURE.md`). The
+//! modules of those layers are reachable for skillbake's own tests, benchmarks and tools but are
+//! not public API (`#[doc(hidden)]`): they may change in any release.
 
 #![forbid(unsafe_code)]
 
-pub mod check;
+mod check;
+#[doc(hidden)]
 pub mod config;
+#[doc(hidden)]
 pub mod diagnostic;
 pub mod diff;
+#[doc(hidden)]
 pub mod discover;
-pub mod explain;
+#[doc(hidden)]
 pub mod generate;
-pub mod glob;
+mod glob;
+#[doc(hidden)]
 pub mod model;
+#[doc(hidden)]
 pub mod parse;
 pub mod report;
+#[doc(hidden)]
 pub mod source;
+#[doc(hidden)]
 pub mod validate;
 
 pub use check::{check, Baseline, CheckOptions, Checked};
-pub use diagnostic::{Code, Diagnostic, Severity};
-pub use report::Report;
+pub use config::{Level, Profile};
+pub use diagnostic::{Code, Diagnostic, Position, Related, Severity};
+pub use report::{Emitter, Report};
 
 use std::path::{Path, PathBuf};
 
@@ -92,6 +107,7 @@ pub struct Config {
     out_dir: Option<PathBuf>,
     location_prefix: Option<String>,
     cargo_output: bool,
+    report_files: Vec<(report::Format, PathBuf)>,
 }
 
 impl Default for Config {
@@ -112,6 +128,7 @@ impl Config {
             out_dir: None,
             location_prefix: None,
             cargo_output: true,
+            report_files: Vec::new(),
         }
     }
 
@@ -175,6 +192,24 @@ impl Config {
         self
     }
 
+    /// Also write the whole report (every error and warning, related places included) to `path`
+    /// in `format` — for example SARIF for code scanning, or JSON for another tool — on every
+    /// build, whether or not the packs have errors. Call it once per file.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), skillbake_build::Error> {
+    /// use skillbake_build::report::Format;
+    /// let out = std::env::var("OUT_DIR").unwrap_or_default();
+    /// skillbake_build::Config::new()
+    ///     .report_file(Format::Sarif, format!("{out}/skills.sarif"))
+    ///     .compile()
+    /// # }
+    /// ```
+    pub fn report_file(&mut self, format: report::Format, path: impl Into<PathBuf>) -> &mut Self {
+        self.report_files.push((format, path.into()));
+        self
+    }
+
     /// The skills folder in effect (after `$SKILLBAKE_SKILLS_DIR`).
     pub fn effective_skills_dir(&self) -> PathBuf {
         if self.env_override {
@@ -186,7 +221,8 @@ impl Config {
     }
 
     /// Validates the skills and, when there is no error, writes the registry. Warnings are
-    /// printed as `cargo:warning`; errors fail with every diagnostic rendered.
+    /// printed as `cargo:warning` ([`report::cargo::Cargo`]); errors fail with every diagnostic
+    /// rendered; the files of [`Config::report_file`] get the whole report in their format.
     pub fn compile(&self) -> Result<(), Error> {
         let dir = self.effective_skills_dir();
         if self.cargo_output {
@@ -197,14 +233,11 @@ impl Config {
             for p in &checked.tracked {
                 println!("cargo:rerun-if-changed={}", p.display());
             }
-            for d in &checked.report.diagnostics {
-                if d.severity == Severity::Warning {
-                    let text = report::human::render_one(d, None, false);
-                    for line in text.lines() {
-                        println!("cargo:warning={line}");
-                    }
-                }
-            }
+            print!("{}", report::cargo::Cargo.render(&checked.report));
+        }
+        for (format, path) in &self.report_files {
+            let text = format.emitter(false, false).render(&checked.report);
+            write_if_changed(path, text.as_bytes())?;
         }
         if checked.report.has_errors() {
             return Err(Error::Invalid(Box::new(checked.report)));
@@ -232,6 +265,7 @@ impl Config {
 
 /// The default location prefix: the last normal component of the skills folder's path, or
 /// `skills` when it has none (`.`, `/`).
+#[doc(hidden)]
 pub fn default_prefix(dir: &Path) -> String {
     use std::path::Component;
     let mut parts: Vec<String> = Vec::new();

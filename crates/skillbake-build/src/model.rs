@@ -30,4 +30,9 @@ pub struct Skill {
     /// Whether this is the version of its skill an agent gets by name (see
     /// [`crate::validate::requires`]); exactly one pack of each name is.
     pub default: bool,
+    /// The variables the body reads as a Jinja2 template, sorted (DB-GPT's `input_variables`).
+    pub template_vars: Vec<String>,
+    /// The body's precompiled template ([`skillbake_format::template::Program::encode`]), or
+    /// why it cannot be rendered.
+    pub template: Result<Vec<u8>, String>,
 }

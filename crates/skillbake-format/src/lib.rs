@@ -12,6 +12,8 @@
 //! * [`tools`] — the tool-definition dialects of LLM APIs;
 //! * [`file_type`] — how an embedded file is served (chunk kind) and labelled (MIME type);
 //! * [`percent`] — percent-coding for every URI skillbake writes or reads;
+//! * [`name`] — how skill names are compared (case-insensitively, as DB-GPT does);
+//! * [`template`] — precompiled Jinja2 templates: the instruction table and its interpreter;
 //! * [`semver`] — versions and Cargo-style version ranges, for `version`, `requires` and
 //!   `name@range` lookups.
 //!
@@ -28,6 +30,8 @@ pub mod catalog;
 pub mod chunks;
 pub mod escape;
 pub mod file_type;
+pub mod name;
 pub mod percent;
 pub mod semver;
+pub mod template;
 pub mod tools;

@@ -9,7 +9,7 @@
 //! Output depends only on the skills' content and relative paths: no timestamps, no absolute
 //! paths, sorted order, and `phf`'s fixed seed.
 
-pub mod pyjson;
+pub mod template;
 pub mod tools;
 pub mod versions;
 
@@ -107,6 +107,12 @@ pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLar
     let phf_path = format!("{rt}::__private::phf");
     let mut index = phf_codegen::Map::<&str>::new();
     index.phf_path(&phf_path);
+    // The index holds every name in the form lookups compare (lower case); names are unique in
+    // that form (`duplicate-name`).
+    let folded: Vec<String> = sorted
+        .iter()
+        .map(|s| skillbake_format::name::fold(&s.name).into_owned())
+        .collect();
 
     for (i, s) in sorted.iter().enumerate() {
         let location = location(&opts.location_prefix, &s.rel_dir);
@@ -152,6 +158,8 @@ pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLar
             .collect();
         let requires = list(&pairs, &mut b)?;
         let group = groups.get(i).copied().unwrap_or_default();
+        let template_vars = list(&s.template_vars, &mut b)?;
+        let (template, template_note) = template::record(&s.template, &mut b)?;
 
         let files_start = n_files;
         let mut skill_md = 0usize;
@@ -174,14 +182,14 @@ pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLar
         }
         let _ = writeln!(
             skill_rows,
-            "    {rt}::__private::SkillRecord {{ name: {name}, description: {description}, location: {loc}, skill_md_path: {md_path}, body: {body}, head: {head}, tail: {tail}, frontmatter: {frontmatter}, version: {version}, fields: {}, tags: {tags}, required_tools: {tools}, files: {}, skill_md: {skill_md}, schema: {schema}, versions: {}, default: {}, requires: {requires} }},",
+            "    {rt}::__private::SkillRecord {{ name: {name}, description: {description}, location: {loc}, skill_md_path: {md_path}, body: {body}, head: {head}, tail: {tail}, frontmatter: {frontmatter}, version: {version}, fields: {}, tags: {tags}, required_tools: {tools}, files: {}, skill_md: {skill_md}, schema: {schema}, template_vars: {template_vars}, template: {template}, template_note: {template_note}, versions: {}, default: {}, requires: {requires} }},",
             range(fields_start, n_fields)?,
             range(files_start, n_files)?,
             range(group.start, group.end)?,
             group.default == i,
         );
         if group.default == i {
-            index.entry(s.name.as_str(), format!("{i}u32"));
+            index.entry(folded[i].as_str(), format!("{i}u32"));
         }
     }
     // Catalogs and tools list each skill once, at the version an agent gets by name.

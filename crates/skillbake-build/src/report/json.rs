@@ -7,9 +7,21 @@
 //! ```
 //!
 //! `file` is relative to the checked PATH and `/`-separated; `line`/`column` are 1-based or null.
+//! A diagnostic that points at other places too has `"related": [{"file", "line", "column",
+//! "message"}]`, and one with a note has `"note"`; both keys are left out otherwise.
 
 use super::Report;
 use serde::Serialize;
+
+/// The JSON emitter.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Json;
+
+impl super::Emitter for Json {
+    fn render(&self, report: &Report) -> String {
+        render(report)
+    }
+}
 
 #[derive(Serialize)]
 struct Out<'a> {

@@ -1,8 +1,8 @@
 //! `duplicate-name` and `duplicate-version`: two packs may not share a name, nor names that
-//! differ only in ASCII case (`load_skill` falls back to a case-insensitive match, so either
-//! would shadow the other) — unless they are versions of one skill kept side by side: each with
-//! its own semantic `version`, all but at most one of them in a `NAME@VERSION` folder. Two of
-//! those may not have the same version.
+//! differ only in letter case (lookups ignore case, as DB-GPT's do, so either would shadow the
+//! other) — unless they are versions of one skill kept side by side: each with its own semantic
+//! `version`, all but at most one of them in a `NAME@VERSION` folder. Two of those may not have
+//! the same version.
 
 use crate::diagnostic::{Code, Diagnostic, Position};
 use crate::validate::version;
@@ -38,7 +38,7 @@ fn conflict(earlier: &NameSite, later: &NameSite) -> Option<Diagnostic> {
                 ),
             )
             .at(later.pos)
-            .note(format!("first declared in `{}`", earlier.file))
+            .related(&earlier.file, earlier.pos, "first declared here")
             .help("give each pack a unique name (and matching folder name)"),
         );
     }
@@ -52,7 +52,7 @@ fn conflict(earlier: &NameSite, later: &NameSite) -> Option<Diagnostic> {
             ),
         )
         .at(later.pos)
-        .note(format!("first declared in `{}`", earlier.file))
+        .related(&earlier.file, earlier.pos, "first declared here")
         .help(help)
     };
     let (Some(a), Some(b)) = (
@@ -75,7 +75,11 @@ fn conflict(earlier: &NameSite, later: &NameSite) -> Option<Diagnostic> {
                 ),
             )
             .at(later.version_pos.or(later.pos))
-            .note(format!("first declared in `{}`", earlier.file))
+            .related(
+                &earlier.file,
+                earlier.version_pos.or(earlier.pos),
+                "first declared here",
+            )
             .help("give each version of the skill its own version number (build metadata after `+` does not count), or delete the copy"),
         );
     }
@@ -98,7 +102,9 @@ fn conflict(earlier: &NameSite, later: &NameSite) -> Option<Diagnostic> {
 pub fn check(sites: &[NameSite], diags: &mut Vec<Diagnostic>) {
     let mut seen: BTreeMap<String, Vec<&NameSite>> = BTreeMap::new();
     for site in sites {
-        let earlier = seen.entry(site.name.to_ascii_lowercase()).or_default();
+        let earlier = seen
+            .entry(skillbake_format::name::fold(&site.name).into_owned())
+            .or_default();
         match earlier.iter().find_map(|e| conflict(e, site)) {
             Some(d) => diags.push(d),
             None => earlier.push(site),

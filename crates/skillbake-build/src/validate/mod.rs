@@ -1,18 +1,21 @@
 //! Validate layer: one module per group of rules. Every check appends to a shared list of
 //! diagnostics and never stops at the first problem.
 //!
+//! <!-- codes:start -->
 //! | module | codes |
 //! |---|---|
 //! | [`name`] | `name-missing`, `name-length`, `name-charset`, `name-dir-mismatch`, `name-not-portable` |
-//! | [`description`] | `description-missing`, `description-length` |
-//! | [`fields`] | `field-type`, `unknown-key`, `compatibility-length` |
-//! | [`tools`] | `unknown-tool` |
-//! | [`schema`] | `schema-json-syntax`, `schema-invalid`, `schema-remote-ref`, `schema-unresolved-ref` |
-//! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
 //! | [`duplicate`] | `duplicate-name`, `duplicate-version` |
+//! | [`description`] | `description-missing`, `description-empty`, `description-length` |
+//! | [`fields`] | `compatibility-length`, `field-type`, `unknown-key` |
+//! | [`text`] | `control-character` |
+//! | [`tools`] | `unknown-tool` |
+//! | [`schema`] | `schema-json-syntax`, `schema-invalid`, `schema-remote-ref`, `schema-unresolved-ref`, `schema-ref-cycle`, `schema-unknown-format` |
+//! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
 //! | [`size`] | `file-too-large`, `pack-too-large` |
 //! | [`version`] | `version-invalid`, `version-dir-mismatch` |
 //! | [`requires`] | `requires-invalid`, `requires-unsatisfied`, `requires-cycle`, `agent-requires-unsatisfied` |
+//! <!-- codes:end -->
 
 pub mod body;
 pub mod description;
@@ -22,6 +25,7 @@ pub mod name;
 pub mod requires;
 pub mod schema;
 pub mod size;
+pub mod text;
 pub mod tools;
 pub mod version;
 
@@ -59,6 +63,7 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         fields::check(ctx, diags);
         tools::check(ctx, diags);
         version::check(ctx, diags);
+        text::check(ctx, diags);
     }
     body::check(ctx, diags);
     size::check(ctx, diags);

@@ -51,13 +51,6 @@ impl Requirement {
     fn req(&self) -> Option<Req<'_>> {
         Req::parse(&self.range).ok()
     }
-
-    fn location(&self) -> String {
-        match self.name_pos {
-            Some(p) => format!("{}:{}:{}", self.file, p.line, p.column),
-            None => self.file.clone(),
-        }
-    }
 }
 
 /// The `requires:` entries of a pack, with their positions; `requires-invalid` for ranges that
@@ -202,22 +195,16 @@ impl<'a> Resolver<'a> {
         list.join(", ")
     }
 
-    /// Where the newest version of a group is declared, for a second location.
-    fn declared(&self, group: &Group<'_>) -> String {
+    /// The newest version of a group as a related place: where its version is declared.
+    fn declared(&self, group: &Group<'_>, d: Diagnostic) -> Diagnostic {
         let Some(site) = group.packs.last().and_then(|&p| self.sites.get(p)) else {
-            return String::new();
+            return d;
         };
         let what = match &site.version {
-            Some(v) => format!("`{}` {v}", site.name),
-            None => format!("`{}`", site.name),
+            Some(v) => format!("`{}` {v} is declared here", site.name),
+            None => format!("`{}` is declared here, without a version", site.name),
         };
-        match site.version_pos.or(site.pos) {
-            Some(p) => format!(
-                "{what} is declared at {}:{}:{}",
-                site.file, p.line, p.column
-            ),
-            None => format!("{what} is declared in {}", site.file),
-        }
+        d.related(&site.file, site.version_pos.or(site.pos), what)
     }
 }
 
@@ -317,7 +304,8 @@ fn agent_requirements<'a>(
         };
         let matching = r.matching(&group.candidates, &range);
         if matching.is_empty() {
-            diags.push(
+            diags.push(r.declared(
+                group,
                 Diagnostic::new(
                     Code::AgentRequiresUnsatisfied,
                     &req.file,
@@ -329,12 +317,11 @@ fn agent_requirements<'a>(
                     ),
                 )
                 .at(req.range_pos.or(req.name_pos))
-                .note(r.declared(group))
                 .help(format!(
                     "widen the range, or add a pack of `{}` in a version it matches (in a `{}@VERSION` folder to keep the others)",
                     req.skill, req.skill
                 )),
-            );
+            ));
             continue;
         }
         if let Some(g) = r.groups.get_mut(req.skill.as_str()) {
@@ -383,7 +370,8 @@ fn every_requirement_is_met(r: &Resolver<'_>, diags: &mut Vec<Diagnostic>) {
                 continue;
             };
             if r.matching(&group.packs, &range).is_empty() {
-                diags.push(
+                diags.push(r.declared(
+                    group,
                     Diagnostic::new(
                         Code::RequiresUnsatisfied,
                         &req.file,
@@ -396,12 +384,11 @@ fn every_requirement_is_met(r: &Resolver<'_>, diags: &mut Vec<Diagnostic>) {
                         ),
                     )
                     .at(req.range_pos.or(req.name_pos))
-                    .note(r.declared(group))
-                    .help(format!(
+                        .help(format!(
                         "widen the range, or add a pack of `{}` in a version it matches (in a `{}@VERSION` folder to keep the others)",
                         req.skill, req.skill
                     )),
-                );
+                ));
             }
         }
     }
@@ -445,18 +432,17 @@ fn narrow_defaults<'a>(r: &mut Resolver<'a>, diags: &mut Vec<Diagnostic>) {
                         let against: Vec<String> = group
                             .constraints
                             .iter()
-                            .map(|c| format!("`{}` at {}", c.range, c.location()))
+                            .map(|c| format!("`{}`", c.range))
                             .collect();
                         let gets = group
                             .default
                             .and_then(|g| r.version(g))
                             .map_or_else(|| "no version".to_string(), |v| v.to_string());
-                        diags.push(
-                            Diagnostic::new(
+                        let mut d = Diagnostic::new(
                                 Code::RequiresUnsatisfied,
                                 &req.file,
                                 format!(
-                                    "`{}` requires `{}` {}, but no embedded version of `{}` ({}) satisfies both this and {}",
+                                    "`{}` requires `{}` {}, but no embedded version of `{}` ({}) satisfies both this and {}, required for the version agents get",
                                     site.name,
                                     req.skill,
                                     req.range,
@@ -466,21 +452,21 @@ fn narrow_defaults<'a>(r: &mut Resolver<'a>, diags: &mut Vec<Diagnostic>) {
                                 ),
                             )
                             .at(req.range_pos.or(req.name_pos))
-                            .note(format!(
-                                "agents get `{}` {gets} by name because of the requirement at {}",
-                                req.skill,
-                                group
-                                    .constraints
-                                    .iter()
-                                    .map(|c| c.location())
-                                    .collect::<Vec<_>>()
-                                    .join(" and ")
-                            ))
                             .help(format!(
                                 "make the ranges overlap, or embed a version of `{}` that satisfies all of them",
                                 req.skill
-                            )),
-                        );
+                            ));
+                        for c in &group.constraints {
+                            d = d.related(
+                                &c.file,
+                                c.range_pos.or(c.name_pos),
+                                format!(
+                                    "agents get `{}` {gets} by name because of this requirement",
+                                    req.skill
+                                ),
+                            );
+                        }
+                        diags.push(d);
                     }
                     continue;
                 }
@@ -596,25 +582,18 @@ fn report_cycle(r: &Resolver<'_>, cycle: &[(usize, usize)], diags: &mut Vec<Diag
     };
     let mut chain: Vec<String> = ordered.iter().map(|e| label(e.0)).collect();
     chain.push(label(ordered[0].0));
-    let others: Vec<String> = ordered
-        .iter()
-        .skip(1)
-        .filter_map(|e| {
-            let q = req(e)?;
-            Some(format!(
-                "`{}` requires `{}` at {}",
-                label(e.0),
-                q.skill,
-                q.location()
-            ))
-        })
-        .collect();
     let message = format!("requirements form a cycle: {}", chain.join(" → "));
     let mut d = Diagnostic::new(Code::RequiresCycle, &edge.file, message)
         .at(edge.name_pos)
         .help("remove one of the requirements: a skill cannot rely on a skill that relies on it");
-    if !others.is_empty() {
-        d = d.note(others.join("; "));
+    for e in ordered.iter().skip(1) {
+        if let Some(q) = req(e) {
+            d = d.related(
+                &q.file,
+                q.name_pos,
+                format!("`{}` requires `{}` here", label(e.0), q.skill),
+            );
+        }
     }
     diags.push(d);
 }
