@@ -155,7 +155,12 @@ impl Registry {
 
     /// [`Registry::get`], saying why nothing was found.
     pub fn lookup(&self, request: &str) -> Result<Skill<'_>, LookupError<'_>> {
-        let (name, range) = match request.split_once('@') {
+        // A name may hold an `@` where `name-charset` was lowered: the whole request is tried as
+        // a name first, and a range follows the last `@` (ranges never hold one).
+        if let Some(skill) = self.get_name(request) {
+            return Ok(skill);
+        }
+        let (name, range) = match request.rsplit_once('@') {
             Some((name, range)) => (name, Some(range)),
             None => (request, None),
         };

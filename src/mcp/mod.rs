@@ -248,7 +248,7 @@ impl Server {
     /// the range.
     pub fn read(&self, uri: &str) -> Option<ResourceContents> {
         let (name, path) = parse_uri(uri)?;
-        let request = match name.split_once('@') {
+        let request = match name.rsplit_once('@') {
             Some((n, v)) if skillbake_format::semver::Version::parse(v).is_ok() => {
                 format!("{n}@={v}")
             }

@@ -85,13 +85,19 @@ pub fn is_ignored(name: &str) -> bool {
         )
 }
 
-/// Splits a pack folder's name at its first `@`: `send-email@1.2.0` → (`send-email`,
-/// `Some("1.2.0")`). Skill names never contain `@`, so a folder holding one version of several
-/// kept side by side is `NAME@VERSION`.
+/// Splits a pack folder's name into skill name and version when it is `NAME@VERSION`:
+/// `send-email@1.2.0` → (`send-email`, `Some("1.2.0")`). The split is at the last `@`, and only
+/// when what follows reads as a version (`1.2.0`, `1.2`, `v2`), so a folder named after a skill
+/// whose name holds an `@` (possible where `name-charset` is lowered) stays whole.
 pub fn split_versioned(dir_name: &str) -> (&str, Option<&str>) {
-    match dir_name.split_once('@') {
-        Some((name, version)) => (name, Some(version)),
-        None => (dir_name, None),
+    match dir_name.rsplit_once('@') {
+        Some((name, version))
+            if !name.is_empty()
+                && skillbake_format::semver::Version::parse_lenient(version).is_some() =>
+        {
+            (name, Some(version))
+        }
+        _ => (dir_name, None),
     }
 }
 
