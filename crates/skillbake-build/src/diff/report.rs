@@ -1,5 +1,5 @@
-//! Renders a [`Diff`]: [`human`] for the terminal, [`json`] for scripts (the schema below) and
-//! [`markdown`] for a pull-request comment.
+//! Renders a [`Diff`]: [`human()`] for the terminal, [`json()`] for scripts (the schema below) and
+//! [`markdown()`] for a pull-request comment.
 //!
 //! JSON (`schema_version` 1; keys in this order, every pack of both sides listed):
 //!
