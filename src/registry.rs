@@ -486,12 +486,12 @@ impl<'r> Skill<'r> {
 
     /// The embedded file at `path` (relative to the pack, `/`-separated).
     pub fn file(&self, path: &str) -> Option<File> {
-        self.file_by(path.split('/'))
+        let text = self.reg.parts.text;
+        self.file_where(|r| slice(text, r.path).as_bytes().cmp(path.as_bytes()))
     }
 
-    /// The embedded file whose path is `parts` joined by `/` (compared without building it).
-    fn file_by<'p>(&self, parts: impl Iterator<Item = &'p str> + Clone) -> Option<File> {
-        let recs = self.file_records();
+    /// The embedded file whose path is `parts` joined by `/`, compared without building it.
+    fn file_of<'p>(&self, parts: impl Iterator<Item = &'p str> + Clone) -> Option<File> {
         let text = self.reg.parts.text;
         let joined = move || {
             parts
@@ -499,12 +499,16 @@ impl<'r> Skill<'r> {
                 .enumerate()
                 .flat_map(|(i, part)| (i > 0).then_some(b'/').into_iter().chain(part.bytes()))
         };
-        let i = recs
-            .binary_search_by(|r| slice(text, r.path).bytes().cmp(joined()))
-            .ok()?;
+        self.file_where(|r| slice(text, r.path).bytes().cmp(joined()))
+    }
+
+    /// Binary search of the pack's files (sorted by path bytes) with `cmp`.
+    fn file_where(&self, cmp: impl FnMut(&FileRecord) -> std::cmp::Ordering) -> Option<File> {
+        let recs = self.file_records();
+        let i = recs.binary_search_by(cmp).ok()?;
         Some(File {
             rec: recs.get(i)?,
-            text,
+            text: self.reg.parts.text,
             bytes: self.reg.parts.bytes,
         })
     }
@@ -546,14 +550,29 @@ impl<'r> Skill<'r> {
         let parts = path
             .split(['/', '\\'])
             .filter(|p| !p.is_empty() && *p != ".");
-        if parts.clone().any(|p| p == "..") {
-            return None;
+        // One pass: the number of parts, `..` (names nothing), and whether the path is written
+        // the canonical way (`/`-separated, no empty or `.` parts): then it is compared as it
+        // is, and so is every tail of it; any other spelling is compared part by part.
+        let (mut count, mut canonical) = (0, true);
+        for part in path.split(['/', '\\']) {
+            match part {
+                ".." => return None,
+                "" | "." => canonical = false,
+                _ => count += 1,
+            }
         }
-        let count = parts.clone().count();
         if count == 0 {
             return None;
         }
-        if let Some(f) = self.file_by(parts.clone()) {
+        canonical &= !path.contains('\\');
+        let lookup = |skip: usize| {
+            if canonical {
+                self.file(path.splitn(skip + 1, '/').nth(skip)?)
+            } else {
+                self.file_of(parts.clone().skip(skip))
+            }
+        };
+        if let Some(f) = lookup(0) {
             return Some(f);
         }
         // The pack's location, or a trailing part of it, in front: longest first.
@@ -564,7 +583,7 @@ impl<'r> Skill<'r> {
             let len = depth - start;
             let matches = count > len && prefix.zip(parts.clone()).all(|(a, b)| a == b);
             if matches {
-                self.file_by(parts.clone().skip(len))
+                lookup(len)
             } else {
                 None
             }
