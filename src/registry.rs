@@ -372,15 +372,6 @@ impl<'r> Skill<'r> {
         self.rec.default
     }
 
-    /// `name@version` (just the name without a version): the request that finds exactly this
-    /// pack.
-    pub fn id(&self) -> String {
-        match self.version() {
-            Some(v) if self.reg.skills_named(self).len() > 1 => format!("{}@={v}", self.name()),
-            _ => self.name().to_string(),
-        }
-    }
-
     /// Every embedded version of this skill, oldest first (this one included).
     pub fn versions(&self) -> impl ExactSizeIterator<Item = Skill<'r>> + 'r {
         let reg = self.reg;
