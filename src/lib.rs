@@ -55,10 +55,15 @@ pub mod chunk;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod registry;
+/// Routing a request to the right few skills (feature `route`).
+#[cfg(feature = "route")]
+pub mod route;
 #[cfg(feature = "testing")]
 pub mod testing;
 
 pub use registry::{File, LookupError, Registry, RenderError, Resolution, Skill};
+#[cfg(feature = "route")]
+pub use route::{RouteOptions, Routed};
 pub use skillbake_format::activation::Shape as Activation;
 pub use skillbake_format::catalog::{Catalog, Format as CatalogFormat};
 pub use skillbake_format::file_type::FileKind;
@@ -94,6 +99,11 @@ pub fn load_skill(skill_name: &str, file_path: &str) -> String {
 #[doc(hidden)]
 pub mod __private {
     pub use phf;
+
+    /// The layout version of the routing index this runtime reads; generated code asserts it.
+    pub const ROUTE_FORMAT: u32 = 1;
+    #[cfg(feature = "route")]
+    const _: () = assert!(ROUTE_FORMAT == skillbake_route::FORMAT);
 
     /// A byte range `(start, end)` into the registry's text or data.
     pub type Str = (u32, u32);
@@ -166,5 +176,7 @@ pub mod __private {
         pub catalogs: [Str; crate::CatalogFormat::ALL.len()],
         /// Tool definitions as JSON, in `ToolsFormat::ALL` order.
         pub tools: [Str; crate::ToolsFormat::ALL.len()],
+        /// The routing index (`skillbake_route::index` layout).
+        pub route: &'static [u8],
     }
 }

@@ -132,11 +132,27 @@ impl Registry {
         self.parts.skills.is_empty()
     }
 
-    fn skill(&self, index: usize) -> Option<Skill<'_>> {
+    /// The generated tables (for the other serve modules).
+    pub(crate) fn __parts(&self) -> &Parts {
+        &self.parts
+    }
+
+    /// The skill at position `index` in name order.
+    pub(crate) fn skill(&self, index: usize) -> Option<Skill<'_>> {
         self.parts
             .skills
             .get(index)
             .map(|rec| Skill { reg: self, rec })
+    }
+
+    /// The `n`-th skill in name order, at the version an agent gets by name (what
+    /// [`Registry::iter`] yields `n`-th; the routing index numbers skills this way). Without
+    /// several versions of a skill that is record `n`; otherwise the records are walked.
+    pub(crate) fn nth_default(&self, n: usize) -> Option<Skill<'_>> {
+        if self.parts.skills.len() == self.len() {
+            return self.skill(n);
+        }
+        self.iter().nth(n)
     }
 
     /// The skill with exactly this name (letter case included), at the version an agent gets by
@@ -319,6 +335,20 @@ pub struct Skill<'r> {
 }
 
 impl<'r> Skill<'r> {
+    /// The registry holding the skill.
+    pub(crate) fn registry(&self) -> &'r Registry {
+        self.reg
+    }
+
+    /// The skill's position in name order.
+    pub(crate) fn index(&self) -> usize {
+        self.reg
+            .parts
+            .index
+            .get(self.name())
+            .map_or(usize::MAX, |&i| i as usize)
+    }
+
     fn s(&self, s: Str) -> &'static str {
         slice(self.reg.parts.text, s)
     }

@@ -404,3 +404,42 @@ fn every_embedded_file_is_a_readable_resource() {
         client.cancel().await.unwrap();
     });
 }
+
+#[test]
+fn find_skills_routes_like_the_library() {
+    let dir = tempfile::tempdir().unwrap();
+    block_on(async {
+        let client = connect(dir.path()).await;
+        let query = "email the quarterly report to the finance team";
+        let r = call(&client, "find_skills", json!({"query": query, "top_k": 2})).await;
+        assert!(!is_error(&r));
+        let opts = skillbake::RouteOptions {
+            top: 2,
+            bucket: None,
+        };
+        assert_eq!(only_text(&r), BUNDLED.route_json(query, opts));
+        let v: Value = serde_json::from_str(only_text(&r)).unwrap();
+        assert_eq!(v[0]["name"], "send-email");
+        assert_eq!(v.as_array().unwrap().len(), 2);
+        assert_eq!(
+            v[0]["parameters"]["required"],
+            json!(["to", "subject", "body"])
+        );
+        // Mistakes the model can correct.
+        for bad in [
+            json!({}),
+            json!({"query": 3}),
+            json!({"query": "x", "top_k": 0}),
+            json!({"query": "x", "top_k": 51}),
+            json!({"query": "x", "bucket": 1}),
+            json!({"query": "x", "k": 1}),
+        ] {
+            let r = call(&client, "find_skills", bad.clone()).await;
+            assert!(is_error(&r), "{bad}");
+            assert!(only_text(&r).starts_with("Error: "), "{bad}");
+        }
+        let none = call(&client, "find_skills", json!({"query": "zzqx"})).await;
+        assert_eq!(only_text(&none), "[]");
+        client.cancel().await.unwrap();
+    });
+}

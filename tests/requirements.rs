@@ -18,7 +18,7 @@ fn pack(root: &Path, folder: &str, name: &str, version: &str, extra: &str) {
     .unwrap();
 }
 
-/// (name, version) of every pack agents get by name, and the codes raised.
+/// (name, version) of every pack agents get by name, and the errors raised.
 fn resolve(root: &Path, opts: &CheckOptions) -> (Vec<(String, String)>, Vec<Code>, String) {
     let checked = check(root, opts);
     let mut defaults: Vec<(String, String)> = checked
@@ -28,7 +28,14 @@ fn resolve(root: &Path, opts: &CheckOptions) -> (Vec<(String, String)>, Vec<Code
         .map(|s| (s.name.clone(), s.version.clone().unwrap_or_default()))
         .collect();
     defaults.sort();
-    let codes = checked.report.diagnostics.iter().map(|d| d.code).collect();
+    // Errors only: these packs are alike on purpose, which routing warns about.
+    let codes = checked
+        .report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == skillbake_build::Severity::Error)
+        .map(|d| d.code)
+        .collect();
     (defaults, codes, human::render(&checked.report, false))
 }
 

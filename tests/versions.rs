@@ -264,6 +264,21 @@ fn the_mcp_server_serves_both_versions() {
                 };
                 assert!(text.contains(&format!("File path: {path}")), "{text}");
             }
+            // Routing picks among skills at the version agents get by name.
+            let found = call(
+                "find_skills",
+                json!({"query": "email the weekly report to alice", "top_k": 1}),
+            )
+            .await
+            .unwrap();
+            let found: Value =
+                serde_json::from_str(&found.content[0].as_text().unwrap().text).unwrap();
+            assert_eq!(found[0]["name"], "send-email", "{found}");
+            assert_eq!(found[0]["location"], "skills/send-email/SKILL.md");
+            assert!(found[0]["parameters"]["properties"]
+                .get("recipients")
+                .is_some());
+
             // The pack tool is the version agents get by name.
             let tools = client.list_all_tools().await.unwrap();
             let tool = tools.iter().find(|t| t.name == "send-email").unwrap();

@@ -101,7 +101,13 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
                 && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         }
     };
-    let out = format.emitter(color, quiet).render(&report);
+    let mut out = format.emitter(color, quiet).render(&report);
+    if matches!(format, Format::Human) && !quiet {
+        if let Some(cost) = &report.cost {
+            out.push_str(&cost.summary());
+            out.push('\n');
+        }
+    }
     let mut stdout = std::io::stdout().lock();
     // A closed pipe (e.g. `| head`) is not an error worth reporting.
     let _ = stdout.write_all(out.as_bytes());

@@ -11,6 +11,7 @@ mod list;
 mod load;
 mod output;
 mod prompt;
+mod route;
 mod serve;
 mod tools;
 
@@ -144,10 +145,34 @@ enum Command {
         format: String,
         /// Fit the catalog into this many characters (descriptions are shortened first, then
         /// entries dropped, as Codex does).
-        #[arg(long, value_name = "CHARS")]
+        #[arg(long, value_name = "CHARS", conflicts_with = "query")]
         budget: Option<usize>,
+        /// Only the skills routed for this request: the top candidates with their full
+        /// description, when_to_use, when_not_to_use and parameters.
+        #[arg(long, value_name = "REQUEST")]
+        query: Option<String>,
+        /// How many candidates `--query` gives.
+        #[arg(long, value_name = "K", default_value_t = 5, requires = "query", value_parser = clap::value_parser!(u32).range(1..))]
+        top: u32,
+        /// Route only among the skills of this bucket (and the buckets below it).
+        #[arg(long, value_name = "BUCKET", requires = "query")]
+        bucket: Option<String>,
     },
-    /// Print tool definitions: load_skill, and one tool per pack with a schema.json.
+    /// Route a request: the skills most likely to serve it, best first, with their scores.
+    Route {
+        /// The request, in the user's words.
+        request: String,
+        /// How many skills to list.
+        #[arg(long, value_name = "K", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+        top: u32,
+        /// Route only among the skills of this bucket (and the buckets below it).
+        #[arg(long, value_name = "BUCKET")]
+        bucket: Option<String>,
+        /// Output format.
+        #[arg(long, value_parser = ["text", "json"], default_value = "text")]
+        format: String,
+    },
+    /// Print tool definitions: load_skill, find_skills, and one tool per pack with a schema.json.
     Tools {
         /// API dialect.
         #[arg(long, value_parser = skillbake::ToolsFormat::NAMES, default_value = skillbake::ToolsFormat::OpenAi.name())]
@@ -172,7 +197,7 @@ enum Command {
     },
     /// Serve the embedded skills as an MCP server on stdin/stdout.
     ///
-    /// Tools: load_skill, list_skills, and one per pack with a schema.json. Resources:
+    /// Tools: load_skill, find_skills, list_skills, and one per pack with a schema.json. Resources:
     /// skill://{name}/{path} for every embedded file. Instructions: the skill catalog.
     Serve,
     /// Write the exact bytes of an embedded file to stdout.
@@ -192,7 +217,23 @@ pub fn run() -> ExitCode {
         Command::Diff(args) => diff::run(args),
         Command::Explain { code } => explain::run(code.as_deref()),
         Command::List { format } => list::run(format),
-        Command::Prompt { format, budget } => prompt::run(&format, budget),
+        Command::Prompt {
+            format,
+            budget,
+            query: Some(query),
+            top,
+            bucket,
+        } => {
+            let _ = budget;
+            route::prompt(&format, &query, top as usize, bucket.as_deref())
+        }
+        Command::Prompt { format, budget, .. } => prompt::run(&format, budget),
+        Command::Route {
+            request,
+            top,
+            bucket,
+            format,
+        } => route::run(&request, top as usize, bucket.as_deref(), &format),
         Command::Tools { format } => tools::run(&format),
         Command::Load {
             format,

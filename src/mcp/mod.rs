@@ -4,8 +4,11 @@
 //!
 //! * **Instructions**: the Agent Skills `<available_skills>` catalog
 //!   ([`Registry::catalog`] in [`CatalogFormat::Xml`]).
-//! * **Tools**: exactly [`Registry::tools_json`] in [`ToolsFormat::Mcp`] (`load_skill`, and one
-//!   tool per pack with a `schema.json`), plus `list_skills`.
+//! * **Tools**: exactly [`Registry::tools_json`] in [`ToolsFormat::Mcp`] (`load_skill`,
+//!   `find_skills`, and one tool per pack with a `schema.json`), plus `list_skills`.
+//!   * `find_skills {query, top_k?, bucket?}` routes the request ([`Registry::route_json`]):
+//!     a JSON array of the top `top_k` (default 5, at most 50) candidates with their scores,
+//!     matched fields, descriptions, `when_to_use`, `when_not_to_use` and parameters.
 //!   * `load_skill {skill_name, file_path?}` answers the same bytes as [`Registry::load_skill`]
 //!     as one text content; `file_path` defaults to the skill's `SKILL.md` path. `skill_name`
 //!     may be `NAME@RANGE` for another embedded version (`send-email@1`, `send-email@=1.4.2`).
@@ -62,6 +65,12 @@ pub const LOAD_SKILL: &str = "load_skill";
 
 /// Name of the `list_skills` tool.
 pub const LIST_SKILLS: &str = "list_skills";
+
+/// Name of the `find_skills` tool.
+pub const FIND_SKILLS: &str = "find_skills";
+
+/// Most candidates `find_skills` returns.
+pub const FIND_SKILLS_MAX: u64 = 50;
 
 const LIST_SKILLS_DESCRIPTION: &str = "List the embedded skills: a JSON array of {name, version, versions, description, location, uri}. location is the file_path to pass to load_skill; uri is the skill's SKILL.md as an MCP resource; versions lists every embedded version (load one with skill_name NAME@=VERSION).";
 
@@ -164,8 +173,10 @@ impl Server {
             .map_err(|e| Error::ToolDefinitions(e.to_string()))?;
         // The built-in tools win over a pack of the same name (tool names must be unique).
         let mut seen_load_skill = false;
+        let mut seen_find_skills = false;
         tools.retain(|t| match t.name.as_ref() {
             LOAD_SKILL => !std::mem::replace(&mut seen_load_skill, true),
+            FIND_SKILLS => !std::mem::replace(&mut seen_find_skills, true),
             LIST_SKILLS => false,
             _ => true,
         });
@@ -175,7 +186,7 @@ impl Server {
         let mut packs = HashMap::new();
         for tool in &tools {
             let name = tool.name.as_ref();
-            if name == LOAD_SKILL {
+            if name == LOAD_SKILL || name == FIND_SKILLS {
                 continue;
             }
             let skill = registry.get_exact(name).ok_or_else(|| {
@@ -310,6 +321,42 @@ impl Server {
         }
     }
 
+    fn find_skills(&self, args: &JsonObject) -> CallToolResult {
+        if let Some(key) = args
+            .keys()
+            .find(|k| !matches!(k.as_str(), "query" | "top_k" | "bucket"))
+        {
+            return error_text(format!(
+                "Error: unknown argument `{key}`: {FIND_SKILLS} takes `query`, `top_k` and `bucket`."
+            ));
+        }
+        let Some(query) = args.get("query").and_then(Value::as_str) else {
+            return error_text(
+                "Error: `query` is required: the user's request as a string, e.g. {\"query\": \"send the report to my team\"}.".to_string(),
+            );
+        };
+        let top = match args.get("top_k") {
+            None | Some(Value::Null) => 5,
+            Some(v) => match v.as_u64() {
+                Some(k @ 1..=FIND_SKILLS_MAX) => k as usize,
+                _ => {
+                    return error_text(format!(
+                        "Error: `top_k` must be an integer from 1 to {FIND_SKILLS_MAX}, not {v}."
+                    ))
+                }
+            },
+        };
+        let bucket = match args.get("bucket") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(b)) => Some(b.as_str()),
+            Some(v) => return error_text(format!("Error: `bucket` must be a string, not {v}.")),
+        };
+        let opts = crate::RouteOptions { top, bucket };
+        CallToolResult::success(vec![ContentBlock::text(
+            self.registry.route_json(query, opts),
+        )])
+    }
+
     fn list_skills(&self, args: &JsonObject) -> CallToolResult {
         if let Some(key) = args.keys().next() {
             return error_text(format!(
@@ -417,6 +464,7 @@ impl ServerHandler for Server {
         let result = match request.name.as_ref() {
             LOAD_SKILL => self.load_skill(&args),
             LIST_SKILLS => self.list_skills(&args),
+            FIND_SKILLS => self.find_skills(&args),
             name => match self.packs.get(name) {
                 Some(pack) => self.pack_tool(name, pack, args),
                 None => {

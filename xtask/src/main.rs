@@ -5,7 +5,8 @@
 //!   runtime-only build, docs without warnings, and the bundled packs;
 //! * `check-skills [DIR]...` and `sarif-check` — see [`skills`];
 //! * `reproducible` and `bundle --skills DIR --out PATH` — see [`repro`] and [`bundle`];
-//! * `mcp-check` — see [`mcp_check`]; `bench` — see [`mod@bench`];
+//! * `mcp-check` — see [`mcp_check`]; `bench` — see [`mod@bench`]; `route-eval` — see
+//!   [`route_eval`];
 //! * `new-skill NAME [--dir DIR] [--description TEXT]` — scaffolds a pack that passes
 //!   `skillbake check` with no warnings;
 //! * `new-rule CODE --module M --severity S` — see [`new_rule`]; `codegen [--check]` — see
@@ -19,6 +20,7 @@ mod codegen;
 mod mcp_check;
 mod new_rule;
 mod repro;
+mod route_eval;
 mod skills;
 
 use std::path::{Path, PathBuf};
@@ -37,8 +39,9 @@ fn main() -> ExitCode {
         Some("check-skills") => skills::check_skills(&root(), &args[1..]),
         Some("sarif-check") => skills::sarif_check(&root()),
         Some("mcp-check") => mcp_check::run(&args[1..]),
+        Some("route-eval") => route_eval::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] | new-rule CODE --module M --severity error|warning [--summary TEXT] | codegen [--check] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench>");
+            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] | new-rule CODE --module M --severity error|warning [--summary TEXT] | codegen [--check] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench | route-eval --data DIR>");
             return ExitCode::from(2);
         }
     };

@@ -4,7 +4,7 @@ use crate::config::{self, Level, Profile, ProjectConfig, CONFIG_FILE};
 use crate::diagnostic::{sort, Code, Diagnostic, Severity};
 use crate::discover::{discover, PackSource, SKILL_MD};
 use crate::glob::GlobSet;
-use crate::model::Skill;
+use crate::model::{default_bucket, Routing, Skill};
 use crate::parse::frontmatter::{self, SkillMd};
 use crate::parse::{key_text, yaml_to_json};
 use crate::report::Report;
@@ -24,6 +24,8 @@ pub struct Checked {
     pub skills: Vec<Skill>,
     /// Every path read (for rebuild tracking).
     pub tracked: Vec<PathBuf>,
+    /// The routing index of `skills` (in name order), as the registry embeds it.
+    pub route: Option<crate::generate::route::Built>,
 }
 
 /// Options of a check.
@@ -150,6 +152,33 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
         let diff = crate::diff::diff(&old.skills, &skills, &baseline.label, ".");
         diags.extend(crate::diff::gate::diagnostics(&diff, &skills));
     }
+    let mut route = None;
+    if !skills.is_empty() {
+        // Routing chooses among skills, each at the version an agent gets by name.
+        let mut sorted: Vec<&Skill> = skills.iter().filter(|s| s.default).collect();
+        sorted.sort_by(|a, b| a.name.cmp(&b.name));
+        if let Ok(built) = crate::generate::route::build(&sorted) {
+            let prefix = crate::default_prefix(root);
+            let before = diags.len();
+            report.cost = Some(validate::route::check_all(
+                &sorted,
+                &built,
+                &cfg,
+                &prefix,
+                &config_label,
+                &mut diags,
+            ));
+            if diags[before..]
+                .iter()
+                .any(|d| d.code == Code::CatalogOverBudget)
+            {
+                if let Ok(text) = std::fs::read_to_string(&config_path) {
+                    report.sources.insert(config_label.clone(), text);
+                }
+            }
+            route = Some(built);
+        }
+    }
     cfg.apply_levels(&mut diags);
     if opts.deny_warnings {
         for d in &mut diags {
@@ -164,6 +193,7 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
         report,
         skills,
         tracked,
+        route,
     }
 }
 
@@ -268,6 +298,24 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
         _ => Vec::new(),
     };
     let list = |k: &str| fm.mapping.get(k).map(list_items).unwrap_or_default();
+    let texts = |k: &str| match fm.mapping.get(k) {
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Sequence(items)) => items
+            .iter()
+            .filter_map(|i| i.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let route = Routing {
+        bucket: text("bucket")
+            .map(|b| b.trim().trim_matches('/').to_string())
+            .unwrap_or_else(|| default_bucket(&pack.rel_dir)),
+        when_to_use: texts("when_to_use"),
+        when_not_to_use: texts("when_not_to_use"),
+        tests: validate::route::tests(md),
+        file: validate::skill_md_path(pack),
+        description_pos: md.value_pos("description"),
+    };
     Some(Skill {
         name,
         description,
@@ -285,5 +333,6 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
             .map(|a| a.vars)
             .unwrap_or_default(),
         template: crate::generate::template::compile(&md.body).map(|p| p.encode()),
+        route,
     })
 }

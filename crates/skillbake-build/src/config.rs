@@ -134,6 +134,47 @@ pub struct ProjectConfig {
     pub max_pack_size: u64,
     /// `[requires]`: the skills (and version ranges) the agent relies on, resolved at build time.
     pub requires: Vec<crate::validate::requires::Requirement>,
+    /// `[route]` and `[catalog]`: routing tests, near-duplicates and the catalog budget.
+    pub route: RouteConfig,
+}
+
+/// `[route]` and `[catalog]` of `skillbake.toml`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouteConfig {
+    /// `[route] top`: how many candidates a `route_tests` request may look at.
+    pub top: usize,
+    /// `[route] duplicate-threshold`: the share of a pack's own score another pack must reach on
+    /// the pack's description for `description-near-duplicate`.
+    pub duplicate_threshold: f64,
+    /// `[catalog] format`: the catalog whose cost `check` reports and limits.
+    pub catalog_format: skillbake_format::catalog::Format,
+    /// `[catalog] max-tokens`: `catalog-over-budget` above this estimate.
+    pub max_tokens: Option<u64>,
+    /// `[catalog] max-chars`: `catalog-over-budget` above this many characters.
+    pub max_chars: Option<u64>,
+    /// Where `max-tokens` (else `max-chars`) is set in `skillbake.toml`.
+    pub budget_pos: Option<crate::diagnostic::Position>,
+}
+
+// `duplicate_threshold` is checked to lie in 0..=1 (never NaN), so equality is total.
+impl Eq for RouteConfig {}
+
+/// Default of `[route] top`.
+pub const DEFAULT_ROUTE_TOP: usize = 5;
+/// Default of `[route] duplicate-threshold`.
+pub const DEFAULT_DUPLICATE_THRESHOLD: f64 = 0.9;
+
+impl Default for RouteConfig {
+    fn default() -> Self {
+        RouteConfig {
+            top: DEFAULT_ROUTE_TOP,
+            duplicate_threshold: DEFAULT_DUPLICATE_THRESHOLD,
+            catalog_format: skillbake_format::catalog::Format::Xml,
+            max_tokens: None,
+            max_chars: None,
+            budget_pos: None,
+        }
+    }
 }
 
 impl Default for ProjectConfig {
@@ -146,6 +187,7 @@ impl Default for ProjectConfig {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             max_pack_size: DEFAULT_MAX_PACK_SIZE,
             requires: Vec::new(),
+            route: RouteConfig::default(),
         }
     }
 }
@@ -211,6 +253,25 @@ struct RawConfig {
     limits: RawLimits,
     #[serde(default)]
     requires: BTreeMap<toml::Spanned<String>, toml::Spanned<String>>,
+    #[serde(default)]
+    route: RawRoute,
+    #[serde(default)]
+    catalog: RawCatalog,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawRoute {
+    top: Option<toml::Spanned<i64>>,
+    duplicate_threshold: Option<toml::Spanned<f64>>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawCatalog {
+    format: Option<toml::Spanned<String>>,
+    max_tokens: Option<toml::Spanned<u64>>,
+    max_chars: Option<toml::Spanned<u64>>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -227,7 +288,7 @@ struct RawLimits {
     max_pack_size: Option<u64>,
 }
 
-const HELP: &str = "supported: `profile = \"default\"|\"agentskills\"|\"dbgpt\"`, `ignore = [\"glob\", ...]`, `[lints] code = \"allow\"|\"warn\"|\"deny\"`, `[tools] known = [...]`, `[limits] max-file-size = BYTES, max-pack-size = BYTES`, `[requires] skill-name = \"^1.2\"`";
+const HELP: &str = "supported: `profile = \"default\"|\"agentskills\"|\"dbgpt\"`, `ignore = [\"glob\", ...]`, `[lints] code = \"allow\"|\"warn\"|\"deny\"`, `[tools] known = [...]`, `[limits] max-file-size = BYTES, max-pack-size = BYTES`, `[route] top = K, duplicate-threshold = 0.0..=1.0`, `[catalog] format = \"xml\"|\"dbgpt\"|\"codex\"|\"markdown\", max-tokens = N, max-chars = N`, `[requires] skill-name = \"^1.2\"`";
 
 /// Parses the text of a configuration file. `file` is the name used in diagnostics. Every problem
 /// is reported.
@@ -329,6 +390,7 @@ pub fn parse(text: &str, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
             cfg.ignore.push(pattern.get_ref().clone());
         }
     }
+    route_section(&raw, file, &at, &mut cfg, &mut diags);
     cfg.known_tools = raw.tools.known;
     if let Some(n) = raw.limits.max_file_size {
         cfg.max_file_size = n;
@@ -350,6 +412,71 @@ pub fn parse(text: &str, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
     } else {
         Err(diags)
     }
+}
+
+/// `[route]` and `[catalog]`.
+fn route_section(
+    raw: &RawConfig,
+    file: &str,
+    at: &dyn Fn(&std::ops::Range<usize>) -> Option<crate::diagnostic::Position>,
+    cfg: &mut ProjectConfig,
+    diags: &mut Vec<Diagnostic>,
+) {
+    if let Some(top) = &raw.route.top {
+        match usize::try_from(*top.get_ref()) {
+            Ok(k) if k > 0 => cfg.route.top = k,
+            _ => diags.push(
+                Diagnostic::new(
+                    Code::ConfigInvalid,
+                    file,
+                    format!(
+                        "`[route] top` is {}; it must be a positive number",
+                        top.get_ref()
+                    ),
+                )
+                .at(at(&top.span()))
+                .help("set how many candidates a routing test may look at, e.g. `top = 5`"),
+            ),
+        }
+    }
+    if let Some(t) = &raw.route.duplicate_threshold {
+        let v = *t.get_ref();
+        if (0.0..=1.0).contains(&v) {
+            cfg.route.duplicate_threshold = v;
+        } else {
+            diags.push(
+                Diagnostic::new(
+                    Code::ConfigInvalid,
+                    file,
+                    format!("`[route] duplicate-threshold` is {v}; it must be between 0 and 1"),
+                )
+                .at(at(&t.span()))
+                .help("0.9 warns when another pack scores 90% of a pack's own score on its description; allow `description-near-duplicate` in `[lints]` to turn the check off"),
+            );
+        }
+    }
+    if let Some(f) = &raw.catalog.format {
+        match skillbake_format::catalog::Format::from_name(f.get_ref()) {
+            Some(format) => cfg.route.catalog_format = format,
+            None => diags.push(
+                Diagnostic::new(
+                    Code::ConfigInvalid,
+                    file,
+                    format!("unknown catalog format `{}`", f.get_ref()),
+                )
+                .at(at(&f.span()))
+                .help("use one of: xml, dbgpt, codex, markdown"),
+            ),
+        }
+    }
+    cfg.route.max_tokens = raw.catalog.max_tokens.as_ref().map(|v| *v.get_ref());
+    cfg.route.max_chars = raw.catalog.max_chars.as_ref().map(|v| *v.get_ref());
+    cfg.route.budget_pos = raw
+        .catalog
+        .max_tokens
+        .as_ref()
+        .or(raw.catalog.max_chars.as_ref())
+        .and_then(|v| at(&v.span()));
 }
 
 /// `config-invalid` for a configuration file that was asked for (`--config`,

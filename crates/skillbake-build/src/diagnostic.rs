@@ -189,6 +189,12 @@ codes! {
     VersionNotBumped = "version-not-bumped", Error, "diff/gate.rs", "Against the baseline (`check --baseline REV`), a pack changed without the version bump the change needs (major for breaking, minor for compatible).";
     /// A new permission (`check --baseline`).
     PermissionEscalation = "permission-escalation", Warning, "diff/gate.rs", "Against the baseline (`check --baseline REV`), a pack asks for a permission it did not have.";
+    /// A routing test case that does not route as declared.
+    RouteTestFailed = "route-test-failed", Error, "validate/route.rs", "A request in a pack's `route_tests` does not route as declared: a `match` request misses the top `[route] top`, or a `no_match` request reaches it.";
+    /// Two packs that routing cannot tell apart.
+    DescriptionNearDuplicate = "description-near-duplicate", Warning, "validate/route.rs", "On a pack's own description, another pack scores nearly as high (`[route] duplicate-threshold`): routing cannot tell them apart.";
+    /// The catalog costs more than the configured budget.
+    CatalogOverBudget = "catalog-over-budget", Error, "validate/route.rs", "The full skill catalog costs more than `[catalog] max-tokens` or `max-chars` in `skillbake.toml`.";
 }
 
 impl Code {

@@ -249,7 +249,8 @@ impl Config {
                 .clone()
                 .unwrap_or_else(|| default_prefix(&dir)),
         };
-        let generated = generate::generate(&checked.skills, &opts).map_err(Error::TooLarge)?;
+        let generated = generate::generate_with(&checked.skills, &opts, checked.route.as_ref())
+            .map_err(Error::TooLarge)?;
         let out = match &self.out_dir {
             Some(d) => d.clone(),
             None => std::env::var_os("OUT_DIR")
@@ -259,6 +260,7 @@ impl Config {
         write_if_changed(&out.join(generate::REGISTRY_RS), generated.code.as_bytes())?;
         write_if_changed(&out.join(generate::TEXT_FILE), generated.text.as_bytes())?;
         write_if_changed(&out.join(generate::BYTES_FILE), &generated.bytes)?;
+        write_if_changed(&out.join(generate::ROUTE_FILE), &generated.route)?;
         Ok(())
     }
 }

@@ -9,6 +9,9 @@
 //! * [`chunks`] — the fixed parts of DB-GPT's `load_skill` reply;
 //! * [`catalog`] — the list of skills for a system prompt, in four formats, with a budget;
 //! * [`activation`] — other shapes of a loaded skill (`<skill>`, `<skill_content>`);
+//! * [`tokens`] — a model-free estimate of a text's cost in tokens;
+//! * [`candidates`] — the routed top-K skills for the model's final choice, in every catalog
+//!   format and as JSON;
 //! * [`tools`] — the tool-definition dialects of LLM APIs;
 //! * [`file_type`] — how an embedded file is served (chunk kind) and labelled (MIME type);
 //! * [`percent`] — percent-coding for every URI skillbake writes or reads;
@@ -26,6 +29,7 @@
 mod table;
 
 pub mod activation;
+pub mod candidates;
 pub mod catalog;
 pub mod chunks;
 pub mod escape;
@@ -34,4 +38,5 @@ pub mod name;
 pub mod percent;
 pub mod semver;
 pub mod template;
+pub mod tokens;
 pub mod tools;

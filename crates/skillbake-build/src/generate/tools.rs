@@ -1,13 +1,17 @@
 //! Tool definitions for every LLM API, precomputed per registry: the `load_skill` tool (its
-//! `skill_name` constrained to the embedded names) and, for every pack with a `schema.json`, one
-//! tool whose parameters are that schema.
+//! `skill_name` constrained to the embedded names), the `find_skills` tool (routing: the top
+//! candidates for a request) and, for every pack with a `schema.json`, one tool whose parameters
+//! are that schema.
 
 use crate::model::Skill;
 use serde_json::{json, Map, Value};
 use skillbake_format::tools::Format;
 
 /// Tool names skillbake itself defines (here and in the MCP server).
-pub const RESERVED_TOOL_NAMES: &[&str] = &["load_skill", "list_skills"];
+pub const RESERVED_TOOL_NAMES: &[&str] = &["load_skill", "list_skills", "find_skills"];
+
+/// Description of the `find_skills` tool.
+pub const FIND_SKILLS_DESCRIPTION: &str = "Find the skills that fit a request: returns the top_k candidates (default 5), best first, as a JSON array of {name, score, matched, bucket, description, location, when_to_use, when_not_to_use, parameters}. Choose the one whose description and when_to_use fit (and whose when_not_to_use does not), then call load_skill with its name and location. Use it when no skill in the catalog obviously fits, or the catalog is long.";
 
 /// Description of the `load_skill` tool.
 pub const LOAD_SKILL_DESCRIPTION: &str = "Load a skill: returns its instructions (the body of its SKILL.md) as DB-GPT chunks, or one of its files when file_path names one. Call it when a task matches a skill from the catalog, before acting.";
@@ -42,6 +46,42 @@ pub fn tools(
             "additionalProperties": false,
         }),
     )];
+    let mut buckets: Vec<&str> = skills
+        .iter()
+        .map(|s| s.route.bucket.as_str())
+        .filter(|b| !b.is_empty())
+        .collect();
+    buckets.sort_unstable();
+    buckets.dedup();
+    let mut find = json!({
+        "type": "object",
+        "properties": {
+            "query": {
+                "type": "string",
+                "description": "The user's request, in their own words.",
+            },
+            "top_k": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 50,
+                "description": "How many candidates to return (default 5).",
+            },
+        },
+        "required": ["query"],
+        "additionalProperties": false,
+    });
+    if !buckets.is_empty() {
+        find["properties"]["bucket"] = json!({
+            "type": "string",
+            "description": "Only skills of this bucket (and of the buckets below it).",
+            "enum": buckets,
+        });
+    }
+    out.push((
+        "find_skills".to_string(),
+        FIND_SKILLS_DESCRIPTION.to_string(),
+        find,
+    ));
     for s in skills {
         // A pack named like a built-in tool (possible where `_` is allowed) keeps its
         // instructions but gets no tool of its own: the built-in wins.

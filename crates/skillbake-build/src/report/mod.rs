@@ -70,6 +70,8 @@ pub struct Report {
     pub diagnostics: Vec<Diagnostic>,
     /// Text of the files diagnostics point into (for source snippets), by diagnostic path.
     pub sources: BTreeMap<String, String>,
+    /// What the catalog and the routing index cost, when any pack was indexed.
+    pub cost: Option<crate::validate::route::Cost>,
 }
 
 impl Report {
@@ -129,6 +131,15 @@ impl Report {
     /// Appends another report, keeping the diagnostics sorted.
     pub fn merge(&mut self, other: Report) {
         self.packs += other.packs;
+        self.cost = match (self.cost, other.cost) {
+            (Some(a), Some(b)) => Some(crate::validate::route::Cost {
+                catalog_format: a.catalog_format,
+                catalog_chars: a.catalog_chars + b.catalog_chars,
+                catalog_tokens: a.catalog_tokens + b.catalog_tokens,
+                index_bytes: a.index_bytes + b.index_bytes,
+            }),
+            (a, b) => a.or(b),
+        };
         self.diagnostics.extend(other.diagnostics);
         self.sources.extend(other.sources);
         crate::diagnostic::sort(&mut self.diagnostics);

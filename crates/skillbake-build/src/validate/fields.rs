@@ -87,6 +87,8 @@ pub const KNOWN_FIELDS: &[(&str, Kind, &str)] = &[
     ("paths", Kind::StrOrList, "Claude Code"),
     ("shell", Kind::Str, "Claude Code"),
     ("requires", Kind::StrMap, "skillbake"),
+    ("bucket", Kind::Str, "skillbake"),
+    ("route_tests", Kind::Mapping, "skillbake"),
 ];
 
 /// `field-type`: `field` (a key, or `key.sub` inside a mapping) must be `expected` but is
@@ -107,6 +109,17 @@ pub fn field_type(
     )
     .at(pos)
     .help(help)
+}
+
+/// `field-type` for a known field whose value has the wrong shape, for rules that check the
+/// inside of their own fields (`validate::route` for `route_tests` and `bucket`).
+pub fn wrong_shape(file: &str, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(Code::FieldType, file, message)
+}
+
+/// `unknown-key` for a key inside a known field's mapping (`route_tests`).
+pub fn unknown_sub_key(file: &str, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(Code::UnknownKey, file, message)
 }
 
 /// Longest allowed `compatibility`, in characters.

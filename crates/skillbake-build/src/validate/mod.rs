@@ -15,6 +15,7 @@
 //! | [`size`] | `file-too-large`, `pack-too-large` |
 //! | [`version`] | `version-invalid`, `version-dir-mismatch` |
 //! | [`requires`] | `requires-invalid`, `requires-unsatisfied`, `requires-cycle`, `agent-requires-unsatisfied` |
+//! | [`route`] | `route-test-failed`, `description-near-duplicate`, `catalog-over-budget` |
 //! <!-- codes:end -->
 
 pub mod body;
@@ -23,6 +24,7 @@ pub mod duplicate;
 pub mod fields;
 pub mod name;
 pub mod requires;
+pub mod route;
 pub mod schema;
 pub mod size;
 pub mod text;
@@ -63,6 +65,7 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         fields::check(ctx, diags);
         tools::check(ctx, diags);
         version::check(ctx, diags);
+        route::check(ctx, diags);
         text::check(ctx, diags);
     }
     body::check(ctx, diags);
