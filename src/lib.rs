@@ -63,12 +63,13 @@ pub mod route;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use registry::{File, Registry, RenderError, Resolution, Skill};
+pub use registry::{File, LookupError, Registry, RenderError, Resolution, Skill};
 #[cfg(feature = "route")]
 pub use route::{RouteOptions, Routed};
 pub use skillbake_format::activation::Shape as Activation;
 pub use skillbake_format::catalog::{Catalog, Format as CatalogFormat};
 pub use skillbake_format::file_type::FileKind;
+pub use skillbake_format::semver::{Req as VersionReq, Version};
 pub use skillbake_format::tools::Format as ToolsFormat;
 
 /// Defines `pub static REGISTRY: skillbake::Registry` from the registry that
@@ -139,6 +140,12 @@ pub mod __private {
         pub template: Option<Str>,
         /// Why the body cannot be rendered (empty when it can).
         pub template_note: Str,
+        /// Range into the skill table: every version of this skill, oldest first.
+        pub versions: Str,
+        /// Whether this is the version an agent gets by name.
+        pub default: bool,
+        /// Range into the list table: `requires:` as name, range, name, range, ...
+        pub requires: Str,
     }
 
     /// One embedded file's row.

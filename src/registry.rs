@@ -7,8 +7,10 @@ use crate::chunk;
 use skillbake_format::activation::Shape as Activation;
 use skillbake_format::catalog::{self, Catalog, CatalogEntry};
 use skillbake_format::file_type::FileKind;
+use skillbake_format::semver::{self, Req, Version};
 use skillbake_format::template;
 use skillbake_format::tools::Format as ToolsFormat;
+use std::fmt;
 
 /// Why [`Registry::render`] gave no text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +42,45 @@ impl std::error::Error for RenderError {}
 pub struct Registry {
     parts: Parts,
 }
+
+/// Why [`Registry::lookup`] found no skill.
+#[derive(Debug, Clone, Copy)]
+pub enum LookupError<'r> {
+    /// No skill has this name, even ignoring ASCII case.
+    UnknownSkill,
+    /// The text after `@` is not a version range.
+    InvalidRange(semver::Error),
+    /// The skill exists (here at the version an agent gets by name) but none of its versions
+    /// matches the range.
+    NoMatchingVersion(Skill<'r>),
+}
+
+impl fmt::Display for LookupError<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LookupError::UnknownSkill => f.write_str("no skill has this name"),
+            LookupError::InvalidRange(e) => {
+                write!(f, "the text after `@` is not a version range: {e}")
+            }
+            LookupError::NoMatchingVersion(s) => {
+                write!(
+                    f,
+                    "no version of `{}` matches; embedded versions: ",
+                    s.name()
+                )?;
+                for (i, v) in s.versions().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    f.write_str(v.version().unwrap_or("(none)"))?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for LookupError<'_> {}
 
 /// What a `load_skill` request resolved to.
 #[derive(Debug, Clone, Copy)]
@@ -81,9 +122,9 @@ impl Registry {
         Registry { parts }
     }
 
-    /// Number of skills.
+    /// Number of skills (each counted once, however many versions it has).
     pub fn len(&self) -> usize {
-        self.parts.skills.len()
+        self.parts.index.len()
     }
 
     /// True when no skill is embedded.
@@ -104,15 +145,70 @@ impl Registry {
             .map(|rec| Skill { reg: self, rec })
     }
 
-    /// The skill with exactly this name (letter case included).
-    pub fn get_exact(&self, name: &str) -> Option<Skill<'_>> {
-        self.get(name).filter(|s| s.name() == name)
+    /// The `n`-th skill in name order, at the version an agent gets by name (what
+    /// [`Registry::iter`] yields `n`-th; the routing index numbers skills this way). Without
+    /// several versions of a skill that is record `n`; otherwise the records are walked.
+    pub(crate) fn nth_default(&self, n: usize) -> Option<Skill<'_>> {
+        if self.parts.skills.len() == self.len() {
+            return self.skill(n);
+        }
+        self.iter().nth(n)
     }
 
-    /// The skill named `name`, ignoring letter case (as DB-GPT does: `PDF-Tools` answers
-    /// `pdf-tools`); the skill keeps the name as written. The index holds every name in lower
-    /// case ([`skillbake_format::name::fold`]), and no two names fold alike.
-    pub fn get(&self, name: &str) -> Option<Skill<'_>> {
+    /// The skill with exactly this name (letter case included), at the version an agent gets by
+    /// name.
+    pub fn get_exact(&self, name: &str) -> Option<Skill<'_>> {
+        self.get_name(name).filter(|s| s.name() == name)
+    }
+
+    /// The skill a request names: `name` (the version an agent gets: the newest, or the newest
+    /// the agent's `[requires]` allows), or `name@range` with a Cargo-style range (`name@1`,
+    /// `name@^1.2`, `name@~1.2.0`, `name@=1.2.0`, `name@>=1, <3`): the newest version in range.
+    /// The name ignores letter case, as DB-GPT does.
+    pub fn get(&self, request: &str) -> Option<Skill<'_>> {
+        self.lookup(request).ok()
+    }
+
+    /// [`Registry::get`], saying why nothing was found.
+    pub fn lookup(&self, request: &str) -> Result<Skill<'_>, LookupError<'_>> {
+        // A name may hold an `@` where `name-charset` was lowered: the whole request is tried as
+        // a name first, and a range follows the last `@` (ranges never hold one).
+        if let Some(skill) = self.get_name(request) {
+            return Ok(skill);
+        }
+        let (name, range) = match request.rsplit_once('@') {
+            Some((name, range)) => (name, Some(range)),
+            None => (request, None),
+        };
+        let skill = self.get_name(name).ok_or(LookupError::UnknownSkill)?;
+        match range {
+            None => Ok(skill),
+            Some(range) => {
+                let req = Req::parse(range).map_err(LookupError::InvalidRange)?;
+                skill
+                    .version_matching(&req)
+                    .ok_or(LookupError::NoMatchingVersion(skill))
+            }
+        }
+    }
+
+    /// The newest version of skill `name` (letter case ignored) in `range`.
+    pub fn get_version(&self, name: &str, range: &Req<'_>) -> Option<Skill<'_>> {
+        self.get_name(name)?.version_matching(range)
+    }
+
+    /// Every embedded pack: each version of each skill, by name, then oldest version first.
+    pub fn all_versions(&self) -> impl ExactSizeIterator<Item = Skill<'_>> + '_ {
+        self.parts
+            .skills
+            .iter()
+            .map(move |rec| Skill { reg: self, rec })
+    }
+
+    /// The default version of the skill named `name`, ignoring letter case (as DB-GPT does:
+    /// `PDF-Tools` answers `pdf-tools`); the skill keeps the name as written. The index holds
+    /// every name in lower case ([`skillbake_format::name::fold`]), and no two names fold alike.
+    fn get_name(&self, name: &str) -> Option<Skill<'_>> {
         if let Some(&index) = self.parts.index.get(name) {
             return self.skill(index as usize);
         }
@@ -134,16 +230,18 @@ impl Registry {
         self.skill(index as usize)
     }
 
-    /// Every skill, in name order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = Skill<'_>> + '_ {
+    /// Every skill once, in name order, at the version an agent gets by name (see
+    /// [`Registry::all_versions`] for every version).
+    pub fn iter(&self) -> impl Iterator<Item = Skill<'_>> + '_ {
         self.parts
             .skills
             .iter()
+            .filter(|rec| rec.default)
             .map(move |rec| Skill { reg: self, rec })
     }
 
     /// Every skill name, in order.
-    pub fn names(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.iter().map(|s| s.name())
     }
 
@@ -217,6 +315,18 @@ impl Registry {
     }
 }
 
+impl Registry {
+    /// The records of every version of `skill`'s skill.
+    fn skills_named(&self, skill: &Skill<'_>) -> &'static [SkillRecord] {
+        let skills: &'static [SkillRecord] = self.parts.skills;
+        let (start, end) = skill.rec.versions;
+        skills
+            .get(start as usize..end as usize)
+            .filter(|run| !run.is_empty())
+            .unwrap_or(std::slice::from_ref(skill.rec))
+    }
+}
+
 /// One embedded skill.
 #[derive(Debug, Clone, Copy)]
 pub struct Skill<'r> {
@@ -279,6 +389,52 @@ impl<'r> Skill<'r> {
     /// `version`, as written in the frontmatter.
     pub fn version(&self) -> Option<&'static str> {
         self.rec.version.map(|v| self.s(v))
+    }
+
+    /// `version` as a semantic version (`1.2` reads as 1.2.0 where the build allowed it); `None`
+    /// without a version or when it is not one. Ranges match this.
+    pub fn semver(&self) -> Option<Version<'static>> {
+        Version::parse_lenient(self.version()?)
+    }
+
+    /// Whether this is the version of the skill an agent gets by name.
+    pub fn is_default(&self) -> bool {
+        self.rec.default
+    }
+
+    /// Every embedded version of this skill, oldest first (this one included).
+    pub fn versions(&self) -> impl ExactSizeIterator<Item = Skill<'r>> + 'r {
+        let reg = self.reg;
+        reg.skills_named(self)
+            .iter()
+            .map(move |rec| Skill { reg, rec })
+    }
+
+    /// The newest version of this skill that `range` matches.
+    pub fn version_matching(&self, range: &Req<'_>) -> Option<Skill<'r>> {
+        let reg = self.reg;
+        reg.skills_named(self)
+            .iter()
+            .rev()
+            .find(|rec| {
+                let s = Skill { reg, rec };
+                s.semver().is_some_and(|v| range.matches(&v))
+            })
+            .map(|rec| Skill { reg, rec })
+    }
+
+    /// `requires:`: the skills this pack relies on, as (name, version range), as written.
+    pub fn requires(&self) -> impl ExactSizeIterator<Item = (&'static str, &'static str)> + '_ {
+        let items = self
+            .reg
+            .parts
+            .lists
+            .get(self.rec.requires.0 as usize..self.rec.requires.1 as usize)
+            .unwrap_or(&[]);
+        items.chunks_exact(2).map(move |pair| match pair {
+            [name, range] => (self.s(*name), self.s(*range)),
+            _ => ("", ""),
+        })
     }
 
     /// `tags` (a list, or a comma-separated string split as DB-GPT does).

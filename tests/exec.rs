@@ -753,3 +753,31 @@ fn a_cancel_flag_stops_the_run_and_its_process_group() {
     let o = ex.execute("echo", json!({}));
     assert!(message(&o).contains("cancelled before it started"), "{o}");
 }
+
+/// Two versions of one skill side by side: a request names one pack, and the script that runs is
+/// that pack's own, whatever the range.
+#[test]
+fn a_run_uses_the_script_of_the_version_it_names() {
+    let env = Env::new();
+    let ex = Executor::new(&REGISTRY, env.policy().output_dir(env.out()));
+    for (request, script) in [
+        ("versioned", "2.0.0"),
+        ("versioned@2", "2.0.0"),
+        ("versioned@1", "1.0.0"),
+        ("versioned@=1.0.0", "1.0.0"),
+        ("versioned@>=1, <2", "1.0.0"),
+    ] {
+        let o = ex.execute(request, json!({}));
+        assert_eq!(o.data(), Some(&json!({"script": script})), "{request}: {o}");
+        assert_eq!(o.meta().version, Some(script), "{request}: {o}");
+    }
+    let o = ex.execute("versioned@3", json!({}));
+    assert_eq!(code(&o), Some("SKILL_NOT_FOUND"), "{o}");
+    assert_eq!(
+        message(&o),
+        "No embedded version of `versioned` matches `versioned@3`; the versions are 1.0.0, 2.0.0. Ask for one of them (`versioned@=2.0.0`), or for `versioned` alone to get the version agents get by name."
+    );
+    let o = ex.execute("versioned@one", json!({}));
+    assert_eq!(code(&o), Some("SKILL_NOT_FOUND"), "{o}");
+    assert!(message(&o).starts_with("`versioned@one` is not a skill name followed by a version range: the text after `@` does not parse ("), "{o}");
+}

@@ -259,6 +259,8 @@ fn list_skills_and_pack_tools() {
             .map(|s| {
                 json!({
                     "name": s.name(),
+                    "version": s.version(),
+                    "versions": [s.version()],
                     "description": s.description(),
                     "location": s.skill_md_path(),
                     "uri": format!("skill://{}/SKILL.md", s.name()),

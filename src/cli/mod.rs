@@ -5,6 +5,7 @@
 
 mod cat;
 mod check;
+mod diff;
 mod explain;
 mod list;
 mod load;
@@ -30,6 +31,38 @@ and serve the packs compiled into this binary with DB-GPT's load_skill protocol,
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// Output format of `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// For the terminal: per pack, the verdict and every change.
+    Human,
+    /// One JSON object (schema_version 1): summary and every pack with its changes.
+    Json,
+    /// Markdown for a pull-request comment.
+    Markdown,
+}
+
+/// Arguments of `skillbake diff`.
+#[derive(Debug, clap::Args)]
+pub struct DiffArgs {
+    /// OLD and NEW: each a skills folder, a git revision (`main`, `v1.2.0`, `HEAD~1`: the
+    /// `skills` folder at that revision) or `REV:PATH`. With --baseline, at most the folder to
+    /// compare (default `skills`).
+    sides: Vec<String>,
+    /// Compare the folder with itself at this git revision, read through git without a checkout.
+    #[arg(long, value_name = "REV")]
+    baseline: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
+    format: DiffFormat,
+    /// Rule set both sides are checked with, overriding their config files' `profile`.
+    #[arg(long, value_parser = skillbake_build::config::Profile::NAMES)]
+    profile: Option<String>,
+    /// Colour the human output.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
 }
 
 /// Output format of `list`.
@@ -82,12 +115,19 @@ pub struct CheckArgs {
     /// Colour the human output.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+    /// Also compare every pack with its state at this git revision (read through git, no
+    /// checkout): `version-not-bumped` and `permission-escalation`.
+    #[arg(long, value_name = "REV")]
+    baseline: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Validate skill packs on disk and report every problem.
     Check(CheckArgs),
+    /// What changed between two states of a skills folder, per pack: every change classified,
+    /// the version bump it needs against the bump made.
+    Diff(DiffArgs),
     /// Explain a diagnostic code: what it checks, why, examples, how to fix or silence it.
     Explain {
         /// The code, e.g. `unknown-key` (omit to list every code).
@@ -145,7 +185,8 @@ enum Command {
         /// <skill_content> block.
         #[arg(long, value_parser = load::formats(), default_value = load::CHUNKS)]
         format: String,
-        /// Skill name (letter case ignored, as in DB-GPT).
+        /// Skill name (letter case ignored, as in DB-GPT), or NAME@RANGE for another embedded
+        /// version (`send-email@1`, `send-email@^1.2`, `send-email@=1.2.0`).
         skill_name: String,
         /// File path to echo (and, when it names another file of the pack, to serve)
         /// [default: the pack's own SKILL.md path].
@@ -169,7 +210,7 @@ enum Command {
     ExecScript(run::ExecScriptArgs),
     /// Write the exact bytes of an embedded file to stdout.
     Cat {
-        /// Skill name (letter case ignored, as in DB-GPT).
+        /// Skill name (letter case ignored, as in DB-GPT), or NAME@RANGE.
         skill_name: String,
         /// Path of the file relative to the pack (e.g. SKILL.md, scripts/run.py).
         path: String,
@@ -181,6 +222,7 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Diff(args) => diff::run(args),
         Command::Explain { code } => explain::run(code.as_deref()),
         Command::List { format } => list::run(format),
         Command::Prompt {

@@ -72,7 +72,7 @@ pub use policy::{Policy, UnknownPermission};
 pub use skillbake_format::interpreter::Interpreter;
 pub use spawn::{Confinement, Folders};
 
-use crate::{Registry, Skill};
+use crate::{LookupError, Registry, Skill};
 use serde_json::{json, Value};
 use skillbake_format::permission::{self, Set};
 use std::path::{Path, PathBuf};
@@ -393,16 +393,30 @@ impl<'r> Executor<'r> {
             .map(|(_, n)| format!(" Did you mean `{n}`?"))
             .unwrap_or_default();
         meta.reply = Some(format!("Skill '{name}' not found"));
-        Outcome::failure(
-            Failure::new(
-                ErrorCode::SkillNotFound,
+        let message = match self.registry.lookup(name) {
+            Err(LookupError::NoMatchingVersion(skill)) => {
+                let versions: Vec<&str> = skill
+                    .versions()
+                    .map(|v| v.version().unwrap_or("(none)"))
+                    .collect();
                 format!(
-                    "No skill is named `{name}`.{close} The skills are: {}.",
-                    self.names()
-                ),
+                    "No embedded version of `{}` matches `{name}`; the versions are {}. Ask for one of them (`{}@={}`), or for `{}` alone to get the version agents get by name.",
+                    skill.name(),
+                    versions.join(", "),
+                    skill.name(),
+                    versions.last().copied().unwrap_or("1.0.0"),
+                    skill.name(),
+                )
+            }
+            Err(LookupError::InvalidRange(e)) => format!(
+                "`{name}` is not a skill name followed by a version range: the text after `@` does not parse ({e}). Write `name`, `name@1`, `name@^1.2` or `name@=1.2.0`."
             ),
-            meta,
-        )
+            _ => format!(
+                "No skill is named `{name}`.{close} The skills are: {}.",
+                self.names()
+            ),
+        };
+        Outcome::failure(Failure::new(ErrorCode::SkillNotFound, message), meta)
     }
 
     fn key(&self, skill: &Skill<'_>) -> String {

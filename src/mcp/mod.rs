@@ -10,9 +10,11 @@
 //!     a JSON array of the top `top_k` (default 5, at most 50) candidates with their scores,
 //!     matched fields, descriptions, `when_to_use`, `when_not_to_use` and parameters.
 //!   * `load_skill {skill_name, file_path?}` answers the same bytes as [`Registry::load_skill`]
-//!     as one text content; `file_path` defaults to the skill's `SKILL.md` path. The result is an
-//!     error result (`isError: true`) when the skill or file is not found.
-//!   * `list_skills {}` answers a JSON array of `{name, description, location, uri}`.
+//!     as one text content; `file_path` defaults to the skill's `SKILL.md` path. `skill_name`
+//!     may be `NAME@RANGE` for another embedded version (`send-email@1`, `send-email@=1.4.2`).
+//!     The result is an error result (`isError: true`) when the skill or file is not found.
+//!   * `list_skills {}` answers a JSON array of `{name, version, versions, description,
+//!     location, uri}`: each skill once, at the version an agent gets by name.
 //!   * A pack tool, on a server built with [`Server::with_policy`](crate::mcp::Server::with_policy) (`skillbake serve --allow
 //!     ...` or `--execute`), **runs** a runnable pack (one with an `entrypoint`) through
 //!     [`crate::exec::Executor`]: one text content with the unified result
@@ -25,7 +27,8 @@
 //!   Bad arguments (missing or mistyped, unknown skill, schema violations) give error results
 //!   the model can read and correct; an unknown tool is a JSON-RPC `invalid params` error.
 //! * **Resources**: `skill://{name}/{path}` for every embedded file (`SKILL.md` included, exactly
-//!   as written), with a MIME type from the extension
+//!   as written; the files of a version agents do not get by name under
+//!   `skill://{name}@{version}/{path}`, the `@` percent-encoded), with a MIME type from the extension
 //!   ([`mime_type`](skillbake_format::file_type::mime_type), the same table that decides how
 //!   `load_skill` serves the file); UTF-8 files are served as text, binary files as
 //!   base64 blobs. The template `skill://{name}/{path}` is listed too. An unknown URI is a
@@ -74,7 +77,7 @@ pub const FIND_SKILLS: &str = "find_skills";
 /// Most candidates `find_skills` returns.
 pub const FIND_SKILLS_MAX: u64 = 50;
 
-const LIST_SKILLS_DESCRIPTION: &str = "List the embedded skills: a JSON array of {name, description, location, uri}. location is the file_path to pass to load_skill; uri is the skill's SKILL.md as an MCP resource.";
+const LIST_SKILLS_DESCRIPTION: &str = "List the embedded skills: a JSON array of {name, version, versions, description, location, uri}. location is the file_path to pass to load_skill; uri is the skill's SKILL.md as an MCP resource; versions lists every embedded version (load one with skill_name NAME@=VERSION).";
 
 const NOT_EXECUTED: &str = "This server was started without an execution policy, so it does not execute scripts (start it with `skillbake serve --execute`, or `--allow PERMISSION` to grant permissions, to run runnable skills). The arguments are valid against the skill's schema.json: carry out the call by following the instructions with them.";
 
@@ -255,14 +258,16 @@ impl Server {
         &self.tools
     }
 
-    /// Every resource: one per embedded file of every skill, in name then path order.
+    /// Every resource: one per embedded file of every version of every skill, in name, version
+    /// and path order.
     pub fn resources(&self) -> Vec<Resource> {
         let mut out = Vec::new();
-        for skill in self.registry.iter() {
+        for skill in self.registry.all_versions() {
+            let id = resource_name(&skill);
             for file in skill.files() {
                 let mut r = Resource::new(
-                    resource_uri(skill.name(), file.path()),
-                    format!("{}/{}", skill.name(), file.path()),
+                    resource_uri(&id, file.path()),
+                    format!("{id}/{}", file.path()),
                 )
                 .with_mime_type(mime_type(file.path(), served_kind(&file)))
                 .with_size(file.bytes().len() as u64);
@@ -275,10 +280,18 @@ impl Server {
         out
     }
 
-    /// Reads a `skill://{name}/{path}` resource; `None` when it names no embedded file.
+    /// Reads a `skill://{name}/{path}` resource; `None` when it names no embedded file. The
+    /// name may carry a version: `name@1.4.2` is exactly that version, `name@^1` the newest in
+    /// the range.
     pub fn read(&self, uri: &str) -> Option<ResourceContents> {
         let (name, path) = parse_uri(uri)?;
-        let skill = self.registry.get(&name)?;
+        let request = match name.rsplit_once('@') {
+            Some((n, v)) if skillbake_format::semver::Version::parse(v).is_ok() => {
+                format!("{n}@={v}")
+            }
+            _ => name,
+        };
+        let skill = self.registry.get(&request)?;
         let file = skill.file(&path)?;
         Some(contents(uri, file.path(), file.bytes(), served_kind(&file)))
     }
@@ -382,6 +395,8 @@ impl Server {
             .map(|s| {
                 json!({
                     "name": s.name(),
+                    "version": s.version(),
+                    "versions": s.versions().map(|v| v.version()).collect::<Vec<_>>(),
                     "description": s.description(),
                     "location": s.skill_md_path(),
                     "uri": resource_uri(s.name(), "SKILL.md"),
@@ -562,6 +577,15 @@ fn runnable(registry: &Registry, skill: &str) -> bool {
     registry
         .get_exact(skill)
         .is_some_and(|s| s.field_json("entrypoint").is_some())
+}
+
+/// The name part of a pack's resource URIs: the skill's name for the version agents get by
+/// name, `name@version` for the others.
+fn resource_name(skill: &crate::Skill<'_>) -> String {
+    match skill.version() {
+        Some(v) if !skill.is_default() => format!("{}@{v}", skill.name()),
+        _ => skill.name().to_string(),
+    }
 }
 
 fn error_text(text: String) -> CallToolResult {

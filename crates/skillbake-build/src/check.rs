@@ -8,7 +8,8 @@ use crate::model::{default_bucket, Routing, Skill};
 use crate::parse::frontmatter::{self, SkillMd};
 use crate::parse::{key_text, yaml_to_json};
 use crate::report::Report;
-use crate::validate::{self, duplicate, tools::list_items, PackCtx};
+use crate::validate::requires::{self, Requirement};
+use crate::validate::{self, duplicate, tools::list_items, version, PackCtx};
 use std::path::{Path, PathBuf};
 use yaml_serde::Value;
 
@@ -40,6 +41,22 @@ pub struct CheckOptions {
     pub lints: Vec<(Code, Level)>,
     /// Report every warning as an error (`--deny warnings`).
     pub deny_warnings: bool,
+    /// Skills the agent relies on, as (name, version range), in addition to the config
+    /// file's `[requires]` (`Config::require`).
+    pub requires: Vec<(String, String)>,
+    /// The skills folder as it was before the change under review (`check --baseline REV`:
+    /// a revision read with [`crate::diff::git::read`], or any folder): adds
+    /// `version-not-bumped` and `permission-escalation` (see [`crate::diff::gate`]).
+    pub baseline: Option<Baseline>,
+}
+
+/// The state a check compares against.
+#[derive(Debug, Clone)]
+pub struct Baseline {
+    /// The skills folder as it was.
+    pub dir: PathBuf,
+    /// What it is, for messages (`main:skills`).
+    pub label: String,
 }
 
 /// What one pack contributes to the check.
@@ -48,6 +65,7 @@ struct PackOutcome {
     diags: Vec<Diagnostic>,
     skill: Option<Skill>,
     site: Option<duplicate::NameSite>,
+    requires: Vec<Requirement>,
     sources: Vec<(String, String)>,
 }
 
@@ -94,18 +112,50 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
     report.packs = found.packs.len();
 
     let outcomes = check_packs(&found.packs, &cfg);
-    let mut skills = Vec::new();
+    let mut skills: Vec<Skill> = Vec::new();
     let mut names = Vec::new();
+    let mut pack_requires = Vec::new();
     for outcome in outcomes {
         diags.extend(outcome.diags);
-        skills.extend(outcome.skill);
-        names.extend(outcome.site);
+        if let (Some(skill), Some(site)) = (outcome.skill, outcome.site) {
+            skills.push(skill);
+            names.push(site);
+            pack_requires.push(outcome.requires);
+        }
         report.sources.extend(outcome.sources);
     }
     duplicate::check(&names, &mut diags);
+    let mut agent = cfg.requires.clone();
+    if !agent.is_empty() {
+        if let Ok(text) = std::fs::read_to_string(&config_path) {
+            report.sources.insert(config_label.clone(), text);
+        }
+    }
+    agent.extend(opts.requires.iter().map(|(skill, range)| Requirement {
+        skill: skill.clone(),
+        range: range.clone(),
+        file: "build.rs".into(),
+        name_pos: None,
+        range_pos: None,
+    }));
+    let defaults = requires::resolve(&names, &pack_requires, &agent, &mut diags);
+    for (skill, default) in skills.iter_mut().zip(defaults) {
+        skill.default = default;
+    }
+    if let Some(baseline) = &opts.baseline {
+        let old_opts = CheckOptions {
+            config_file: None,
+            baseline: None,
+            ..opts.clone()
+        };
+        let old = check(&baseline.dir, &old_opts);
+        let diff = crate::diff::diff(&old.skills, &skills, &baseline.label, ".");
+        diags.extend(crate::diff::gate::diagnostics(&diff, &skills));
+    }
     let mut route = None;
     if !skills.is_empty() {
-        let mut sorted: Vec<&Skill> = skills.iter().collect();
+        // Routing chooses among skills, each at the version an agent gets by name.
+        let mut sorted: Vec<&Skill> = skills.iter().filter(|s| s.default).collect();
         sorted.sort_by(|a, b| a.name.cmp(&b.name));
         if let Ok(built) = crate::generate::route::build(&sorted) {
             let prefix = crate::default_prefix(root);
@@ -190,6 +240,9 @@ fn check_one(pack: &PackSource, cfg: &ProjectConfig) -> PackOutcome {
         config: cfg,
     };
     validate::check_pack(&ctx, &mut out.diags);
+    if ctx.md.frontmatter.is_some() {
+        out.requires = requires::check(&ctx, &mut out.diags);
+    }
     if let Some(schema) = pack.file(validate::schema::SCHEMA_JSON) {
         if let Ok(text) = std::str::from_utf8(&schema.bytes) {
             out.sources.push((
@@ -203,6 +256,9 @@ fn check_one(pack: &PackSource, cfg: &ProjectConfig) -> PackOutcome {
             name: skill.name.clone(),
             file: file.clone(),
             pos: md.value_pos("name"),
+            version: skill.version.clone(),
+            version_pos: md.value_pos("version"),
+            versioned_dir: pack.dir_version().is_some(),
         });
         out.skill = Some(skill);
     }
@@ -230,26 +286,16 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
         })
         .collect();
     let json = yaml_to_json(&Value::Mapping(fm.mapping.clone()));
-    let version = match fm.mapping.get("version") {
-        Some(Value::String(s)) => Some(s.clone()),
-        // A number keeps the spelling it has in the file (`1.10`, not `1.1`).
-        Some(Value::Number(n)) => Some(
-            md.value_pos("version")
-                .and_then(|p| {
-                    // `value_pos` spans the value as written, comment and trailing blanks excluded.
-                    let line = md.index().line_text(p.line)?;
-                    let skip = (p.column as usize).saturating_sub(1);
-                    Some(
-                        line.chars()
-                            .skip(skip)
-                            .take(p.len as usize)
-                            .collect::<String>(),
-                    )
-                })
-                .filter(|s| !s.is_empty())
-                .unwrap_or_else(|| n.to_string()),
-        ),
-        _ => None,
+    let version = version::written(md);
+    let requires = match fm.mapping.get("requires") {
+        Some(Value::Mapping(m)) => m
+            .iter()
+            .filter_map(|(k, v)| match (k, v) {
+                (Value::String(k), Value::String(v)) => Some((k.clone(), v.clone())),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
     };
     let list = |k: &str| fm.mapping.get(k).map(list_items).unwrap_or_default();
     let texts = |k: &str| match fm.mapping.get(k) {
@@ -281,6 +327,8 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
         required_tools: list("required_tools"),
         version,
         files: pack.files.clone(),
+        requires,
+        default: true,
         template_vars: crate::parse::jinja::analyse(&md.body)
             .map(|a| a.vars)
             .unwrap_or_default(),

@@ -171,6 +171,24 @@ codes! {
     PackTooLarge = "pack-too-large", Warning, "validate/size.rs", "A pack's files add up to more than `[limits] max-pack-size` (default 10 MiB).";
     /// `skillbake.toml` problems.
     ConfigInvalid = "config-invalid", Error, "config.rs", "`skillbake.toml` is not valid TOML or has unknown keys, values or wrong types.";
+    /// `version` is not semver.
+    VersionInvalid = "version-invalid", Error, "validate/version.rs", "`version` is not a semantic version (`MAJOR.MINOR.PATCH`, in quotes).";
+    /// A `NAME@VERSION` folder holds another version.
+    VersionDirMismatch = "version-dir-mismatch", Error, "validate/version.rs", "A pack in a `NAME@VERSION` folder declares another `version`, or none.";
+    /// Two packs of one skill with the same version.
+    DuplicateVersion = "duplicate-version", Error, "validate/duplicate.rs", "Two packs of one skill declare the same version.";
+    /// A requirement that is not a version range.
+    RequiresInvalid = "requires-invalid", Error, "validate/requires.rs", "A requirement (`requires:` of a pack, `[requires]` of `skillbake.toml`) is not a version range.";
+    /// A pack requires what is not embedded.
+    RequiresUnsatisfied = "requires-unsatisfied", Error, "validate/requires.rs", "A pack's `requires:` names a skill, or a version range, that no embedded pack satisfies.";
+    /// Packs requiring each other.
+    RequiresCycle = "requires-cycle", Error, "validate/requires.rs", "Packs require each other in a cycle.";
+    /// The agent requires what is not embedded.
+    AgentRequiresUnsatisfied = "agent-requires-unsatisfied", Error, "validate/requires.rs", "The agent's `[requires]` (`skillbake.toml`, or `Config::require`) names a skill, or a version range, that no embedded pack satisfies.";
+    /// A change bigger than the version bump (`check --baseline`).
+    VersionNotBumped = "version-not-bumped", Error, "diff/gate.rs", "Against the baseline (`check --baseline REV`), a pack changed without the version bump the change needs (major for breaking, minor for compatible).";
+    /// A new permission (`check --baseline`).
+    PermissionEscalation = "permission-escalation", Warning, "diff/gate.rs", "Against the baseline (`check --baseline REV`), a pack asks for a permission it did not have.";
     /// A routing test case that does not route as declared.
     RouteTestFailed = "route-test-failed", Error, "validate/route.rs", "A request in a pack's `route_tests` does not route as declared: a `match` request misses the top `[route] top`, or a `no_match` request reaches it.";
     /// Two packs that routing cannot tell apart.
@@ -214,6 +232,7 @@ impl Code {
                 | Code::NameMissing
                 | Code::DuplicateName
                 | Code::ConfigInvalid
+                | Code::DuplicateVersion
         )
     }
 }

@@ -26,6 +26,11 @@ pub struct Skill {
     pub version: Option<String>,
     /// Every file of the pack, `SKILL.md` included, sorted by path.
     pub files: Vec<SourceFile>,
+    /// `requires:` as (skill name, version range), in source order.
+    pub requires: Vec<(String, String)>,
+    /// Whether this is the version of its skill an agent gets by name (see
+    /// [`crate::validate::requires`]); exactly one pack of each name is.
+    pub default: bool,
     /// The variables the body reads as a Jinja2 template, sorted (DB-GPT's `input_variables`).
     pub template_vars: Vec<String>,
     /// The body's precompiled template ([`skillbake_format::template::Program::encode`]), or

@@ -20,6 +20,8 @@
 //! * [`permission`] — the permission vocabulary packs declare and executors grant;
 //! * [`interpreter`] — which interpreter runs a pack's script (shebang, extension);
 //! * [`python`] — Python's `str.strip()` whitespace and `repr(float)`, for DB-GPT's replies.
+//! * [`semver`] — versions and Cargo-style version ranges, for `version`, `requires` and
+//!   `name@range` lookups.
 //!
 //! Every fact lives in one table here (formats and their names, extensions and their kinds and
 //! MIME types); the compiler, the runtime and the CLI's value lists all read the same table.
@@ -40,6 +42,7 @@ pub mod name;
 pub mod percent;
 pub mod permission;
 pub mod python;
+pub mod semver;
 pub mod template;
 pub mod tokens;
 pub mod tools;

@@ -13,6 +13,7 @@
 pub mod route;
 pub mod template;
 pub mod tools;
+pub mod versions;
 
 use crate::model::Skill;
 use skillbake_format::file_type::classify;
@@ -110,8 +111,8 @@ pub fn generate_with(
         text: String::new(),
         bytes: Vec::new(),
     };
-    let mut sorted: Vec<&Skill> = skills.iter().collect();
-    sorted.sort_by(|a, c| a.name.cmp(&c.name));
+    let sorted = versions::order(skills);
+    let groups = versions::groups(&sorted);
 
     let mut skill_rows = String::new();
     let mut file_rows = String::new();
@@ -165,6 +166,13 @@ pub fn generate_with(
         };
         let tags = list(&s.tags, &mut b)?;
         let tools = list(&s.required_tools, &mut b)?;
+        let pairs: Vec<String> = s
+            .requires
+            .iter()
+            .flat_map(|(k, v)| [k.clone(), v.clone()])
+            .collect();
+        let requires = list(&pairs, &mut b)?;
+        let group = groups.get(i).copied().unwrap_or_default();
         let template_vars = list(&s.template_vars, &mut b)?;
         let (template, template_note) = template::record(&s.template, &mut b)?;
 
@@ -189,12 +197,24 @@ pub fn generate_with(
         }
         let _ = writeln!(
             skill_rows,
-            "    {rt}::__private::SkillRecord {{ name: {name}, description: {description}, location: {loc}, skill_md_path: {md_path}, body: {body}, head: {head}, tail: {tail}, frontmatter: {frontmatter}, version: {version}, fields: {}, tags: {tags}, required_tools: {tools}, files: {}, skill_md: {skill_md}, schema: {schema}, template_vars: {template_vars}, template: {template}, template_note: {template_note} }},",
+            "    {rt}::__private::SkillRecord {{ name: {name}, description: {description}, location: {loc}, skill_md_path: {md_path}, body: {body}, head: {head}, tail: {tail}, frontmatter: {frontmatter}, version: {version}, fields: {}, tags: {tags}, required_tools: {tools}, files: {}, skill_md: {skill_md}, schema: {schema}, template_vars: {template_vars}, template: {template}, template_note: {template_note}, versions: {}, default: {}, requires: {requires} }},",
             range(fields_start, n_fields)?,
             range(files_start, n_files)?,
+            range(group.start, group.end)?,
+            group.default == i,
         );
-        index.entry(folded[i].as_str(), format!("{i}u32"));
+        if group.default == i {
+            index.entry(folded[i].as_str(), format!("{i}u32"));
+        }
     }
+    // Catalogs and tools list each skill once, at the version an agent gets by name.
+    let n_packs = sorted.len();
+    let sorted: Vec<&Skill> = sorted
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| groups.get(*i).is_some_and(|g| g.default == *i))
+        .map(|(_, s)| *s)
+        .collect();
 
     // Registry-wide texts: the catalog in every format (no budget) and the tool definitions.
     let locations: Vec<String> = sorted
@@ -241,8 +261,9 @@ pub fn generate_with(
     );
     let _ = writeln!(
         code,
-        "// {} skills, {} files, {} bytes of text, {} bytes of file data.",
+        "// {} skills ({} packs), {} files, {} bytes of text, {} bytes of file data.",
         sorted.len(),
+        n_packs,
         n_files,
         b.text.len(),
         b.bytes.len()
@@ -266,8 +287,7 @@ pub fn generate_with(
     );
     let _ = writeln!(
         code,
-        "static __SKILLBAKE_SKILLS: [{rt}::__private::SkillRecord; {}] = [\n{skill_rows}];",
-        sorted.len()
+        "static __SKILLBAKE_SKILLS: [{rt}::__private::SkillRecord; {n_packs}] = [\n{skill_rows}];"
     );
     let _ = writeln!(
         code,

@@ -91,6 +91,7 @@ pub const KNOWN_FIELDS: &[(&str, Kind, &str)] = &[
     ("hooks", Kind::Mapping, "Claude Code"),
     ("paths", Kind::StrOrList, "Claude Code"),
     ("shell", Kind::Str, "Claude Code"),
+    ("requires", Kind::StrMap, "skillbake"),
     ("bucket", Kind::Str, "skillbake"),
     ("route_tests", Kind::Mapping, "skillbake"),
     ("entrypoint", Kind::Str, "skillbake"),
