@@ -103,7 +103,7 @@ pub mod __private {
     pub use phf;
 
     /// The layout version of the routing index this runtime reads; generated code asserts it.
-    pub const ROUTE_FORMAT: u32 = 1;
+    pub const ROUTE_FORMAT: u32 = 2;
     #[cfg(feature = "route")]
     const _: () = assert!(ROUTE_FORMAT == skillbake_route::FORMAT);
 

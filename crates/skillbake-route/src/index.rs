@@ -11,8 +11,14 @@
 //! dictionary  per block: postings offset u32 of its first term, then per term (sorted by
 //!             bytes): shared prefix length u8 (0 for a block's first term), suffix length
 //!             u8, suffix bytes, postings length varint
-//! postings    per term: its scale u16, then per document in order:
-//!             varint(document − previous document, the first one as is), impact u8, fields u8
+//! postings    per term: its scale u16, count n varint, common fields u8 (the most frequent
+//!             fields byte of its postings), max u8 (its highest impact); when n > BLOCK_POSTINGS
+//!             a skip directory (its byte length varint, then per block of BLOCK_POSTINGS
+//!             postings: last document − previous block's last varint, the block's byte length
+//!             varint, the block's highest impact u8); then per posting in document order:
+//!             varint((document − previous document) × 2 + 1 when its fields differ from the
+//!             common ones), impact u8 (absent when n = 1: it is `max`), fields u8 (only when
+//!             flagged)
 //! doc buckets docs × u32: bucket number of each document
 //! bucket ends buckets × u32: end of each bucket name in `bucket bytes` (bucket 0 is "")
 //! bucket bytes bucket names, UTF-8, concatenated, sorted
@@ -25,18 +31,22 @@
 //! ([`Fields`]). A posting whose only field is [`Fields::WHEN_NOT_TO_USE`] is evidence
 //! *against* the document: its impact is subtracted. Front-coded blocks keep the dictionary
 //! near the size of the terms' distinct suffixes; a lookup is a binary search over blocks and
-//! a scan of at most 16 terms.
+//! a scan of at most 16 terms. The maxima (per term and per block of postings) are what the
+//! dynamic pruning of [`search`] needs: they bound what a term can still add to a document.
 
 use crate::tokenize::Tokenizer;
 
 /// Version of the layout and of the tokenizer; the generated registry checks it at compile time.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 const MAGIC: &[u8; 4] = b"SBRI";
 const SECTIONS: usize = 6;
 const HEADER: usize = 24 + (SECTIONS + 1) * 4;
 /// Terms per dictionary block.
 pub const BLOCK: usize = 16;
+/// Postings per skip block: longer lists get a directory of their blocks' last documents and
+/// maxima, so that a search can step over a block without decoding it.
+pub const BLOCK_POSTINGS: usize = 64;
 /// Longest term the index stores, in bytes.
 pub const MAX_TERM: usize = 64;
 
@@ -185,18 +195,11 @@ impl Writer {
         {
             return Ok(());
         }
-        let start = self.postings.len();
-        self.postings.extend_from_slice(&term_scale.to_le_bytes());
-        let mut prev = 0u32;
-        for (i, p) in postings.iter().enumerate() {
-            write_varint(
-                &mut self.postings,
-                if i == 0 { p.doc } else { p.doc - prev },
-            );
-            self.postings.push(p.impact);
-            self.postings.push(p.fields.0);
-            prev = p.doc;
+        if self.docs > MAX_DOCS {
+            return Err(TooLarge);
         }
+        let start = self.postings.len();
+        encode_postings(&mut self.postings, term_scale, postings)?;
         let prefix = if (self.terms as usize).is_multiple_of(BLOCK) {
             self.blocks.push(u32_of(self.dict.len())?);
             self.dict.extend_from_slice(&u32_of(start)?.to_le_bytes());
@@ -262,6 +265,60 @@ impl Writer {
     }
 }
 
+/// The most documents an index holds (document deltas are stored doubled, with a flag bit).
+const MAX_DOCS: u32 = u32::MAX >> 1;
+
+/// Appends one term's postings (non-empty, in increasing document order) in the layout above.
+fn encode_postings(
+    out: &mut Vec<u8>,
+    term_scale: u16,
+    postings: &[Posting],
+) -> Result<(), TooLarge> {
+    out.extend_from_slice(&term_scale.to_le_bytes());
+    write_varint(out, u32_of(postings.len())?);
+    // The most frequent fields byte (the smallest among equals), stored once.
+    let mut counts = [0u32; 256];
+    for p in postings {
+        counts[usize::from(p.fields.0)] += 1;
+    }
+    let mut common = 0u8;
+    for (f, &c) in counts.iter().enumerate() {
+        if c > counts[usize::from(common)] {
+            common = f as u8;
+        }
+    }
+    out.push(common);
+    out.push(postings.iter().map(|p| p.impact).max().unwrap_or(0));
+    let single = postings.len() == 1;
+    let mut blocks: Vec<u8> = Vec::new();
+    let mut dir: Vec<u8> = Vec::new();
+    let mut prev = 0u32;
+    for chunk in postings.chunks(BLOCK_POSTINGS) {
+        let begin = blocks.len();
+        let block_prev = prev;
+        for p in chunk {
+            let flag = u32::from(p.fields.0 != common);
+            write_varint(&mut blocks, ((p.doc - prev) << 1) | flag);
+            if !single {
+                blocks.push(p.impact);
+            }
+            if flag == 1 {
+                blocks.push(p.fields.0);
+            }
+            prev = p.doc;
+        }
+        write_varint(&mut dir, prev - block_prev);
+        write_varint(&mut dir, u32_of(blocks.len() - begin)?);
+        dir.push(chunk.iter().map(|p| p.impact).max().unwrap_or(0));
+    }
+    if postings.len() > BLOCK_POSTINGS {
+        write_varint(out, u32_of(dir.len())?);
+        out.extend_from_slice(&dir);
+    }
+    out.extend_from_slice(&blocks);
+    Ok(())
+}
+
 fn le(v: &[u32]) -> Vec<u8> {
     v.iter().flat_map(|n| n.to_le_bytes()).collect()
 }
@@ -275,7 +332,17 @@ fn write_varint(out: &mut Vec<u8>, mut n: u32) {
 }
 
 /// Reads a varint at `*pos`, advancing it; `None` past the end.
+#[inline]
 fn read_varint(data: &[u8], pos: &mut usize) -> Option<u32> {
+    let first = *data.get(*pos)?;
+    if first < 0x80 {
+        *pos += 1;
+        return Some(u32::from(first));
+    }
+    read_varint_long(data, pos)
+}
+
+fn read_varint_long(data: &[u8], pos: &mut usize) -> Option<u32> {
     let mut n = 0u32;
     let mut shift = 0u32;
     loop {
@@ -439,18 +506,7 @@ impl<'a> Index<'a> {
 
     /// The postings of `term`.
     pub fn postings(&self, term: Term) -> Postings<'a> {
-        let data = self.postings.get(term.start..term.end).unwrap_or(&[]);
-        let scale = match data {
-            [a, b, ..] => u16::from_le_bytes([*a, *b]),
-            _ => 0,
-        };
-        Postings {
-            data,
-            pos: 2,
-            doc: 0,
-            first: true,
-            scale,
-        }
+        Postings::new(self.postings.get(term.start..term.end).unwrap_or(&[]))
     }
 
     /// The bucket of document `doc` (`""` when it has none).
@@ -480,37 +536,213 @@ impl<'a> Index<'a> {
     }
 }
 
-/// A cursor over one term's postings, in document order.
+/// A cursor over one term's postings, in document order, that can step over whole blocks.
 #[derive(Debug, Clone)]
 pub struct Postings<'a> {
     data: &'a [u8],
+    scale: u16,
+    common: u8,
+    max: u8,
+    single: bool,
+    /// Blocks in the skip directory (0 without one: all postings form one block).
+    blocks: u32,
+    /// Blocks entered so far.
+    block: u32,
+    /// Next unread directory entry.
+    dir: usize,
+    /// Where the next block's postings start, and where the current one's end.
+    next_start: usize,
+    block_end: usize,
+    /// Last document of the current block (`u32::MAX` without a directory) and its maximum.
+    block_last: u32,
+    block_max: u8,
     pos: usize,
     doc: u32,
-    first: bool,
-    scale: u16,
 }
 
-impl Postings<'_> {
+impl<'a> Postings<'a> {
+    fn new(data: &'a [u8]) -> Postings<'a> {
+        Postings::parse(data).unwrap_or(Postings {
+            data: &[],
+            scale: 0,
+            common: 0,
+            max: 0,
+            single: false,
+            blocks: 0,
+            block: 0,
+            dir: 0,
+            next_start: 0,
+            block_end: 0,
+            block_last: 0,
+            block_max: 0,
+            pos: 0,
+            doc: 0,
+        })
+    }
+
+    fn parse(data: &'a [u8]) -> Option<Postings<'a>> {
+        {
+            let scale = u16::from_le_bytes([*data.first()?, *data.get(1)?]);
+            let mut pos = 2;
+            let n = read_varint(data, &mut pos)?;
+            let common = *data.get(pos)?;
+            let max = *data.get(pos + 1)?;
+            pos += 2;
+            let mut q = Postings {
+                data,
+                scale,
+                common,
+                max,
+                single: n == 1,
+                blocks: 0,
+                block: 0,
+                dir: 0,
+                next_start: 0,
+                block_end: 0,
+                block_last: 0,
+                block_max: 0,
+                pos: 0,
+                doc: 0,
+            };
+            if n as usize > BLOCK_POSTINGS {
+                let len = read_varint(data, &mut pos)? as usize;
+                q.dir = pos;
+                q.next_start = pos.checked_add(len)?;
+                q.blocks = n.div_ceil(BLOCK_POSTINGS as u32);
+            } else {
+                q.next_start = pos;
+            }
+            // Enter the first block (a list without a directory is one block).
+            q.pos = q.next_start;
+            q.block_end = q.next_start;
+            q.enter(0)?;
+            Some(q)
+        }
+    }
+
+    /// Reads the next directory entry and makes its block current; `prev` is the last document
+    /// before it. `None` past the last block or on corrupt bytes.
+    #[cold]
+    #[inline(never)]
+    fn enter(&mut self, prev: u32) -> Option<()> {
+        if self.blocks == 0 {
+            if self.block > 0 {
+                return None;
+            }
+            self.block = 1;
+            self.block_last = u32::MAX;
+            self.block_max = self.max;
+            self.block_end = self.data.len();
+            self.pos = self.next_start;
+            self.doc = prev;
+            return Some(());
+        }
+        if self.block >= self.blocks {
+            return None;
+        }
+        let mut at = self.dir;
+        let last = prev.checked_add(read_varint(self.data, &mut at)?)?;
+        let len = read_varint(self.data, &mut at)? as usize;
+        let max = *self.data.get(at)?;
+        self.dir = at + 1;
+        self.pos = self.next_start;
+        self.block_end = self.next_start.checked_add(len)?;
+        self.next_start = self.block_end;
+        self.block_last = last;
+        self.block_max = max;
+        self.block += 1;
+        self.doc = prev;
+        Some(())
+    }
+
     /// The term's scale: what one impact unit of this list weighs, in index units.
     pub fn scale(&self) -> u16 {
         self.scale
+    }
+
+    /// The highest impact of the list.
+    pub fn max_impact(&self) -> u8 {
+        self.max
+    }
+
+    /// The highest impact of the current block (bounds every posting left in it).
+    pub fn block_max(&self) -> u8 {
+        self.block_max
+    }
+
+    /// The highest impact of the current block and of the blocks after it that may hold
+    /// documents below `end` (read from the skip directory, nothing decoded).
+    pub fn max_before(&self, end: u32) -> u8 {
+        let mut max = self.block_max;
+        let (mut last, mut at, mut block) = (self.block_last, self.dir, self.block);
+        while block < self.blocks && last.saturating_add(1) < end {
+            let Some(delta) = read_varint(self.data, &mut at) else {
+                break;
+            };
+            if read_varint(self.data, &mut at).is_none() {
+                break;
+            }
+            let Some(&m) = self.data.get(at) else {
+                break;
+            };
+            at += 1;
+            last = last.saturating_add(delta);
+            max = max.max(m);
+            block += 1;
+        }
+        max
+    }
+
+    /// Steps over whole blocks whose last document is below `target`, without decoding them;
+    /// `None` when no block is left.
+    pub fn skip_to(&mut self, target: u32) -> Option<()> {
+        while self.block_last < target {
+            let prev = self.block_last;
+            self.enter(prev)?;
+        }
+        Some(())
+    }
+
+    /// The first posting at or after `target`.
+    pub fn advance(&mut self, target: u32) -> Option<Posting> {
+        self.skip_to(target)?;
+        loop {
+            let p = self.next()?;
+            if p.doc >= target {
+                return Some(p);
+            }
+        }
     }
 }
 
 impl Iterator for Postings<'_> {
     type Item = Posting;
 
+    #[inline]
     fn next(&mut self) -> Option<Posting> {
-        let delta = read_varint(self.data, &mut self.pos)?;
-        let impact = *self.data.get(self.pos)?;
-        let fields = *self.data.get(self.pos + 1)?;
-        self.pos += 2;
-        self.doc = if self.first {
-            delta
+        if self.pos >= self.block_end {
+            let prev = self.block_last;
+            self.enter(prev)?;
+            if self.pos >= self.block_end {
+                return None;
+            }
+        }
+        let v = read_varint(self.data, &mut self.pos)?;
+        let impact = if self.single {
+            self.max
         } else {
-            self.doc.saturating_add(delta)
+            let i = *self.data.get(self.pos)?;
+            self.pos += 1;
+            i
         };
-        self.first = false;
+        let fields = if v & 1 == 1 {
+            let f = *self.data.get(self.pos)?;
+            self.pos += 1;
+            f
+        } else {
+            self.common
+        };
+        self.doc = self.doc.saturating_add(v >> 1);
         Some(Posting {
             doc: self.doc,
             impact,
@@ -563,18 +795,213 @@ impl Entry {
     }
 }
 
-/// Documents scored together: the accumulators of one window live on the stack.
+/// Documents scored together by [`search_exhaustive`]: the accumulators of one window live on
+/// the stack.
 pub const WINDOW: usize = 2048;
 
+/// Documents scored together by [`search`]: small, so that the first window, scored before any
+/// threshold is known, is cheap.
+pub const PRUNED_WINDOW: usize = 256;
+
 /// The `k` best documents for `terms` (from [`query_terms`]) among those `keep` accepts, best
-/// first; only documents with a positive score are returned.
+/// first (higher score, then lower document number); only documents with a positive score are
+/// returned.
 ///
-/// Scoring runs over windows of [`WINDOW`] consecutive document numbers (as Lucene's
-/// `BooleanScorer` does): each term's postings that fall in the window add their impact to a
-/// fixed-size accumulator, then the window's touched documents go through a size-`k` heap.
-/// Memory is fixed (about 10 KiB of accumulators) plus what the terms and `k` need, never
-/// proportional to the number of documents; time is linear in the terms' postings.
+/// Dynamic pruning (MaxScore, Turtle & Flood 1995, in the windowed form of Lucene's
+/// `MaxScoreBulkScorer`, with the block maxima of Ding & Suel 2011): every term's highest
+/// impact times its weight bounds what it can add to a document. Once `k` documents are held,
+/// the terms whose bounds together cannot lift a document past the `k`-th score are
+/// *non-essential*. Windows of [`PRUNED_WINDOW`] documents are scored from the essential terms'
+/// postings into fixed accumulators; each touched document, in document order, is then
+/// completed from the non-essential lists (stepping over whole blocks, bounded first by their
+/// block maxima) and dropped as soon as what its remaining terms could add cannot lift it past
+/// the `k`-th score. Scores are exact integers and a later document never displaces an equal
+/// earlier one, so the result is exactly that of [`search_exhaustive`], ties included. Memory is
+/// fixed (about 2.3 KiB of accumulators) plus what the terms and `k` need, never proportional to
+/// the number of documents.
 pub fn search(
+    index: &Index<'_>,
+    terms: &[(Term, u32)],
+    k: usize,
+    mut keep: impl FnMut(u32) -> bool,
+) -> Vec<Hit> {
+    if k == 0 || terms.is_empty() {
+        return Vec::new();
+    }
+    struct Cursor<'a> {
+        postings: Postings<'a>,
+        current: Option<Posting>,
+        weight: i64,
+        bound: i64,
+    }
+    let mut cursors: Vec<Cursor<'_>> = terms
+        .iter()
+        .map(|&(t, w)| {
+            let mut postings = index.postings(t);
+            let current = postings.next();
+            let weight = i64::from(w) * i64::from(postings.scale());
+            let bound = weight * i64::from(postings.max_impact());
+            Cursor {
+                postings,
+                current,
+                weight,
+                bound,
+            }
+        })
+        .collect();
+    // The most any document can score: once the k-th score reaches it, nothing can enter.
+    let total: i64 = cursors.iter().map(|c| c.bound).sum();
+    // below[i]: the sum of the window bounds of cursors 0..i (sorted by it).
+    let mut below: Vec<i64> = Vec::with_capacity(cursors.len() + 1);
+    let mut heap: Vec<Entry> = Vec::with_capacity(k.min(1024));
+    // A document must score above `threshold` to enter: 0 until `k` are held, then the k-th
+    // score (an equal score loses: documents come in increasing order).
+    let mut threshold = 0i64;
+    let mut score = [0i64; PRUNED_WINDOW];
+    let mut fields = [0u8; PRUNED_WINDOW];
+    let mut touched = [0u64; PRUNED_WINDOW / 64];
+    // Documents below `from` are done; no document is numbered `docs` or above (a corrupt index
+    // may say otherwise: those are not scored).
+    let mut from = 0u32;
+    let docs = index.docs();
+    while total > threshold && from < docs {
+        let Some(next) = cursors
+            .iter()
+            .filter_map(|c| c.current.map(|p| p.doc.max(from)))
+            .min()
+        else {
+            break;
+        };
+        let base = next - next % PRUNED_WINDOW as u32;
+        let end = base.saturating_add(PRUNED_WINDOW as u32);
+        // What each term can add to a document of this window: its weight times the highest
+        // block maximum among the blocks the window overlaps.
+        for c in &mut cursors {
+            if c.current.is_some_and(|p| p.doc < base) && c.postings.skip_to(base).is_none() {
+                c.current = None;
+            }
+            c.bound = match c.current {
+                Some(p) if p.doc < end => c.weight * i64::from(c.postings.max_before(end)),
+                _ => 0,
+            };
+        }
+        // Lowest bound first: the non-essential terms are a prefix.
+        cursors.sort_by_key(|c| c.bound);
+        below.clear();
+        below.push(0);
+        let mut acc = 0i64;
+        for c in &cursors {
+            acc += c.bound;
+            below.push(acc);
+        }
+        let mut essential = 0usize;
+        while essential < cursors.len() && below[essential + 1] <= threshold {
+            essential += 1;
+        }
+        // The essential terms' postings in the window, summed.
+        for c in &mut cursors[essential..] {
+            if c.current.is_some_and(|p| p.doc < base) {
+                c.current = c.postings.advance(base);
+            }
+            while let Some(p) = c.current {
+                if p.doc >= end {
+                    break;
+                }
+                if p.doc >= base {
+                    let i = (p.doc - base) as usize;
+                    let v = i64::from(p.impact) * c.weight;
+                    score[i] += if p.fields.is_negative() { -v } else { v };
+                    fields[i] |= p.fields.0;
+                    touched[i / 64] |= 1 << (i % 64);
+                }
+                c.current = c.postings.next();
+            }
+        }
+        // The window's candidates in document order, completed from the non-essential terms
+        // while they can still enter.
+        for (w, bits) in touched.iter_mut().enumerate() {
+            let mut b = *bits;
+            *bits = 0;
+            while b != 0 {
+                let i = w * 64 + b.trailing_zeros() as usize;
+                b &= b - 1;
+                let doc = base + i as u32;
+                let mut s = score[i];
+                let mut f = fields[i];
+                score[i] = 0;
+                fields[i] = 0;
+                if s + below[essential] <= threshold || !keep(doc) {
+                    continue;
+                }
+                let mut alive = true;
+                for j in (0..essential).rev() {
+                    if s + below[j + 1] <= threshold {
+                        alive = false;
+                        break;
+                    }
+                    let c = &mut cursors[j];
+                    match c.current {
+                        Some(p) if p.doc >= doc => {}
+                        Some(_) => {
+                            // Step over the blocks before `doc`, then bound by the block's
+                            // maximum before decoding any of it.
+                            if c.postings.skip_to(doc).is_none() {
+                                c.current = None;
+                                continue;
+                            }
+                            if s + below[j] + c.weight * i64::from(c.postings.block_max())
+                                <= threshold
+                            {
+                                alive = false;
+                                break;
+                            }
+                            c.current = c.postings.advance(doc);
+                        }
+                        None => continue,
+                    }
+                    if let Some(p) = c.current {
+                        if p.doc == doc {
+                            let v = i64::from(p.impact) * c.weight;
+                            s += if p.fields.is_negative() { -v } else { v };
+                            f |= p.fields.0;
+                            c.current = c.postings.next();
+                        }
+                    }
+                }
+                if !alive || s <= threshold {
+                    continue;
+                }
+                let entry = Entry {
+                    score: s,
+                    doc,
+                    fields: Fields(f),
+                };
+                if heap.len() < k {
+                    heap.push(entry);
+                    sift_up(&mut heap);
+                } else if entry.better(&heap[0]) {
+                    heap[0] = entry;
+                    sift_down(&mut heap);
+                }
+                if heap.len() == k {
+                    threshold = heap[0].score;
+                }
+            }
+        }
+        if end == u32::MAX {
+            break;
+        }
+        from = end;
+    }
+    finish(index, heap)
+}
+
+/// [`search`] without pruning: every posting of every term is scored. Scoring runs over
+/// windows of [`WINDOW`] consecutive document numbers (as Lucene's `BooleanScorer` does): each
+/// term's postings that fall in the window add their impact to a fixed-size accumulator, then
+/// the window's touched documents go through a size-`k` heap. Time is linear in the terms'
+/// postings; it is the reference the pruned search is tested against.
+pub fn search_exhaustive(
     index: &Index<'_>,
     terms: &[(Term, u32)],
     k: usize,
@@ -648,6 +1075,11 @@ pub fn search(
         }
         base = end;
     }
+    finish(index, heap)
+}
+
+/// The heap's entries, best first, as hits.
+fn finish(index: &Index<'_>, mut heap: Vec<Entry>) -> Vec<Hit> {
     heap.sort_by(|a, b| {
         if a.better(b) {
             std::cmp::Ordering::Less
@@ -785,6 +1217,206 @@ mod tests {
         assert_eq!(top1[0].doc, 2);
         let data = search(&ix, &q, 10, |d| ix.bucket_of(d) == "data");
         assert_eq!(data.iter().map(|h| h.doc).collect::<Vec<_>>(), [2, 1]);
+    }
+
+    /// splitmix64: deterministic test data.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// A random index: `docs` documents, `vocab` terms with document frequencies from a few to
+    /// almost all (so that lists with and without skip directories are mixed), impacts from a
+    /// tiny range (many equal scores), some `when_not_to_use` postings.
+    fn random_index(
+        rng: &mut Rng,
+        docs: u32,
+        vocab: usize,
+        impacts: u64,
+    ) -> (Vec<u8>, Vec<String>) {
+        let words: Vec<String> = (0..vocab).map(|i| format!("w{i:03}")).collect();
+        let mut w = Writer::new(docs, 0.25);
+        for (i, t) in words.iter().enumerate() {
+            // Density from 1 in 2 to 1 in 2^9 documents.
+            let sparse = 1 + (i % 9) as u64;
+            let mut list = Vec::new();
+            for d in 0..docs {
+                if rng.below(1 << sparse) == 0 {
+                    let fields = match rng.below(10) {
+                        0 => Fields::WHEN_NOT_TO_USE,
+                        1 => Fields::NAME | Fields::BODY,
+                        2 => Fields::DESCRIPTION,
+                        _ => Fields::BODY,
+                    };
+                    list.push(p(d, 1 + rng.below(impacts) as u8, fields));
+                }
+            }
+            if list.is_empty() {
+                list.push(p(rng.below(u64::from(docs)) as u32, 1, Fields::BODY));
+            }
+            w.term(t, 1 + rng.below(3) as u16, &list).unwrap();
+        }
+        (w.finish().unwrap(), words)
+    }
+
+    #[test]
+    fn postings_decode_and_skip_across_blocks() {
+        let mut rng = Rng(7);
+        let list: Vec<Posting> = (0..1000u32)
+            .filter(|_| rng.below(3) == 0)
+            .map(|d| {
+                let f = if d % 7 == 0 {
+                    Fields::NAME
+                } else {
+                    Fields::BODY
+                };
+                p(d * 3, 1 + (d % 250) as u8, f)
+            })
+            .collect();
+        assert!(list.len() > 3 * BLOCK_POSTINGS);
+        let mut w = Writer::new(3000, 1.0);
+        w.term("t", 9, &list).unwrap();
+        w.term("u", 2, &[p(2999, 17, Fields::TAGS)]).unwrap();
+        let bytes = w.finish().unwrap();
+        let ix = Index::new(&bytes).unwrap();
+        let t = ix.find("t").unwrap();
+        assert_eq!(ix.postings(t).collect::<Vec<_>>(), list);
+        assert_eq!(ix.postings(t).scale(), 9);
+        let max = list.iter().map(|p| p.impact).max().unwrap();
+        assert_eq!(ix.postings(t).max_impact(), max);
+        for target in [0, 1, 500, 1501, 2000, 2997, 2998, 5000] {
+            let mut c = ix.postings(t);
+            let want = list.iter().find(|p| p.doc >= target).copied();
+            assert_eq!(c.advance(target), want, "advance({target})");
+            // The rest follows in order.
+            let rest: Vec<Posting> = c.collect();
+            let after: Vec<Posting> = list
+                .iter()
+                .filter(|p| p.doc > target.max(want.map_or(0, |w| w.doc)))
+                .copied()
+                .collect();
+            if want.is_some() {
+                assert_eq!(rest, after, "after advance({target})");
+            }
+        }
+        let u: Vec<Posting> = ix.postings(ix.find("u").unwrap()).collect();
+        assert_eq!(u, [p(2999, 17, Fields::TAGS)]);
+    }
+
+    /// The score of every document, the slow and obvious way.
+    fn brute_force(
+        ix: &Index<'_>,
+        q: &[(Term, u32)],
+        k: usize,
+        keep: impl Fn(u32) -> bool,
+    ) -> Vec<Hit> {
+        let mut all: std::collections::BTreeMap<u32, (i64, u8)> = Default::default();
+        for &(t, w) in q {
+            let list = ix.postings(t);
+            let weight = i64::from(w) * i64::from(list.scale());
+            for p in list {
+                let e = all.entry(p.doc).or_default();
+                let v = i64::from(p.impact) * weight;
+                e.0 += if p.fields.is_negative() { -v } else { v };
+                e.1 |= p.fields.0;
+            }
+        }
+        let mut v: Vec<(u32, i64, u8)> = all
+            .into_iter()
+            .filter(|(d, (s, _))| *s > 0 && keep(*d))
+            .map(|(d, (s, f))| (d, s, f))
+            .collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        v.truncate(k);
+        v.into_iter()
+            .map(|(doc, s, f)| Hit {
+                doc,
+                score: s as f32 * ix.scale(),
+                fields: Fields(f),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pruned_search_returns_exactly_the_exhaustive_top_k() {
+        let mut rng = Rng(2024);
+        let mut queries = 0;
+        let mut pruned_differs_from_all = 0;
+        for round in 0..12 {
+            let docs = [1, 2, 5, 60, 300, 1500, 5000][round % 7];
+            // Few impact levels make many equal scores: the tie-break is exercised.
+            let impacts = [1, 2, 4, 255][round % 4];
+            let (bytes, words) = random_index(&mut rng, docs, 40, impacts);
+            let ix = Index::new(&bytes).unwrap();
+            for _ in 0..150 {
+                let n = 1 + rng.below(7) as usize;
+                let mut q: Vec<(Term, u32)> = Vec::new();
+                for _ in 0..n {
+                    let word = &words[rng.below(words.len() as u64) as usize];
+                    let weight = 1 + rng.below(3) as u32;
+                    q.extend(ix.find(word).map(|t| (t, weight)));
+                }
+                let k = [1, 2, 3, 5, 10, 50][rng.below(6) as usize];
+                let filter = rng.below(4) == 0;
+                let keep = |d: u32| !filter || !d.is_multiple_of(3);
+                let fast = search(&ix, &q, k, keep);
+                let slow = search_exhaustive(&ix, &q, k, keep);
+                assert_eq!(
+                    fast, slow,
+                    "docs {docs}, impacts {impacts}, k {k}, filter {filter}"
+                );
+                assert_eq!(slow, brute_force(&ix, &q, k, keep));
+                queries += 1;
+                pruned_differs_from_all += usize::from(fast.len() == k);
+            }
+        }
+        assert_eq!(queries, 12 * 150);
+        // Most queries fill their top-K, so pruning had work to do.
+        assert!(
+            pruned_differs_from_all > queries / 2,
+            "{pruned_differs_from_all}"
+        );
+    }
+
+    #[test]
+    fn corrupt_skip_directories_never_panic() {
+        let mut rng = Rng(99);
+        let (bytes, words) = random_index(&mut rng, 400, 5, 255);
+        let ix = Index::new(&bytes).unwrap();
+        let q: Vec<(Term, u32)> = words
+            .iter()
+            .filter_map(|w| ix.find(w))
+            .map(|t| (t, 1))
+            .collect();
+        assert!(q
+            .iter()
+            .any(|&(t, _)| ix.postings(t).count() > BLOCK_POSTINGS));
+        let mut flipped = bytes.clone();
+        for i in HEADER..flipped.len() {
+            for bit in [0x01, 0x80] {
+                flipped[i] ^= bit;
+                if let Some(ix) = Index::new(&flipped) {
+                    let q: Vec<(Term, u32)> = words
+                        .iter()
+                        .filter_map(|w| ix.find(w))
+                        .map(|t| (t, 2))
+                        .collect();
+                    let _ = search(&ix, &q, 3, |_| true);
+                    let _ = search_exhaustive(&ix, &q, 3, |_| true);
+                }
+                flipped[i] ^= bit;
+            }
+        }
     }
 
     #[test]
