@@ -9,16 +9,16 @@
 //!             bucket ends, bucket bytes) and the end of the data
 //! blocks      one u32 per block of 16 terms: offset of the block in the dictionary
 //! dictionary  per block: postings offset u32 of its first term, then per term (sorted by
-//!             bytes): shared prefix length u8 (0 for a block's first term), suffix length
-//!             u8, suffix bytes, postings length varint
+//!             bytes): shared prefix length p (0 for a block's first term) and suffix length s
+//!             as one byte p × 16 + s when both are below 16, else 0, p u8, s u8; the suffix
+//!             bytes; postings length varint
 //! postings    per term: its scale u16, count n varint, common fields u8 (the most frequent
-//!             fields byte of its postings), max u8 (its highest impact); when n > BLOCK_POSTINGS
+//!             fields byte of its postings); when n > BLOCK_POSTINGS its highest impact u8 and
 //!             a skip directory (its byte length varint, then per block of BLOCK_POSTINGS
 //!             postings: last document − previous block's last varint, the block's byte length
 //!             varint, the block's highest impact u8); then per posting in document order:
 //!             varint((document − previous document) × 2 + 1 when its fields differ from the
-//!             common ones), impact u8 (absent when n = 1: it is `max`), fields u8 (only when
-//!             flagged)
+//!             common ones), impact u8, fields u8 (only when flagged)
 //! doc buckets docs × u32: bucket number of each document
 //! bucket ends buckets × u32: end of each bucket name in `bucket bytes` (bucket 0 is "")
 //! bucket bytes bucket names, UTF-8, concatenated, sorted
@@ -211,8 +211,7 @@ impl Writer {
                 .take_while(|(a, b)| a == b)
                 .count()
         };
-        self.dict.push(prefix as u8);
-        self.dict.push((bytes.len() - prefix) as u8);
+        write_lengths(&mut self.dict, prefix, bytes.len() - prefix);
         self.dict.extend_from_slice(&bytes[prefix..]);
         write_varint(&mut self.dict, u32_of(self.postings.len() - start)?);
         self.last_term.clear();
@@ -265,6 +264,30 @@ impl Writer {
     }
 }
 
+/// A dictionary entry's shared prefix and suffix lengths: one byte `prefix × 16 + suffix` when
+/// both are below 16 (a suffix is never empty: terms are distinct and sorted), else 0 and the
+/// two lengths as bytes.
+fn write_lengths(out: &mut Vec<u8>, prefix: usize, suffix: usize) {
+    if prefix < 16 && (1..16).contains(&suffix) {
+        out.push(((prefix << 4) | suffix) as u8);
+    } else {
+        out.extend_from_slice(&[0, prefix as u8, suffix as u8]);
+    }
+}
+
+/// Reads what [`write_lengths`] wrote at `*pos`, advancing it.
+fn read_lengths(data: &[u8], pos: &mut usize) -> Option<(usize, usize)> {
+    let c = *data.get(*pos)?;
+    if c & 0x0F != 0 {
+        *pos += 1;
+        return Some((usize::from(c >> 4), usize::from(c & 0x0F)));
+    }
+    let prefix = *data.get(*pos + 1)?;
+    let suffix = *data.get(*pos + 2)?;
+    *pos += 3;
+    Some((usize::from(prefix), usize::from(suffix)))
+}
+
 /// The most documents an index holds (document deltas are stored doubled, with a flag bit).
 const MAX_DOCS: u32 = u32::MAX >> 1;
 
@@ -288,8 +311,6 @@ fn encode_postings(
         }
     }
     out.push(common);
-    out.push(postings.iter().map(|p| p.impact).max().unwrap_or(0));
-    let single = postings.len() == 1;
     let mut blocks: Vec<u8> = Vec::new();
     let mut dir: Vec<u8> = Vec::new();
     let mut prev = 0u32;
@@ -299,9 +320,7 @@ fn encode_postings(
         for p in chunk {
             let flag = u32::from(p.fields.0 != common);
             write_varint(&mut blocks, ((p.doc - prev) << 1) | flag);
-            if !single {
-                blocks.push(p.impact);
-            }
+            blocks.push(p.impact);
             if flag == 1 {
                 blocks.push(p.fields.0);
             }
@@ -312,6 +331,7 @@ fn encode_postings(
         dir.push(chunk.iter().map(|p| p.impact).max().unwrap_or(0));
     }
     if postings.len() > BLOCK_POSTINGS {
+        out.push(postings.iter().map(|p| p.impact).max().unwrap_or(0));
         write_varint(out, u32_of(dir.len())?);
         out.extend_from_slice(&dir);
     }
@@ -447,9 +467,10 @@ impl<'a> Index<'a> {
     /// The first term of block `b` and where the block's entries start.
     fn block_head(&self, b: usize) -> Option<(&'a [u8], usize)> {
         let at = read_u32(self.blocks, b * 4)? as usize;
-        // postings offset u32, prefix 0, suffix length, suffix.
-        let len = *self.dict.get(at + 5)? as usize;
-        Some((self.dict.get(at + 6..at + 6 + len)?, at))
+        // postings offset u32, lengths (prefix 0), suffix.
+        let mut pos = at.checked_add(4)?;
+        let (_, len) = read_lengths(self.dict, &mut pos)?;
+        Some((self.dict.get(pos..pos.checked_add(len)?)?, at))
     }
 
     /// The term `t`, if the index holds it.
@@ -476,9 +497,7 @@ impl<'a> Index<'a> {
         let mut buf = [0u8; MAX_TERM];
         let mut len = 0usize;
         for _ in 0..BLOCK {
-            let prefix = *self.dict.get(pos)? as usize;
-            let suffix = *self.dict.get(pos + 1)? as usize;
-            pos += 2;
+            let (prefix, suffix) = read_lengths(self.dict, &mut pos)?;
             if prefix > len || prefix + suffix > MAX_TERM {
                 return None;
             }
@@ -543,7 +562,6 @@ pub struct Postings<'a> {
     scale: u16,
     common: u8,
     max: u8,
-    single: bool,
     /// Blocks in the skip directory (0 without one: all postings form one block).
     blocks: u32,
     /// Blocks entered so far.
@@ -567,7 +585,6 @@ impl<'a> Postings<'a> {
             scale: 0,
             common: 0,
             max: 0,
-            single: false,
             blocks: 0,
             block: 0,
             dir: 0,
@@ -586,14 +603,12 @@ impl<'a> Postings<'a> {
             let mut pos = 2;
             let n = read_varint(data, &mut pos)?;
             let common = *data.get(pos)?;
-            let max = *data.get(pos + 1)?;
-            pos += 2;
+            pos += 1;
             let mut q = Postings {
                 data,
                 scale,
                 common,
-                max,
-                single: n == 1,
+                max: 0,
                 blocks: 0,
                 block: 0,
                 dir: 0,
@@ -605,6 +620,8 @@ impl<'a> Postings<'a> {
                 doc: 0,
             };
             if n as usize > BLOCK_POSTINGS {
+                q.max = *data.get(pos)?;
+                pos += 1;
                 let len = read_varint(data, &mut pos)? as usize;
                 q.dir = pos;
                 q.next_start = pos.checked_add(len)?;
@@ -616,6 +633,11 @@ impl<'a> Postings<'a> {
             q.pos = q.next_start;
             q.block_end = q.next_start;
             q.enter(0)?;
+            if q.blocks == 0 {
+                // A short list: its maximum is found by reading it (at most BLOCK_POSTINGS).
+                q.max = q.clone().map(|p| p.impact).max().unwrap_or(0);
+                q.block_max = q.max;
+            }
             Some(q)
         }
     }
@@ -728,13 +750,8 @@ impl Iterator for Postings<'_> {
             }
         }
         let v = read_varint(self.data, &mut self.pos)?;
-        let impact = if self.single {
-            self.max
-        } else {
-            let i = *self.data.get(self.pos)?;
-            self.pos += 1;
-            i
-        };
+        let impact = *self.data.get(self.pos)?;
+        self.pos += 1;
         let fields = if v & 1 == 1 {
             let f = *self.data.get(self.pos)?;
             self.pos += 1;

@@ -8,7 +8,9 @@
 //!   bigrams and unigrams, no dictionary;
 //! * [`index`] — the byte layout of the compiled index, its writer and its bounds-checked
 //!   reader, and [`index::search`]: top-K by BM25F impacts, scored in fixed windows of documents
-//!   (memory independent of the number of skills), with `when_not_to_use` evidence subtracted.
+//!   with dynamic pruning (MaxScore over the per-term and per-block maxima stored in the index;
+//!   exactly [`index::search_exhaustive`]'s answer), memory independent of the number of
+//!   skills, with `when_not_to_use` evidence subtracted.
 //!
 //! ```
 //! use skillbake_route::index::{self, Fields, Posting, Writer};

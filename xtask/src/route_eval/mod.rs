@@ -46,6 +46,8 @@ const START: &str = "<!-- route-eval:start -->\n";
 const END: &str = "<!-- route-eval:end -->";
 /// How many results every system returns per request.
 const TOP: usize = 10;
+/// Runs per request when the pruned and the exhaustive search are timed against each other.
+const REPEATS: usize = 9;
 /// The candidates the fine layer gets.
 const CANDIDATES: usize = 5;
 
@@ -94,6 +96,9 @@ struct Run {
     version: String,
 }
 
+/// The search alone, pruned and exhaustive, in µs (see `SetResult::search_us`).
+type SearchUs = (f64, f64);
+
 /// A system's metrics, latency, index build seconds and version on one set.
 type Scored = (Metrics, Latency, f64, String);
 
@@ -103,6 +108,9 @@ struct SetResult {
     queries: usize,
     systems: Vec<(String, Result<Scored, String>)>,
     index_bytes: usize,
+    /// Median over the requests of each one's best of [`REPEATS`] runs, in µs: the pruned search
+    /// and the exhaustive one (the search alone, the request's terms looked up beforehand).
+    search_us: SearchUs,
     text_bytes: usize,
     catalog_tokens: usize,
     candidates_tokens: f64,
@@ -282,7 +290,7 @@ fn ours(
     buckets: &[&str],
     queries: &[Query],
     weights: &Weights,
-) -> Result<(Run, Vec<u8>), String> {
+) -> Result<(Run, Vec<u8>, SearchUs), String> {
     let t = Instant::now();
     let built = build_fields_with(fields, buckets, weights).map_err(|e| e.to_string())?;
     let index_s = t.elapsed().as_secs_f64();
@@ -309,6 +317,34 @@ fn ours(
                 .collect(),
         );
     }
+    // The search alone, pruned against exhaustive, each request's best of REPEATS runs (which
+    // filters out what other jobs on the machine cost).
+    let terms: Vec<_> = queries
+        .iter()
+        .map(|q| query_terms(&index, &mut tok, &q.query))
+        .collect();
+    let median_best = |pruned: bool| {
+        let mut v: Vec<f64> = terms
+            .iter()
+            .map(|t| {
+                (0..REPEATS)
+                    .map(|_| {
+                        let start = Instant::now();
+                        let hits = if pruned {
+                            search(&index, t, TOP, |_| true)
+                        } else {
+                            search_exhaustive(&index, t, TOP, |_| true)
+                        };
+                        std::hint::black_box(hits);
+                        start.elapsed().as_nanos() as f64 / 1000.0
+                    })
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    };
+    let search_us = (median_best(true), median_best(false));
     Ok((
         Run {
             ranked,
@@ -317,6 +353,7 @@ fn ours(
             version: String::new(),
         },
         built.bytes,
+        search_us,
     ))
 }
 
@@ -340,10 +377,12 @@ fn eval_set(
     let queries = read_queries(dir)?;
     let mut runs: Vec<(String, Result<Run, String>)> = Vec::new();
     let mut index_bytes = 0;
+    let mut search_us = (0.0, 0.0);
     for (name, w) in variants() {
-        let (run, bytes) = ours(&names, &fields, &buckets, &queries, &w)?;
+        let (run, bytes, us) = ours(&names, &fields, &buckets, &queries, &w)?;
         if name == "skillbake" {
             index_bytes = bytes.len();
+            search_us = us;
         }
         runs.push((name.to_string(), Ok(run)));
     }
@@ -434,6 +473,7 @@ fn eval_set(
         queries: queries.len(),
         systems,
         index_bytes,
+        search_us,
         text_bytes: generated.text.len(),
         catalog_tokens,
         candidates_tokens,
@@ -542,13 +582,17 @@ fn markdown(results: &[SetResult], opts: &Options) -> String {
             md,
             "\nIndex: {} bytes, {:.1}% of the registry's text ({} bytes). Prompt cost (estimated \
              tokens): every description {}, the top {CANDIDATES} candidates {:.0} on average \
-             ({:.1}%).\n",
+             ({:.1}%). The search alone (median over the requests of each one's best of \
+             {REPEATS} runs): pruned {:.1} µs, exhaustive {:.1} µs ({:.2}×).\n",
             r.index_bytes,
             100.0 * r.index_bytes as f64 / r.text_bytes.max(1) as f64,
             r.text_bytes,
             r.catalog_tokens,
             r.candidates_tokens,
-            100.0 * r.candidates_tokens / r.catalog_tokens.max(1) as f64
+            100.0 * r.candidates_tokens / r.catalog_tokens.max(1) as f64,
+            r.search_us.0,
+            r.search_us.1,
+            r.search_us.0 / r.search_us.1.max(f64::MIN_POSITIVE)
         );
     }
     md
