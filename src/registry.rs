@@ -148,6 +148,7 @@ impl Registry {
     /// The `n`-th skill in name order, at the version an agent gets by name (what
     /// [`Registry::iter`] yields `n`-th; the routing index numbers skills this way). Without
     /// several versions of a skill that is record `n`; otherwise the records are walked.
+    #[cfg(feature = "route")]
     pub(crate) fn nth_default(&self, n: usize) -> Option<Skill<'_>> {
         if self.parts.skills.len() == self.len() {
             return self.skill(n);
@@ -336,11 +337,13 @@ pub struct Skill<'r> {
 
 impl<'r> Skill<'r> {
     /// The registry holding the skill.
+    #[cfg(feature = "route")]
     pub(crate) fn registry(&self) -> &'r Registry {
         self.reg
     }
 
     /// The skill's position in name order.
+    #[cfg(feature = "route")]
     pub(crate) fn index(&self) -> usize {
         self.reg
             .parts
