@@ -1,10 +1,15 @@
 //! The serve layer: a [`Registry`] of skills compiled into the binary, looked up through a `phf`
-//! perfect hash. Nothing here reads the file system, allocates beyond the reply it returns, or
-//! panics on any input.
+//! perfect hash. Nothing here reads the file system, allocates beyond the reply it returns (a file
+//! stored compressed or spliced is decoded once, on first access), or panics on any input.
+//!
+//! Every row is read from the tables that `skillbake-build` wrote (`skillbake_format::layout`):
+//! cells are offsets into the text and data blobs, never pointers.
 
-use crate::__private::{FieldRecord, FileRecord, Parts, SkillRecord, Str};
+use crate::__private::{Parts, Str, Table, TextSlot};
 use crate::chunk;
 use skillbake_format::catalog::{self, Catalog};
+use skillbake_format::escape::json_unescape_into;
+use skillbake_format::layout::{self, body_form, encoding, NONE};
 
 /// Tool-definition dialects served by [`Registry::tools_json`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -74,9 +79,17 @@ impl FileKind {
 
 /// The skills compiled into a binary. Build one with `skillbake::include_skills!()` (or use
 /// `skillbake::BUNDLED`, the packs shipped with skillbake itself).
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Registry {
-    parts: Parts,
+    parts: &'static Parts,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("skills", &self.len())
+            .finish_non_exhaustive()
+    }
 }
 
 /// What a `load_skill` request resolved to.
@@ -113,33 +126,56 @@ fn slice(text: &'static str, s: Str) -> &'static str {
     text.get(s.0 as usize..s.1 as usize).unwrap_or("")
 }
 
+fn text_at(parts: &'static Parts, start: u32, end: u32) -> &'static str {
+    parts.text.get(start as usize..end as usize).unwrap_or("")
+}
+
 impl Registry {
     #[doc(hidden)]
-    pub const fn __from_parts(parts: Parts) -> Self {
+    pub const fn __from_parts(parts: &'static Parts) -> Self {
         Registry { parts }
     }
 
     /// Number of skills.
     pub fn len(&self) -> usize {
-        self.parts.skills.len()
+        self.parts.skills.rows
     }
 
     /// True when no skill is embedded.
     pub fn is_empty(&self) -> bool {
-        self.parts.skills.is_empty()
+        self.len() == 0
     }
 
-    fn skill(&self, index: usize) -> Option<Skill<'_>> {
-        self.parts
-            .skills
-            .get(index)
-            .map(|rec| Skill { reg: self, rec })
+    fn skill(&self, row: usize) -> Option<Skill<'_>> {
+        (row < self.len()).then_some(Skill { reg: self, row })
+    }
+
+    /// The row of the skill named exactly `name`: one `phf` probe, one comparison.
+    fn lookup(&self, name: &str) -> Option<usize> {
+        let p = self.parts;
+        let (buckets, slots) = (p.index_disps.rows, p.index_slots.rows);
+        if buckets == 0 || slots == 0 {
+            return None;
+        }
+        let h = phf_shared::hash(name, &p.index_key);
+        let bucket = (h.g % buckets as u32) as usize;
+        let d1 = p
+            .index_disps
+            .cell(p.data, layout::index::disps::WIDTH, bucket, 0);
+        let d2 = p
+            .index_disps
+            .cell(p.data, layout::index::disps::WIDTH, bucket, 1);
+        let slot = (phf_shared::displace(h.f1, h.f2, d1, d2) % slots as u32) as usize;
+        let row = p
+            .index_slots
+            .cell(p.data, layout::index::slots::WIDTH, slot, 0) as usize;
+        let skill = self.skill(row)?;
+        (skill.name() == name).then_some(row)
     }
 
     /// The skill with exactly this name.
     pub fn get_exact(&self, name: &str) -> Option<Skill<'_>> {
-        let index = *self.parts.index.get(name)?;
-        self.skill(index as usize)
+        self.skill(self.lookup(name)?)
     }
 
     /// The skill named `name`: exact match first, then ASCII case-insensitive (as DB-GPT does).
@@ -162,10 +198,7 @@ impl Registry {
 
     /// Every skill, in name order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Skill<'_>> + '_ {
-        self.parts
-            .skills
-            .iter()
-            .map(move |rec| Skill { reg: self, rec })
+        (0..self.len()).map(move |row| Skill { reg: self, row })
     }
 
     /// Every skill name, in order.
@@ -174,21 +207,11 @@ impl Registry {
     }
 
     /// The catalog of every skill for a system prompt, in `format`, fitted into `budget`
-    /// characters when given (see `skillbake_format::catalog`). Without a budget the text was
-    /// precomputed at build time.
+    /// characters when given (see `skillbake_format::catalog`). Rendered on each call from the
+    /// skills' names, descriptions, locations and tags (it is a few bytes per skill that a
+    /// process asks for once; storing it for every format would grow the binary by several
+    /// percent of the packs).
     pub fn catalog(&self, format: catalog::Format, budget: Option<usize>) -> Catalog {
-        let index = catalog::Format::ALL
-            .iter()
-            .position(|f| *f == format)
-            .unwrap_or(0);
-        let full = slice(self.parts.text, self.parts.catalogs[index]);
-        if budget.is_none_or(|b| full.chars().count() <= b) {
-            return Catalog {
-                text: full.to_string(),
-                shortened: false,
-                omitted: 0,
-            };
-        }
         let skills: Vec<Skill<'_>> = self.iter().collect();
         let tags: Vec<Vec<&str>> = skills.iter().map(|s| s.tags().collect()).collect();
         let entries: Vec<catalog::Entry<'_>> = skills
@@ -218,7 +241,7 @@ impl Registry {
     ///
     /// `file_path` selects what is served: empty, or a path whose last component is `SKILL.md`,
     /// gives the body; a path naming another file of the pack (relative to the pack, or with the
-    /// pack's location or any trailing part of it in front, `/` or `\` separated) gives that
+    /// pack's location or any trailing part of it in front, `/` or `\\` separated) gives that
     /// file; a path with `..`, an absolute path or an unknown file gives [`Resolution::FileNotFound`].
     pub fn resolve(&self, skill_name: &str, file_path: &str) -> Resolution<'_> {
         let Some(skill) = self.get(skill_name) else {
@@ -236,10 +259,19 @@ impl Registry {
     }
 
     /// [`Registry::load_skill`] appending to `out` (reuse one buffer across calls to avoid
-    /// allocating).
+    /// allocating). For the pack's own `SKILL.md` path the reply was precomputed whole: one copy.
     pub fn load_skill_into(&self, skill_name: &str, file_path: &str, out: &mut String) {
-        self.resolve(skill_name, file_path)
-            .write_reply(skill_name, file_path, out);
+        if let Some(skill) = self.get(skill_name) {
+            if file_path == skill.skill_md_path() {
+                out.push_str(skill.reply());
+                return;
+            }
+            skill
+                .resolve(file_path)
+                .write_reply(skill_name, file_path, out);
+            return;
+        }
+        Resolution::SkillNotFound.write_reply(skill_name, file_path, out);
     }
 }
 
@@ -247,82 +279,142 @@ impl Registry {
 #[derive(Debug, Clone, Copy)]
 pub struct Skill<'r> {
     reg: &'r Registry,
-    rec: &'static SkillRecord,
+    row: usize,
 }
 
 impl<'r> Skill<'r> {
-    fn s(&self, s: Str) -> &'static str {
-        slice(self.reg.parts.text, s)
+    fn parts(&self) -> &'static Parts {
+        self.reg.parts
     }
 
-    fn list(&self, range: Str) -> impl ExactSizeIterator<Item = &'static str> + '_ {
-        let items = self
-            .reg
-            .parts
-            .lists
-            .get(range.0 as usize..range.1 as usize)
-            .unwrap_or(&[]);
-        items.iter().map(move |&s| self.s(s))
+    fn cell(&self, col: usize) -> u32 {
+        let p = self.parts();
+        p.skills.cell(p.data, layout::skill::WIDTH, self.row, col)
+    }
+
+    fn range(&self, col: usize) -> (u32, u32) {
+        (self.cell(col), self.cell(col + 1))
+    }
+
+    fn s(&self, col: usize) -> &'static str {
+        let (start, end) = self.range(col);
+        text_at(self.parts(), start, end)
+    }
+
+    fn rows(&self, col: usize, table: &Table) -> std::ops::Range<usize> {
+        let (start, end) = self.range(col);
+        let end = (end as usize).min(table.rows);
+        (start as usize).min(end)..end
+    }
+
+    fn list(&self, col: usize) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        let p = self.parts();
+        self.rows(col, &p.lists).map(move |row| {
+            let start = p
+                .lists
+                .cell(p.data, layout::list::WIDTH, row, layout::list::ITEM);
+            let end = p
+                .lists
+                .cell(p.data, layout::list::WIDTH, row, layout::list::ITEM + 1);
+            text_at(p, start, end)
+        })
     }
 
     /// The skill's name.
     pub fn name(&self) -> &'static str {
-        self.s(self.rec.name)
+        self.s(layout::skill::NAME)
     }
 
     /// The `description` field.
     pub fn description(&self) -> &'static str {
-        self.s(self.rec.description)
+        self.s(layout::skill::DESCRIPTION)
+    }
+
+    /// This skill's slot of decoded text.
+    fn slot(&self) -> Option<&'static TextSlot> {
+        self.parts().text_slots.get(self.row)
     }
 
     /// The body after the frontmatter, as `load_skill` serves it: line endings normalised to
     /// `\n`, leading and trailing whitespace stripped.
     pub fn body(&self) -> &'static str {
-        self.s(self.rec.body)
+        match self.cell(layout::skill::BODY_FORM) {
+            body_form::IN_SKILL_MD => {
+                let (start, end) = self.range(layout::skill::BODY);
+                self.decoded_skill_md()
+                    .get(start as usize..end as usize)
+                    .unwrap_or("")
+            }
+            body_form::UNESCAPE => match self.slot() {
+                Some(slot) => slot.get_or_init(|| {
+                    let mut out = String::new();
+                    json_unescape_into(&mut out, self.s(layout::skill::ESCAPED_BODY));
+                    out.into_boxed_str()
+                }),
+                None => "",
+            },
+            _ => self.s(layout::skill::BODY),
+        }
+    }
+
+    /// `SKILL.md` stored spliced around its body, rebuilt once: prefix, unescaped body, suffix.
+    fn decoded_skill_md(&self) -> &'static str {
+        let Some(slot) = self.slot() else {
+            return "";
+        };
+        slot.get_or_init(|| {
+            let prefix = self.s(layout::skill::SKILL_MD_PREFIX);
+            let escaped = self.s(layout::skill::ESCAPED_BODY);
+            let suffix = self.s(layout::skill::SKILL_MD_SUFFIX);
+            let mut out = String::with_capacity(prefix.len() + escaped.len() + suffix.len());
+            out.push_str(prefix);
+            json_unescape_into(&mut out, escaped);
+            out.push_str(suffix);
+            out.into_boxed_str()
+        })
     }
 
     /// The pack's folder as `load_skill` names it, e.g. `skills/csv-data-analysis`.
     pub fn location(&self) -> &'static str {
-        self.s(self.rec.location)
+        self.s(layout::skill::LOCATION)
     }
 
     /// The path of the pack's `SKILL.md`, e.g. `skills/csv-data-analysis/SKILL.md`.
     pub fn skill_md_path(&self) -> &'static str {
-        self.s(self.rec.skill_md_path)
+        self.s(layout::skill::SKILL_MD_PATH)
     }
 
     /// `version`, as written in the frontmatter.
     pub fn version(&self) -> Option<&'static str> {
-        self.rec.version.map(|v| self.s(v))
+        let (start, end) = self.range(layout::skill::VERSION);
+        (start != NONE).then(|| text_at(self.parts(), start, end))
     }
 
     /// `tags` (a list, or a comma-separated string split as DB-GPT does).
     pub fn tags(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
-        self.list(self.rec.tags)
+        self.list(layout::skill::TAGS)
     }
 
     /// `required_tools` (a list, or a comma-separated string split as DB-GPT does).
     pub fn required_tools(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
-        self.list(self.rec.required_tools)
+        self.list(layout::skill::REQUIRED_TOOLS)
     }
 
     /// The whole frontmatter as compact JSON, keys in source order.
     pub fn frontmatter_json(&self) -> &'static str {
-        self.s(self.rec.frontmatter)
-    }
-
-    fn field_records(&self) -> &'static [FieldRecord] {
-        let fields: &'static [FieldRecord] = self.reg.parts.fields;
-        fields
-            .get(self.rec.fields.0 as usize..self.rec.fields.1 as usize)
-            .unwrap_or(&[])
+        self.s(layout::skill::FRONTMATTER)
     }
 
     /// Every top-level frontmatter field as (key, compact JSON value), in source order.
     pub fn fields(&self) -> impl ExactSizeIterator<Item = (&'static str, &'static str)> + '_ {
-        self.field_records()
-            .iter()
-            .map(move |f| (self.s(f.key), self.s(f.json)))
+        let p = self.parts();
+        self.rows(layout::skill::FIELDS, &p.fields).map(move |row| {
+            let c = |col| p.fields.cell(p.data, layout::field::WIDTH, row, col);
+            (
+                text_at(p, c(layout::field::KEY), c(layout::field::KEY + 1)),
+                text_at(p, c(layout::field::JSON), c(layout::field::JSON + 1)),
+            )
+        })
     }
 
     /// One frontmatter field's value as compact JSON (e.g. `"1.0.0"`, `["a","b"]`).
@@ -332,64 +424,83 @@ impl<'r> Skill<'r> {
 
     /// The pack's `SKILL.md` exactly as written (frontmatter, BOM and line endings included).
     pub fn skill_md(&self) -> Option<File> {
-        self.file_at(self.rec.skill_md as usize)
+        self.file_at(self.cell(layout::skill::SKILL_MD) as usize)
     }
 
     /// The text of the pack's `schema.json`, if it has one.
     pub fn schema_json(&self) -> Option<&'static str> {
-        let file = self.file_at(self.rec.schema? as usize)?;
-        file.text()
+        let row = self.cell(layout::skill::SCHEMA);
+        if row == NONE {
+            return None;
+        }
+        self.file_at(row as usize)?.text()
     }
 
-    fn file_records(&self) -> &'static [FileRecord] {
-        let files: &'static [FileRecord] = self.reg.parts.files;
-        files
-            .get(self.rec.files.0 as usize..self.rec.files.1 as usize)
-            .unwrap_or(&[])
-    }
-
-    fn file_at(&self, index: usize) -> Option<File> {
-        self.reg.parts.files.get(index).map(|rec| File {
-            rec,
-            text: self.reg.parts.text,
-            bytes: self.reg.parts.bytes,
+    fn file_at(&self, row: usize) -> Option<File> {
+        let p = self.parts();
+        (row < p.files.rows).then_some(File {
+            parts: p,
+            row,
+            skill: self.row,
         })
     }
 
     /// Every embedded file of the pack (`SKILL.md` included), sorted by path.
     pub fn files(&self) -> impl ExactSizeIterator<Item = File> + '_ {
-        let (text, bytes) = (self.reg.parts.text, self.reg.parts.bytes);
-        self.file_records()
-            .iter()
-            .map(move |rec| File { rec, text, bytes })
+        let p = self.parts();
+        let skill = self.row;
+        self.rows(layout::skill::FILES, &p.files)
+            .map(move |row| File {
+                parts: p,
+                row,
+                skill,
+            })
     }
 
     /// The embedded file at `path` (relative to the pack, `/`-separated).
     pub fn file(&self, path: &str) -> Option<File> {
-        let recs = self.file_records();
-        let text = self.reg.parts.text;
-        let i = recs
-            .binary_search_by(|r| slice(text, r.path).as_bytes().cmp(path.as_bytes()))
-            .ok()?;
-        Some(File {
-            rec: &recs[i],
-            text,
-            bytes: self.reg.parts.bytes,
-        })
+        let p = self.parts();
+        let rows = self.rows(layout::skill::FILES, &p.files);
+        let (mut lo, mut hi) = (rows.start, rows.end);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let file = File {
+                parts: p,
+                row: mid,
+                skill: self.row,
+            };
+            match file.path().as_bytes().cmp(path.as_bytes()) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(file),
+            }
+        }
+        None
     }
 
+    /// The precomputed reply for [`Skill::skill_md_path`].
+    pub(crate) fn reply(&self) -> &'static str {
+        self.s(layout::skill::REPLY)
+    }
+
+    /// The reply's head (up to the echoed path) and tail (after it).
     pub(crate) fn chunk_parts(&self) -> (&'static str, &'static str) {
-        (self.s(self.rec.head), self.s(self.rec.tail))
+        let p = self.parts();
+        let (start, end) = self.range(layout::skill::REPLY);
+        let head_end = self.cell(layout::skill::HEAD_END);
+        let tail_start = self.cell(layout::skill::TAIL_START);
+        (text_at(p, start, head_end), text_at(p, tail_start, end))
     }
 
     /// Resolves `file_path` against this skill (see [`Registry::resolve`]).
     pub fn resolve(self, file_path: &str) -> Resolution<'r> {
         let trimmed = file_path.trim();
-        if trimmed.is_empty() {
-            return Resolution::Body(self);
-        }
-        let last = trimmed.rsplit(['/', '\\']).next().unwrap_or(trimmed);
-        if last == "SKILL.md" {
+        // The last `/`- or `\\`-separated component is `SKILL.md` (or nothing was asked).
+        let body = trimmed.is_empty()
+            || trimmed
+                .strip_suffix("SKILL.md")
+                .is_some_and(|rest| rest.is_empty() || rest.ends_with(['/', '\\']));
+        if body {
             return Resolution::Body(self);
         }
         match self.find_file(trimmed) {
@@ -399,7 +510,7 @@ impl<'r> Skill<'r> {
     }
 
     /// The embedded file a request path names: relative to the pack, or with the pack's location
-    /// (or a trailing part of it, such as the pack's folder name) in front; `/` or `\`
+    /// (or a trailing part of it, such as the pack's folder name) in front; `/` or `\\`
     /// separated. Absolute paths, URLs and paths with `..` name nothing.
     pub fn find_file(&self, path: &str) -> Option<File> {
         let path = path.trim();
@@ -408,6 +519,24 @@ impl<'r> Skill<'r> {
             || path.contains("://");
         if absolute {
             return None;
+        }
+        // A path already in canonical form (`a/b/c`) is looked up as it is, without allocating.
+        let canonical = !path.is_empty()
+            && !path.contains('\\')
+            && path.split('/').all(|part| !matches!(part, "" | "." | ".."));
+        if canonical {
+            if let Some(f) = self.file(path) {
+                return Some(f);
+            }
+            let location = self.location();
+            let segments = location.split('/').filter(|p| !p.is_empty()).count();
+            return (0..segments).find_map(|skip| {
+                let mut rest = path;
+                for segment in location.split('/').filter(|p| !p.is_empty()).skip(skip) {
+                    rest = rest.strip_prefix(segment)?.strip_prefix('/')?;
+                }
+                self.file(rest)
+            });
         }
         let mut parts: Vec<&str> = Vec::new();
         for part in path.split(['/', '\\']) {
@@ -463,33 +592,103 @@ impl<'r> Skill<'r> {
 }
 
 /// One embedded file of a pack.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct File {
-    rec: &'static FileRecord,
-    text: &'static str,
-    bytes: &'static [u8],
+    parts: &'static Parts,
+    row: usize,
+    /// The skill row the file belongs to (whose slot holds a spliced `SKILL.md`).
+    skill: usize,
+}
+
+impl std::fmt::Debug for File {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("File")
+            .field("path", &self.path())
+            .field("kind", &self.kind())
+            .field("size", &self.size())
+            .finish()
+    }
 }
 
 impl File {
+    fn cell(&self, col: usize) -> u32 {
+        self.parts
+            .files
+            .cell(self.parts.data, layout::file::WIDTH, self.row, col)
+    }
+
     /// Path relative to the pack, `/`-separated.
     pub fn path(&self) -> &'static str {
-        slice(self.text, self.rec.path)
+        text_at(
+            self.parts,
+            self.cell(layout::file::PATH),
+            self.cell(layout::file::PATH + 1),
+        )
     }
 
     /// The exact bytes of the file.
     pub fn bytes(&self) -> &'static [u8] {
-        self.bytes
-            .get(self.rec.data.0 as usize..self.rec.data.1 as usize)
-            .unwrap_or(&[])
+        let (start, end) = (
+            self.cell(layout::file::DATA) as usize,
+            self.cell(layout::file::DATA + 1) as usize,
+        );
+        match self.cell(layout::file::ENCODING) {
+            encoding::TEXT => self.parts.text.as_bytes().get(start..end).unwrap_or(&[]),
+            encoding::BYTES => self.parts.data.get(start..end).unwrap_or(&[]),
+            encoding::SPLICED => self.spliced().as_bytes(),
+            encoding::DEFLATE => {
+                let slot = self.cell(layout::file::SLOT) as usize;
+                match self.parts.byte_slots.get(slot) {
+                    Some(slot) => slot.get_or_init(|| {
+                        let data = self.parts.data.get(start..end).unwrap_or(&[]);
+                        crate::__private::inflate(data, self.size())
+                    }),
+                    None => &[],
+                }
+            }
+            _ => &[],
+        }
+    }
+
+    fn spliced(&self) -> &'static str {
+        let reg = Registry { parts: self.parts };
+        let skill = Skill {
+            reg: &reg,
+            row: self.skill,
+        };
+        skill.decoded_skill_md()
     }
 
     /// The file as text, when it is UTF-8.
     pub fn text(&self) -> Option<&'static str> {
-        std::str::from_utf8(self.bytes()).ok()
+        match self.cell(layout::file::ENCODING) {
+            encoding::TEXT => Some(text_at(
+                self.parts,
+                self.cell(layout::file::DATA),
+                self.cell(layout::file::DATA + 1),
+            )),
+            encoding::SPLICED => Some(self.spliced()),
+            _ => std::str::from_utf8(self.bytes()).ok(),
+        }
+    }
+
+    /// The file's size in bytes (known without decoding a compressed file).
+    pub fn size(&self) -> usize {
+        self.cell(layout::file::LEN) as usize
+    }
+
+    /// True when the file is stored compressed (inflated on first access).
+    pub fn is_compressed(&self) -> bool {
+        self.cell(layout::file::ENCODING) == encoding::DEFLATE
     }
 
     /// How the file is served as a chunk.
     pub fn kind(&self) -> FileKind {
-        self.rec.kind
+        match self.cell(layout::file::KIND) {
+            layout::kind::MARKDOWN => FileKind::Markdown,
+            layout::kind::CODE => FileKind::Code,
+            layout::kind::TEXT => FileKind::Text,
+            _ => FileKind::Binary,
+        }
     }
 }

@@ -6,6 +6,7 @@
 mod cat;
 mod check;
 mod explain;
+pub mod fast;
 mod list;
 mod load;
 mod output;
@@ -168,6 +169,11 @@ pub fn run() -> ExitCode {
         Command::Cat { skill_name, path } => cat::run(&skill_name, &path),
         Command::Serve => serve::run(),
     };
+    finish(result)
+}
+
+/// A command's exit code; an error is printed and exits 2.
+fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {

@@ -40,19 +40,27 @@ pub struct CheckOptions {
 
 /// What one pack contributes to the check.
 #[derive(Default)]
-struct PackOutcome {
-    diags: Vec<Diagnostic>,
-    skill: Option<Skill>,
-    site: Option<duplicate::NameSite>,
-    sources: Vec<(String, String)>,
+pub(crate) struct PackOutcome {
+    pub(crate) diags: Vec<Diagnostic>,
+    pub(crate) skill: Option<Skill>,
+    pub(crate) site: Option<duplicate::NameSite>,
+    pub(crate) sources: Vec<(String, String)>,
 }
 
-/// Checks the skills root (or single pack) at `root`.
-pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
-    let mut diags: Vec<Diagnostic> = Vec::new();
-    let mut report = Report::default();
-    let mut tracked = Vec::new();
+/// The configuration in effect for a check, with what reading it reported.
+pub(crate) struct Configured {
+    pub(crate) cfg: ProjectConfig,
+    pub(crate) diags: Vec<Diagnostic>,
+    pub(crate) sources: Vec<(String, String)>,
+    pub(crate) tracked: Vec<PathBuf>,
+}
 
+/// Reads the configuration file (`skillbake.toml` at `root`, or the one given) and applies the
+/// options on top of it.
+pub(crate) fn configure(root: &Path, opts: &CheckOptions) -> Configured {
+    let mut diags = Vec::new();
+    let mut sources = Vec::new();
+    let mut tracked = Vec::new();
     let (config_path, config_label) = match &opts.config_file {
         Some(p) => (p.clone(), p.to_string_lossy().replace('\\', "/")),
         None => (root.join(CONFIG_FILE), CONFIG_FILE.to_string()),
@@ -75,7 +83,7 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
         Ok(c) => c,
         Err(d) => {
             if let Ok(text) = std::fs::read_to_string(&config_path) {
-                report.sources.insert(config_label.clone(), text);
+                sources.push((config_label.clone(), text));
             }
             diags.extend(d);
             ProjectConfig::default()
@@ -90,13 +98,49 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
             cfg.lints.insert(code, level);
         }
     }
+    Configured {
+        cfg,
+        diags,
+        sources,
+        tracked,
+    }
+}
+
+/// The cross-pack rule (`duplicate-name`), then levels, `--deny warnings` and the order.
+pub(crate) fn finish(
+    cfg: &ProjectConfig,
+    opts: &CheckOptions,
+    names: &[duplicate::NameSite],
+    diags: &mut Vec<Diagnostic>,
+) {
+    duplicate::check(names, diags);
+    cfg.apply_levels(diags);
+    if opts.deny_warnings {
+        for d in diags.iter_mut() {
+            d.severity = Severity::Error;
+        }
+    }
+    sort(diags);
+}
+
+/// Checks the skills root (or single pack) at `root`.
+pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
+    let mut report = Report::default();
+    let Configured {
+        cfg,
+        mut diags,
+        sources,
+        mut tracked,
+    } = configure(root, opts);
+    report.sources.extend(sources);
 
     let found = discover(root, &GlobSet::new(&cfg.ignore));
     diags.extend(found.diagnostics);
     tracked.extend(found.tracked);
     report.packs = found.packs.len();
 
-    let outcomes = check_packs(&found.packs, &cfg);
+    let compress = GlobSet::new(&cfg.compress);
+    let outcomes = check_packs(found.packs, &cfg, &compress);
     let mut skills = Vec::new();
     let mut names = Vec::new();
     for outcome in outcomes {
@@ -105,14 +149,8 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
         names.extend(outcome.site);
         report.sources.extend(outcome.sources);
     }
-    duplicate::check(&names, &mut diags);
-    cfg.apply_levels(&mut diags);
-    if opts.deny_warnings {
-        for d in &mut diags {
-            d.severity = Severity::Error;
-        }
-    }
-    sort(&mut diags);
+    finish(&cfg, opts, &names, &mut diags);
+    add_missing_sources(&mut report, &diags, &skills);
     report.diagnostics = diags;
     tracked.sort();
     tracked.dedup();
@@ -123,70 +161,100 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
     }
 }
 
-/// Checks packs on every available core, keeping their order.
-fn check_packs(packs: &[PackSource], cfg: &ProjectConfig) -> Vec<PackOutcome> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(packs.len() / 16)
-        .max(1);
-    if workers == 1 {
-        return packs.iter().map(|p| check_one(p, cfg)).collect();
-    }
-    let chunk = packs.len().div_ceil(workers);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = packs
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || part.iter().map(|p| check_one(p, cfg)).collect::<Vec<_>>())
-            })
-            .collect();
-        let mut out = Vec::with_capacity(packs.len());
-        for h in handles {
-            // A worker only panics on a bug; re-raise it here rather than lose packs.
-            out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-        }
-        out
-    })
+/// Checks packs on every available core, keeping their order; each pack's files move into its
+/// model (nothing is copied).
+fn check_packs(
+    packs: Vec<PackSource>,
+    cfg: &ProjectConfig,
+    compress: &GlobSet,
+) -> Vec<PackOutcome> {
+    crate::par_map_owned(packs, |p| check_one(p, cfg, compress))
 }
 
 /// Parses and validates one pack.
-fn check_one(pack: &PackSource, cfg: &ProjectConfig) -> PackOutcome {
+pub(crate) fn check_one(
+    mut pack: PackSource,
+    cfg: &ProjectConfig,
+    compress: &GlobSet,
+) -> PackOutcome {
     let mut out = PackOutcome::default();
-    let file = validate::skill_md_path(pack);
+    let file = validate::skill_md_path(&pack);
     let Some(md_file) = pack.file(SKILL_MD) else {
         return out;
     };
     let Some(md) = frontmatter::parse(&md_file.bytes, &file, &mut out.diags) else {
+        out.keep_sources(&pack, None);
         return out;
     };
     let ctx = PackCtx {
-        pack,
+        pack: &pack,
         md: &md,
         file: file.clone(),
         config: cfg,
     };
     validate::check_pack(&ctx, &mut out.diags);
-    if let Some(schema) = pack.file(validate::schema::SCHEMA_JSON) {
-        if let Ok(text) = std::str::from_utf8(&schema.bytes) {
-            out.sources.push((
-                pack.display_path(validate::schema::SCHEMA_JSON),
-                text.to_string(),
-            ));
-        }
-    }
-    if let Some(skill) = model(pack, &md) {
+    out.keep_sources(&pack, Some(&md.text));
+    if let Some(mut skill) = model(&pack, &md) {
         out.site = Some(duplicate::NameSite {
             name: skill.name.clone(),
             file: file.clone(),
             pos: md.value_pos("name"),
         });
+        skill.compress = pack
+            .files
+            .iter()
+            .filter(|f| compress.matches(&pack.display_path(&f.path)))
+            .map(|f| f.path.clone())
+            .collect();
+        skill.files = std::mem::take(&mut pack.files);
         out.skill = Some(skill);
     }
-    out.sources.push((file, md.text));
     out
 }
 
-/// Builds the embeddable model of a pack whose frontmatter parsed and has a string name.
+impl PackOutcome {
+    /// Keeps the texts that diagnostics quote (`SKILL.md`, `schema.json`), when there are any.
+    fn keep_sources(&mut self, pack: &PackSource, md_text: Option<&str>) {
+        if self.diags.is_empty() {
+            return;
+        }
+        for name in [SKILL_MD, validate::schema::SCHEMA_JSON] {
+            let text = match (name, md_text) {
+                (SKILL_MD, Some(t)) => Some(t),
+                _ => pack
+                    .file(name)
+                    .and_then(|f| std::str::from_utf8(&f.bytes).ok()),
+            };
+            if let Some(text) = text {
+                self.sources
+                    .push((pack.display_path(name), text.to_string()));
+            }
+        }
+    }
+}
+
+/// Sources for diagnostics found after the packs were checked (duplicate names), from the
+/// packs' own files.
+fn add_missing_sources(report: &mut Report, diags: &[Diagnostic], skills: &[Skill]) {
+    for d in diags {
+        if report.sources.contains_key(&d.file) {
+            continue;
+        }
+        let found = skills.iter().find_map(|s| {
+            s.files.iter().find_map(|f| {
+                (crate::discover::join(&s.rel_dir, &f.path) == d.file)
+                    .then(|| std::str::from_utf8(&f.bytes).ok())
+                    .flatten()
+            })
+        });
+        if let Some(text) = found {
+            report.sources.insert(d.file.clone(), text.to_string());
+        }
+    }
+}
+
+/// Builds the embeddable model of a pack whose frontmatter parsed and has a string name (its
+/// files are moved in by the caller).
 fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
     let fm = md.frontmatter.as_ref()?;
     let text = |k: &str| match fm.mapping.get(k) {
@@ -238,6 +306,7 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
         tags: list("tags"),
         required_tools: list("required_tools"),
         version,
-        files: pack.files.clone(),
+        files: Vec::new(),
+        compress: Vec::new(),
     })
 }

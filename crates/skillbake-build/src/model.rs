@@ -25,4 +25,6 @@ pub struct Skill {
     pub version: Option<String>,
     /// Every file of the pack, `SKILL.md` included, sorted by path.
     pub files: Vec<SourceFile>,
+    /// Paths of the files to store compressed (`[embed] compress` in `skillbake.toml`), sorted.
+    pub compress: Vec<String>,
 }

@@ -8,7 +8,8 @@
 //!   HTML/XML text as Python's `html.escape` does;
 //! * [`chunks`] — the fixed parts of DB-GPT's `load_skill` reply;
 //! * [`catalog`] — the list of skills for a system prompt, in four formats, with a budget;
-//! * [`activation`] — other shapes of a loaded skill (`<skill>`, `<skill_content>`).
+//! * [`activation`] — other shapes of a loaded skill (`<skill>`, `<skill_content>`);
+//! * [`layout`] — the binary tables of a generated registry (every column, for both sides).
 
 #![forbid(unsafe_code)]
 
@@ -16,3 +17,4 @@ pub mod activation;
 pub mod catalog;
 pub mod chunks;
 pub mod escape;
+pub mod layout;
