@@ -172,3 +172,12 @@ fn compressed_file_later_access(bencher: divan::Bencher) {
     let _ = file.bytes();
     bencher.bench(|| black_box(file).bytes().len());
 }
+
+/// `Skill::find_file` for a path relative to the pack (`SKILL.md`), for the same path with the
+/// pack's location in front (`skills/body-1k/SKILL.md`, found after stripping the prefix) and
+/// for a miss: lookups only, compared without building the joined path, so no allocation.
+#[divan::bench(args = ["SKILL.md", "skills/body-1k/SKILL.md", "skills/body-1k/missing.md"])]
+fn find_file(bencher: divan::Bencher, path: &str) {
+    let skill = REGISTRY.get_exact("body-1k").expect("fixture pack");
+    bencher.bench(|| skill.find_file(black_box(path)).map(|f| f.bytes().len()));
+}

@@ -9,8 +9,10 @@
 //! copy); for any other path that names the body, its fixed parts (`head` and `tail`, sub-ranges
 //! of the same text) are copied around the escaped `file_path`.
 
-use crate::registry::{File, FileKind, Skill};
+use crate::registry::{File, Skill};
+use crate::FileKind;
 use skillbake_format::chunks::{CLOSE, CONTENT, OPEN, SEPARATOR};
+use std::fmt::Write as _;
 
 /// Appends `s` to `out` as the inside of a JSON string, escaped exactly as Python's
 /// `json.dumps(..., ensure_ascii=False)` does (see `skillbake_format::escape::json_into`).
@@ -47,7 +49,7 @@ pub(crate) fn file_reply(out: &mut String, skill: &Skill<'_>, file_path: &str, f
             out.push_str(r#"text", "content": "Binary file '"#);
             escape_into(out, file.path());
             out.push_str("' (");
-            out.push_str(&file.size().to_string());
+            let _ = write!(out, "{}", file.size());
             out.push_str(" bytes) is not shown as text");
         }
     }

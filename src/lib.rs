@@ -46,6 +46,8 @@
 //! file system. Feature `compress` adds `miniz_oxide` for files stored compressed.
 
 #![forbid(unsafe_code)]
+// Nothing on the serving path panics: no unchecked indexing or slicing, no `panic!`.
+#![deny(clippy::indexing_slicing, clippy::panic)]
 
 extern crate self as skillbake;
 
@@ -54,11 +56,19 @@ pub mod chunk;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod registry;
+/// Routing a request to the right few skills (feature `route`).
+#[cfg(feature = "route")]
+pub mod route;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use registry::{Activation, File, FileKind, Registry, Resolution, Skill, ToolsFormat};
+pub use registry::{File, Registry, RenderError, Resolution, Skill};
+#[cfg(feature = "route")]
+pub use route::{RouteOptions, Routed};
+pub use skillbake_format::activation::Shape as Activation;
 pub use skillbake_format::catalog::{Catalog, Format as CatalogFormat};
+pub use skillbake_format::file_type::FileKind;
+pub use skillbake_format::tools::Format as ToolsFormat;
 
 /// Defines `pub static REGISTRY: skillbake::Registry` from the registry that
 /// `skillbake_build::Config::compile` wrote to `OUT_DIR` in this crate's `build.rs`.
@@ -93,6 +103,11 @@ pub fn load_skill(skill_name: &str, file_path: &str) -> String {
 #[doc(hidden)]
 pub mod __private {
     pub use phf;
+
+    /// The layout version of the routing index this runtime reads; generated code asserts it.
+    pub const ROUTE_FORMAT: u32 = 1;
+    #[cfg(feature = "route")]
+    const _: () = assert!(ROUTE_FORMAT == skillbake_route::FORMAT);
 
     /// A byte range `(start, end)` into the registry's text or data.
     pub type Str = (u32, u32);
@@ -145,11 +160,13 @@ pub mod __private {
         /// `layout::index::slots`.
         pub index_slots: Table,
         /// Tool definitions as JSON, in `ToolsFormat::ALL` order.
-        pub tools: [Str; 4],
+        pub tools: [Str; crate::ToolsFormat::ALL.len()],
         /// One per skill (see [`TextSlot`]).
         pub text_slots: &'static [TextSlot],
         /// One per compressed file (see [`ByteSlot`]).
         pub byte_slots: &'static [ByteSlot],
+        /// The routing index (`skillbake_route::index` layout).
+        pub route: &'static [u8],
     }
 
     impl std::fmt::Debug for Parts {

@@ -7,75 +7,37 @@
 
 use crate::__private::{Parts, Str, Table, TextSlot};
 use crate::chunk;
-use skillbake_format::catalog::{self, Catalog};
+use skillbake_format::activation::Shape as Activation;
+use skillbake_format::catalog::{self, Catalog, CatalogEntry};
 use skillbake_format::escape::json_unescape_into;
+use skillbake_format::file_type::FileKind;
 use skillbake_format::layout::{self, body_form, encoding, NONE};
+use skillbake_format::template;
+use skillbake_format::tools::Format as ToolsFormat;
 
-/// Tool-definition dialects served by [`Registry::tools_json`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ToolsFormat {
-    /// OpenAI: `[{"type": "function", "function": {"name", "description", "parameters"}}]`.
-    OpenAi,
-    /// Anthropic: `[{"name", "description", "input_schema"}]`.
-    Anthropic,
-    /// MCP: `[{"name", "description", "inputSchema"}]`.
-    Mcp,
-    /// Plain JSON Schema: `{"<tool>": {<schema with title and description>}}`.
-    JsonSchema,
+/// Why [`Registry::render`] gave no text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RenderError {
+    /// No skill has this name.
+    SkillNotFound,
+    /// The body uses a construct the precompiled table cannot express (the reason, recorded at
+    /// build time).
+    NotRenderable(&'static str),
+    /// Jinja2 would raise too: an attribute of an undefined variable, a type error.
+    Failed(template::RenderError),
 }
 
-impl ToolsFormat {
-    /// Every dialect, in the order of the generated table.
-    pub const ALL: [ToolsFormat; 4] = [
-        ToolsFormat::OpenAi,
-        ToolsFormat::Anthropic,
-        ToolsFormat::Mcp,
-        ToolsFormat::JsonSchema,
-    ];
-
-    /// The dialect's name on the command line.
-    pub fn name(self) -> &'static str {
+impl std::fmt::Display for RenderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ToolsFormat::OpenAi => "openai",
-            ToolsFormat::Anthropic => "anthropic",
-            ToolsFormat::Mcp => "mcp",
-            ToolsFormat::JsonSchema => "json-schema",
+            RenderError::SkillNotFound => f.write_str("skill not found"),
+            RenderError::NotRenderable(why) => f.write_str(why),
+            RenderError::Failed(e) => write!(f, "rendering failed: {e}"),
         }
     }
 }
 
-/// Shapes of a loaded skill besides DB-GPT's chunks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Activation {
-    /// learn-claude-code: `<skill name="…">\nbody\n</skill>`.
-    SkillTag,
-    /// Agent Skills client guide: `<skill_content name="…">` with the resource list.
-    SkillContent,
-}
-
-/// How an embedded file is served as a `load_skill` chunk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FileKind {
-    /// Markdown (`.md`): a `markdown` chunk.
-    Markdown,
-    /// Scripts and source code: a `code` chunk.
-    Code,
-    /// Other UTF-8 text: a `text` chunk.
-    Text,
-    /// Not UTF-8 (or holding NUL bytes): a `text` chunk saying so, with its size.
-    Binary,
-}
-
-impl FileKind {
-    /// The chunk `output_type` for this kind.
-    pub fn output_type(self) -> &'static str {
-        match self {
-            FileKind::Markdown => "markdown",
-            FileKind::Code => "code",
-            FileKind::Text | FileKind::Binary => "text",
-        }
-    }
-}
+impl std::error::Error for RenderError {}
 
 /// The skills compiled into a binary. Build one with `skillbake::include_skills!()` (or use
 /// `skillbake::BUNDLED`, the packs shipped with skillbake itself).
@@ -101,7 +63,7 @@ pub enum Resolution<'r> {
     File(Skill<'r>, File),
     /// The skill exists but `file_path` names none of its files.
     FileNotFound(Skill<'r>),
-    /// No skill has this name, even ignoring ASCII case.
+    /// No skill has this name, even ignoring letter case.
     SkillNotFound,
 }
 
@@ -146,18 +108,25 @@ impl Registry {
         self.len() == 0
     }
 
-    fn skill(&self, row: usize) -> Option<Skill<'_>> {
+    /// The generated tables (for the other serve modules).
+    pub(crate) fn __parts(&self) -> &'static Parts {
+        self.parts
+    }
+
+    /// The skill at position `row` in name order.
+    pub(crate) fn skill(&self, row: usize) -> Option<Skill<'_>> {
         (row < self.len()).then_some(Skill { reg: self, row })
     }
 
-    /// The row of the skill named exactly `name`: one `phf` probe, one comparison.
-    fn lookup(&self, name: &str) -> Option<usize> {
+    /// The row of the skill whose name in lower case ([`skillbake_format::name::fold`]) is
+    /// `key`: one `phf` probe, one comparison.
+    fn lookup(&self, key: &str) -> Option<usize> {
         let p = self.parts;
         let (buckets, slots) = (p.index_disps.rows, p.index_slots.rows);
         if buckets == 0 || slots == 0 {
             return None;
         }
-        let h = phf_shared::hash(name, &p.index_key);
+        let h = phf_shared::hash(key, &p.index_key);
         let bucket = (h.g % buckets as u32) as usize;
         let d1 = p
             .index_disps
@@ -170,30 +139,35 @@ impl Registry {
             .index_slots
             .cell(p.data, layout::index::slots::WIDTH, slot, 0) as usize;
         let skill = self.skill(row)?;
-        (skill.name() == name).then_some(row)
+        (skill.s(layout::skill::KEY) == key).then_some(row)
     }
 
-    /// The skill with exactly this name.
+    /// The skill with exactly this name (letter case included).
     pub fn get_exact(&self, name: &str) -> Option<Skill<'_>> {
-        self.skill(self.lookup(name)?)
+        self.get(name).filter(|s| s.name() == name)
     }
 
-    /// The skill named `name`: exact match first, then ASCII case-insensitive (as DB-GPT does).
+    /// The skill named `name`, ignoring letter case (as DB-GPT does: `PDF-Tools` answers
+    /// `pdf-tools`); the skill keeps the name as written. The index holds every name in lower
+    /// case ([`skillbake_format::name::fold`]), and no two names fold alike.
     pub fn get(&self, name: &str) -> Option<Skill<'_>> {
-        if let Some(s) = self.get_exact(name) {
-            return Some(s);
+        if let Some(row) = self.lookup(name) {
+            return self.skill(row);
         }
-        // Names are validated to be lower case, so a case-insensitive match is an exact match
-        // of the lower-cased request. Names are at most 64 bytes: lower-case on the stack.
-        let mut buf = [0u8; 64];
+        // ASCII names up to 64 bytes are lower-cased on the stack.
         let bytes = name.as_bytes();
-        if bytes.len() > buf.len() || !bytes.iter().any(u8::is_ascii_uppercase) {
-            return None;
+        let mut buf = [0u8; 64];
+        if name.is_ascii() && bytes.len() <= buf.len() {
+            if !bytes.iter().any(u8::is_ascii_uppercase) {
+                return None;
+            }
+            let lower = buf.get_mut(..bytes.len())?;
+            lower.copy_from_slice(bytes);
+            lower.make_ascii_lowercase();
+            return self.skill(self.lookup(std::str::from_utf8(lower).ok()?)?);
         }
-        let lower = &mut buf[..bytes.len()];
-        lower.copy_from_slice(bytes);
-        lower.make_ascii_lowercase();
-        self.get_exact(std::str::from_utf8(lower).ok()?)
+        let folded = skillbake_format::name::fold(name);
+        self.skill(self.lookup(folded.as_ref())?)
     }
 
     /// Every skill, in name order.
@@ -212,35 +186,24 @@ impl Registry {
     /// process asks for once; storing it for every format would grow the binary by several
     /// percent of the packs).
     pub fn catalog(&self, format: catalog::Format, budget: Option<usize>) -> Catalog {
-        let skills: Vec<Skill<'_>> = self.iter().collect();
-        let tags: Vec<Vec<&str>> = skills.iter().map(|s| s.tags().collect()).collect();
-        let entries: Vec<catalog::Entry<'_>> = skills
-            .iter()
-            .zip(&tags)
-            .map(|(s, tags)| catalog::Entry {
-                name: s.name(),
-                description: s.description(),
-                location: s.skill_md_path(),
-                tags,
-            })
-            .collect();
-        catalog::render(format, &entries, budget)
+        let skills = (0..self.len()).map(move |row| Skill { reg: self, row });
+        catalog::render(format, skills, budget)
     }
 
     /// The tool definitions (`load_skill`, plus one tool per pack with a `schema.json`) as JSON in
     /// `format`, precomputed at build time.
     pub fn tools_json(&self, format: ToolsFormat) -> &'static str {
-        let index = ToolsFormat::ALL
-            .iter()
-            .position(|f| *f == format)
-            .unwrap_or(0);
-        slice(self.parts.text, self.parts.tools[index])
+        self.parts
+            .tools
+            .get(format.index())
+            .map_or("", |&s| slice(self.parts.text, s))
     }
 
     /// Resolves a `load_skill` request without building the reply.
     ///
     /// `file_path` selects what is served: empty, or a path whose last component is `SKILL.md`,
-    /// gives the body; a path naming another file of the pack (relative to the pack, or with the
+    /// gives the body (unless it names a `SKILL.md` the pack ships under `assets/` and the like,
+    /// which is a file); a path naming another file of the pack (relative to the pack, or with the
     /// pack's location or any trailing part of it in front, `/` or `\\` separated) gives that
     /// file; a path with `..`, an absolute path or an unknown file gives [`Resolution::FileNotFound`].
     pub fn resolve(&self, skill_name: &str, file_path: &str) -> Resolution<'_> {
@@ -248,6 +211,13 @@ impl Registry {
             return Resolution::SkillNotFound;
         };
         skill.resolve(file_path)
+    }
+
+    /// The body of skill `name` rendered with `vars` (see [`Skill::render`]).
+    pub fn render(&self, name: &str, vars: &[(&str, &str)]) -> Result<String, RenderError> {
+        self.get(name)
+            .ok_or(RenderError::SkillNotFound)?
+            .render(vars)
     }
 
     /// DB-GPT's `load_skill(skill_name, file_path)`: the reply as a JSON string of chunks, byte
@@ -262,7 +232,7 @@ impl Registry {
     /// allocating). For the pack's own `SKILL.md` path the reply was precomputed whole: one copy.
     pub fn load_skill_into(&self, skill_name: &str, file_path: &str, out: &mut String) {
         if let Some(skill) = self.get(skill_name) {
-            if file_path == skill.skill_md_path() {
+            if skill.is_own_skill_md_path(file_path) {
                 out.push_str(skill.reply());
                 return;
             }
@@ -287,6 +257,16 @@ impl<'r> Skill<'r> {
         self.reg.parts
     }
 
+    /// The registry holding the skill.
+    pub(crate) fn registry(&self) -> &'r Registry {
+        self.reg
+    }
+
+    /// The skill's position in name order.
+    pub(crate) fn index(&self) -> usize {
+        self.row
+    }
+
     fn cell(&self, col: usize) -> u32 {
         let p = self.parts();
         p.skills.cell(p.data, layout::skill::WIDTH, self.row, col)
@@ -307,7 +287,7 @@ impl<'r> Skill<'r> {
         (start as usize).min(end)..end
     }
 
-    fn list(&self, col: usize) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+    fn list(&self, col: usize) -> impl ExactSizeIterator<Item = &'static str> + 'static {
         let p = self.parts();
         self.rows(col, &p.lists).map(move |row| {
             let start = p
@@ -459,6 +439,22 @@ impl<'r> Skill<'r> {
 
     /// The embedded file at `path` (relative to the pack, `/`-separated).
     pub fn file(&self, path: &str) -> Option<File> {
+        self.file_where(|f| f.path().as_bytes().cmp(path.as_bytes()))
+    }
+
+    /// The embedded file whose path is `parts` joined by `/`, compared without building it.
+    fn file_of<'p>(&self, parts: impl Iterator<Item = &'p str> + Clone) -> Option<File> {
+        let joined = move || {
+            parts
+                .clone()
+                .enumerate()
+                .flat_map(|(i, part)| (i > 0).then_some(b'/').into_iter().chain(part.bytes()))
+        };
+        self.file_where(|f| f.path().bytes().cmp(joined()))
+    }
+
+    /// Binary search of the pack's files (sorted by path bytes) with `cmp`.
+    fn file_where(&self, mut cmp: impl FnMut(&File) -> std::cmp::Ordering) -> Option<File> {
         let p = self.parts();
         let rows = self.rows(layout::skill::FILES, &p.files);
         let (mut lo, mut hi) = (rows.start, rows.end);
@@ -469,7 +465,7 @@ impl<'r> Skill<'r> {
                 row: mid,
                 skill: self.row,
             };
-            match file.path().as_bytes().cmp(path.as_bytes()) {
+            match cmp(&file) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => return Some(file),
@@ -492,21 +488,30 @@ impl<'r> Skill<'r> {
         (text_at(p, start, head_end), text_at(p, tail_start, end))
     }
 
+    /// Whether `file_path` is the pack's own `SKILL.md` path, for which the whole reply was
+    /// precomputed ([`Skill::reply`]); false when a file of the pack has that path.
+    pub(crate) fn is_own_skill_md_path(&self, file_path: &str) -> bool {
+        self.cell(layout::skill::FLAGS) & layout::flags::OWN_PATH_IS_BODY != 0
+            && file_path == self.skill_md_path()
+    }
+
     /// Resolves `file_path` against this skill (see [`Registry::resolve`]).
     pub fn resolve(self, file_path: &str) -> Resolution<'r> {
         let trimmed = file_path.trim();
-        // The last `/`- or `\\`-separated component is `SKILL.md` (or nothing was asked).
-        let body = trimmed.is_empty()
-            || trimmed
-                .strip_suffix("SKILL.md")
-                .is_some_and(|rest| rest.is_empty() || rest.ends_with(['/', '\\']));
-        if body {
+        if trimmed.is_empty() {
             return Resolution::Body(self);
         }
-        match self.find_file(trimmed) {
-            Some(f) => Resolution::File(self, f),
-            None => Resolution::FileNotFound(self),
+        // A `SKILL.md` the pack ships as an example (`assets/example/SKILL.md`) is a file like
+        // any other; any other path ending in `SKILL.md` asks for the body, as in DB-GPT.
+        let found = self.find_file(trimmed);
+        if let Some(f) = found.filter(|f| f.path() != "SKILL.md") {
+            return Resolution::File(self, f);
         }
+        let last = trimmed.rsplit(['/', '\\']).next().unwrap_or(trimmed);
+        if last == "SKILL.md" {
+            return Resolution::Body(self);
+        }
+        Resolution::FileNotFound(self)
     }
 
     /// The embedded file a request path names: relative to the pack, or with the pack's location
@@ -520,51 +525,73 @@ impl<'r> Skill<'r> {
         if absolute {
             return None;
         }
-        // A path already in canonical form (`a/b/c`) is looked up as it is, without allocating.
-        let canonical = !path.is_empty()
-            && !path.contains('\\')
-            && path.split('/').all(|part| !matches!(part, "" | "." | ".."));
-        if canonical {
-            if let Some(f) = self.file(path) {
-                return Some(f);
-            }
-            let location = self.location();
-            let segments = location.split('/').filter(|p| !p.is_empty()).count();
-            return (0..segments).find_map(|skip| {
-                let mut rest = path;
-                for segment in location.split('/').filter(|p| !p.is_empty()).skip(skip) {
-                    rest = rest.strip_prefix(segment)?.strip_prefix('/')?;
-                }
-                self.file(rest)
-            });
-        }
-        let mut parts: Vec<&str> = Vec::new();
+        let parts = path
+            .split(['/', '\\'])
+            .filter(|p| !p.is_empty() && *p != ".");
+        // One pass: the number of parts, `..` (names nothing), and whether the path is written
+        // the canonical way (`/`-separated, no empty or `.` parts): then it is compared as it
+        // is, and so is every tail of it; any other spelling is compared part by part.
+        let (mut count, mut canonical) = (0, true);
         for part in path.split(['/', '\\']) {
             match part {
-                "" | "." => {}
                 ".." => return None,
-                p => parts.push(p),
+                "" | "." => canonical = false,
+                _ => count += 1,
             }
         }
-        if parts.is_empty() {
+        if count == 0 {
             return None;
         }
-        if let Some(f) = self.file(&parts.join("/")) {
+        canonical &= !path.contains('\\');
+        let lookup = |skip: usize| {
+            if canonical {
+                self.file(path.splitn(skip + 1, '/').nth(skip)?)
+            } else {
+                self.file_of(parts.clone().skip(skip))
+            }
+        };
+        if let Some(f) = lookup(0) {
             return Some(f);
         }
-        let location: Vec<&str> = self
-            .location()
-            .split('/')
-            .filter(|p| !p.is_empty())
-            .collect();
-        (0..location.len()).find_map(|start| {
-            let prefix = &location[start..];
-            if parts.len() > prefix.len() && parts[..prefix.len()] == *prefix {
-                self.file(&parts[prefix.len()..].join("/"))
+        // The pack's location, or a trailing part of it, in front: longest first.
+        let location = self.location().split('/').filter(|p| !p.is_empty());
+        let depth = location.clone().count();
+        (0..depth).find_map(|start| {
+            let prefix = location.clone().skip(start);
+            let len = depth - start;
+            let matches = count > len && prefix.zip(parts.clone()).all(|(a, b)| a == b);
+            if matches {
+                lookup(len)
             } else {
                 None
             }
         })
+    }
+
+    /// The variables the body reads when rendered as a Jinja2 template, sorted — what DB-GPT
+    /// records as the prompt template's `input_variables` (listed at build time).
+    pub fn template_vars(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        self.list(layout::skill::TEMPLATE_VARS)
+    }
+
+    /// The body rendered as DB-GPT renders prompt templates (Jinja2, undefined variables
+    /// empty), with `vars` as string values. The template was precompiled at build time; this
+    /// interprets its instruction table and parses nothing.
+    pub fn render(&self, vars: &[(&str, &str)]) -> Result<String, RenderError> {
+        let (start, end) = self.range(layout::skill::TEMPLATE);
+        if start == NONE {
+            return Err(RenderError::NotRenderable(
+                self.s(layout::skill::TEMPLATE_NOTE),
+            ));
+        }
+        let bytes = self
+            .parts()
+            .data
+            .get(start as usize..end as usize)
+            .ok_or(RenderError::Failed(template::RenderError::Corrupt))?;
+        let program = template::Program::decode(bytes)
+            .ok_or(RenderError::Failed(template::RenderError::Corrupt))?;
+        template::render(&program, self.body(), vars).map_err(RenderError::Failed)
     }
 
     /// The skill's body in another activation shape (see [`Activation`]).
@@ -588,6 +615,22 @@ impl<'r> Skill<'r> {
         self.resolve(file_path)
             .write_reply(self.name(), file_path, &mut out);
         out
+    }
+}
+
+impl CatalogEntry for Skill<'_> {
+    fn name(&self) -> &str {
+        Skill::name(self)
+    }
+    fn description(&self) -> &str {
+        Skill::description(self)
+    }
+    fn location(&self) -> &str {
+        self.skill_md_path()
+    }
+    fn tags(&self) -> impl Iterator<Item = &str> + '_ {
+        // `Iterator::Item` is invariant: shorten `&'static str` to the trait's lifetime.
+        Skill::tags(self).map(|t| -> &str { t })
     }
 }
 

@@ -35,10 +35,7 @@ pub fn render_skill(skill: &Skill<'_>) -> String {
     let _ = writeln!(out, "{}", skill.load(md));
     let _ = writeln!(out, "== files");
     for f in skill.files() {
-        let kind = match f.kind() {
-            FileKind::Binary => "binary",
-            k => k.output_type(),
-        };
+        let kind = f.kind().name();
         let _ = writeln!(
             out,
             "{:<40} {:<8} {:>8} bytes  fnv1a64={:016x}",

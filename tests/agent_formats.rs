@@ -52,8 +52,9 @@ fn tool_definitions_in_every_dialect() {
         };
         if format != ToolsFormat::JsonSchema {
             assert_eq!(load["name"], "load_skill");
-            // load_skill plus one tool per pack with a schema.json (read-file, send-email).
-            assert_eq!(v.as_array().unwrap().len(), 3, "{format:?}");
+            // load_skill, find_skills, and one tool per pack with a schema.json (read-file,
+            // send-email).
+            assert_eq!(v.as_array().unwrap().len(), 4, "{format:?}");
         }
         let allowed: Vec<&str> = schema["properties"]["skill_name"]["enum"]
             .as_array()
@@ -66,9 +67,14 @@ fn tool_definitions_in_every_dialect() {
     }
     let openai: serde_json::Value =
         serde_json::from_str(BUNDLED.tools_json(ToolsFormat::OpenAi)).unwrap();
-    assert_eq!(openai[1]["type"], "function");
-    assert_eq!(openai[1]["function"]["name"], "read-file");
-    assert!(openai[1]["function"]["parameters"].get("$schema").is_none());
+    assert_eq!(openai[1]["function"]["name"], "find_skills");
+    assert_eq!(
+        openai[1]["function"]["parameters"]["required"],
+        serde_json::json!(["query"])
+    );
+    assert_eq!(openai[2]["type"], "function");
+    assert_eq!(openai[2]["function"]["name"], "read-file");
+    assert!(openai[2]["function"]["parameters"].get("$schema").is_none());
 }
 
 #[test]

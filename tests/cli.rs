@@ -23,7 +23,15 @@ fn fixture(rel: &str) -> String {
 fn check_bundled_packs_is_clean() {
     let o = run(&["check", "skills", "--color", "never"]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    assert_eq!(stdout(&o), "checked 5 packs: 0 errors, 0 warnings\n");
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "checked 5 packs: 0 errors, 0 warnings");
+    // What the full catalog and the routing index cost, on every run.
+    assert!(
+        lines[1].starts_with("catalog (xml): 2,566 characters, about 773 tokens; routing index: "),
+        "{out}"
+    );
+    assert_eq!(lines.len(), 2);
 }
 
 #[test]
@@ -51,6 +59,67 @@ fn check_json_contract() {
     assert!(!d["file"].as_str().unwrap().contains('\\'));
     assert!(d["line"].as_u64().unwrap() >= 2);
     assert!(d["column"].as_u64().unwrap() >= 1);
+}
+
+/// What the human renderer shows as a secondary label is in every machine format too: JSON
+/// `related`, SARIF `relatedLocations`, a `note:` line of the GitHub annotation.
+#[test]
+fn related_places_reach_every_format() {
+    let root = fixture("rules/duplicate-name/fail");
+    let human = stdout(&run(&["check", &root, "--color", "never"]));
+    assert!(
+        human.contains(" ::: team-a/my-skill/SKILL.md:2:7"),
+        "{human}"
+    );
+    assert!(human.contains("-------- first declared here"), "{human}");
+
+    let o = run(&["check", &root, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["diagnostics"][0]["related"],
+        serde_json::json!([{"file": "team-a/my-skill/SKILL.md", "line": 2, "column": 7,
+            "message": "first declared here"}])
+    );
+
+    let o = run(&["check", &root, "--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let related = &v["runs"][0]["results"][0]["relatedLocations"][0];
+    assert_eq!(related["message"]["text"], "first declared here");
+    let loc = &related["physicalLocation"];
+    assert!(loc["artifactLocation"]["uri"]
+        .as_str()
+        .unwrap()
+        .ends_with("duplicate-name/fail/team-a/my-skill/SKILL.md"));
+    assert_eq!(loc["region"]["startLine"], 2);
+    assert_eq!(loc["region"]["startColumn"], 7);
+    assert_eq!(loc["region"]["endColumn"], 15);
+
+    let github = stdout(&run(&["check", &root, "--format", "github"]));
+    assert!(
+        github.contains("%0Anote: first declared here: ")
+            && github.contains("team-a/my-skill/SKILL.md:2:7%0Ahelp: "),
+        "{github}"
+    );
+}
+
+/// SARIF artifact locations are URI references: a space in a path is `%20`.
+#[test]
+fn sarif_uris_are_percent_encoded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pack = tmp.path().join("my pack");
+    std::fs::create_dir_all(&pack).unwrap();
+    std::fs::write(
+        pack.join("SKILL.md"),
+        "---\nname: my-pack\ndescription: Does things. Use when asked.\n---\nBody.\n",
+    )
+    .unwrap();
+    let o = run(&["check", tmp.path().to_str().unwrap(), "--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let uri = v["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+        ["uri"]
+        .as_str()
+        .unwrap();
+    assert!(uri.ends_with("/my%20pack/SKILL.md"), "{uri}");
 }
 
 #[test]
@@ -91,7 +160,7 @@ fn check_single_pack_and_several_roots() {
     let pack = fixture("accepted/grouped");
     let o = run(&["check", &pack, "skills"]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    let o = run(&["check", "skills/excel"]);
+    let o = run(&["check", "skills/excel", "--quiet"]);
     assert_eq!(stdout(&o), "checked 1 pack: 0 errors, 0 warnings\n");
 }
 
@@ -240,4 +309,64 @@ fn fast_path_answers_exactly_as_the_parsed_commands() {
     assert_eq!(run(&["cat", "read-file"]).status.code(), Some(2));
     assert_eq!(run(&["load", "a", "b", "c"]).status.code(), Some(2));
     assert!(stdout(&run(&["load", "--help"])).contains("Usage"));
+}
+
+/// `load --var` renders the body as DB-GPT renders prompt templates, from the precompiled
+/// template; without `--var` the body is served as written (DB-GPT's `load_skill`).
+#[test]
+fn load_renders_the_body_with_vars() {
+    let skill = skillbake::BUNDLED.get("financial-report-analyzer").unwrap();
+    assert_eq!(
+        skill.template_vars().collect::<Vec<_>>(),
+        ["company", "period"]
+    );
+    let line = |args: &[&str]| {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        stdout(&o)
+            .lines()
+            .find(|l| l.starts_with("分析对象"))
+            .unwrap()
+            .to_string()
+    };
+    let base = ["load", "--format", "skill-tag", "financial-report-analyzer"];
+    let rendered = [
+        line(
+            &[
+                &base[..],
+                &["--var", "company=贵州茅台", "--var", "period=2024"],
+            ]
+            .concat(),
+        ),
+        line(&[&base[..], &["--var", "company=Contoso"]].concat()),
+        line(&[&base[..], &["--var", "unused=1"]].concat()),
+        line(&base),
+    ];
+    insta::assert_snapshot!("load_var", rendered.join("\n"));
+    let o = run(&["load", "financial-report-analyzer", "--var", "period=2024"]);
+    let reply = stdout(&o);
+    assert!(reply.starts_with(
+        r#"{"chunks": [{"output_type": "text", "content": "Skill: financial-report-analyzer"}"#
+    ));
+    assert!(reply.contains("报告期 2024"));
+    assert_eq!(
+        skillbake::BUNDLED
+            .render("Financial-Report-Analyzer", &[("period", "Q3")])
+            .map(|b| b.contains("报告期 Q3")),
+        Ok(true)
+    );
+    assert_eq!(
+        skillbake::BUNDLED.render("nope", &[]),
+        Err(skillbake::RenderError::SkillNotFound)
+    );
+    let o = run(&[
+        "load",
+        "financial-report-analyzer",
+        "scripts/calculate_ratios.py",
+        "--var",
+        "a=1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["load", "financial-report-analyzer", "--var", "novalue"]);
+    assert_eq!(o.status.code(), Some(2));
 }

@@ -230,3 +230,100 @@ fn explain_prints_the_rule_documentation() {
         Code::ALL.len()
     );
 }
+
+/// `Config::report_file`: a build script writes the whole report in the format it picks, on a
+/// build that fails as on one that succeeds.
+#[test]
+fn a_build_script_writes_json_and_sarif_reports() {
+    use skillbake_build::report::Format;
+    let tmp = tempfile::tempdir().unwrap();
+    let skills = tmp.path().join("skills");
+    pack(
+        &skills,
+        "my-skill",
+        "name: my-skill\ndescription: Does things. Use when asked.\ncolour: red\n",
+        "Body.",
+    );
+    let out = tmp.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let (json, sarif) = (out.join("report.json"), out.join("report.sarif"));
+    let compile = || {
+        skillbake_build::Config::new()
+            .skills_dir(&skills)
+            .ignore_env()
+            .out_dir(&out)
+            .no_cargo_output()
+            .report_file(Format::Json, &json)
+            .report_file(Format::Sarif, &sarif)
+            .compile()
+    };
+    compile().unwrap();
+    assert!(out.join("skillbake_registry.rs").exists());
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["warnings"], 1);
+    assert_eq!(v["diagnostics"][0]["code"], "unknown-key");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    assert_eq!(s["runs"][0]["results"][0]["ruleId"], "unknown-key");
+
+    // Break the pack: the build fails and the report says why.
+    pack(
+        &skills,
+        "my-skill",
+        "name: other\ndescription: x\n",
+        "Body.",
+    );
+    assert!(compile().is_err());
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["errors"], 1);
+    assert_eq!(v["diagnostics"][0]["code"], "name-dir-mismatch");
+}
+
+/// The dbgpt profile rejects what DB-GPT cannot serve, and only that: what DB-GPT serves anyway
+/// is a warning, a `name` that breaks its lookup stays an error.
+#[test]
+fn dbgpt_profile_warns_on_what_dbgpt_serves() {
+    let tmp = tempfile::tempdir().unwrap();
+    pack(
+        tmp.path(),
+        "pdf-tools",
+        "name: PDF-Tools\ndescription: \"\"\nmetadata:\n  stars: 5\nallowed-tools: [Read]\n",
+        "Body.",
+    );
+    pack(
+        tmp.path(),
+        "numbered",
+        "name: 123\ndescription: d\n",
+        "Body.",
+    );
+    let opts = CheckOptions {
+        profile: Some(Profile::DbGpt),
+        ..CheckOptions::default()
+    };
+    let got = codes(tmp.path(), &opts);
+    assert!(
+        got.contains(&(Code::NameCharset, Severity::Warning)),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&(Code::NameDirMismatch, Severity::Warning)),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&(Code::DescriptionEmpty, Severity::Warning)),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&(Code::FieldType, Severity::Warning)),
+        "{got:?}"
+    );
+    // `name: 123`: DB-GPT's lookup calls `.lower()` on it.
+    assert!(got.contains(&(Code::FieldType, Severity::Error)), "{got:?}");
+    let default = codes(tmp.path(), &CheckOptions::default());
+    assert!(
+        default.contains(&(Code::NameCharset, Severity::Error)),
+        "{default:?}"
+    );
+}

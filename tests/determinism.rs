@@ -7,25 +7,9 @@ use skillbake_build::generate::{generate, GenOptions, Generated};
 use skillbake_build::{check, CheckOptions};
 use std::path::Path;
 
-fn copy_tree(from: &Path, to: &Path, reverse: bool) {
-    std::fs::create_dir_all(to).unwrap();
-    let mut entries: Vec<_> = std::fs::read_dir(from)
-        .unwrap()
-        .map(|e| e.unwrap())
-        .collect();
-    entries.sort_by_key(|e| e.file_name());
-    if reverse {
-        entries.reverse();
-    }
-    for e in entries {
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &dest, reverse);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
-}
+mod common;
+
+use common::{copy_tree, Order};
 
 fn build(root: &Path) -> Generated {
     let checked = check(root, &CheckOptions::default());
@@ -43,8 +27,8 @@ fn generated_output_ignores_checkout_path_and_creation_order() {
     let b = tempfile::tempdir().unwrap();
     let root_a = a.path().join("checkout-one/skills");
     let root_b = b.path().join("a/much/deeper/checkout/skills");
-    copy_tree(Path::new("skills"), &root_a, false);
-    copy_tree(Path::new("skills"), &root_b, true);
+    copy_tree(Path::new("skills"), &root_a, Order::Sorted);
+    copy_tree(Path::new("skills"), &root_b, Order::Reversed);
     let (ga, gb) = (build(&root_a), build(&root_b));
     assert_eq!(ga, gb);
     for needle in [a.path().to_string_lossy(), b.path().to_string_lossy()] {
@@ -73,4 +57,29 @@ fn generated_code_does_not_grow_with_the_packs() {
     let one = generate(&checked.skills[..1], &opts).unwrap();
     assert_eq!(one.code.lines().count(), all.code.lines().count());
     assert!(one.text.len() < all.text.len());
+}
+
+/// The generated registry of one small pack (frontmatter with a numeric version, a list, a
+/// comma-separated list and a mapping; a schema; a script), snapshotted: any change to the
+/// generated form — record layout, offsets, precomputed replies, catalogs, tool definitions —
+/// is a reviewable diff.
+#[test]
+fn generated_registry_of_a_small_pack() {
+    let root = Path::new("tests/fixtures/golden");
+    let generated = build(root);
+    insta::assert_snapshot!("golden-registry-rs", generated.code);
+    insta::assert_snapshot!("golden-registry-text", generated.text);
+    // The data blob is tables of little-endian `u32` cells (then file and template bytes):
+    // shown as numbers, eight to a line, `-` for an absent value, a short tail in hex.
+    let cells: Vec<String> = generated
+        .bytes
+        .chunks(4)
+        .map(|c| match <[u8; 4]>::try_from(c) {
+            Ok(w) if u32::from_le_bytes(w) == u32::MAX => "-".to_string(),
+            Ok(w) => u32::from_le_bytes(w).to_string(),
+            Err(_) => c.iter().map(|b| format!("{b:02x}")).collect(),
+        })
+        .collect();
+    let data: Vec<String> = cells.chunks(8).map(|l| l.join(" ")).collect();
+    insta::assert_snapshot!("golden-registry-data", data.join("\n"));
 }

@@ -8,28 +8,22 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
+mod common;
+
+use common::{copy_tree, Order};
 use std::path::Path;
 use std::process::Command;
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
-}
 
 #[test]
 fn invalid_skills_fail_the_downstream_build_with_every_diagnostic() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("invalid-skills");
-    copy_tree(&repo.join("tests/fixtures/crates/invalid-skills"), &dir);
+    copy_tree(
+        &repo.join("tests/fixtures/crates/invalid-skills"),
+        &dir,
+        Order::Sorted,
+    );
 
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
     let (runtime, build) = ("\"../../../..\"", "\"../../../../crates/skillbake-build\"");

@@ -308,27 +308,26 @@ fn every_embedded_file_is_a_readable_resource() {
         let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
         assert_eq!(uris, expected);
 
-        let mime_of = |uri: &str| {
-            resources
-                .iter()
-                .find(|r| r.uri == uri)
-                .and_then(|r| r.mime_type.clone())
-                .unwrap()
+        // The MIME type every bundled file must have, by extension, written out here rather
+        // than taken from the server; a bundled file with another extension fails the test.
+        let expected_mime = |path: &str| match path.rsplit_once('.').map(|(_, e)| e) {
+            Some("md") => "text/markdown",
+            Some("json") => "application/json",
+            Some("py") => "text/x-python",
+            Some("csv") => "text/csv",
+            Some("html") => "text/html",
+            other => panic!("{path}: no expected MIME type for extension {other:?}"),
         };
-        for (uri, mime) in [
-            ("skill://read-file/SKILL.md", "text/markdown"),
-            ("skill://read-file/schema.json", "application/json"),
-            ("skill://read-file/scripts/read_file.py", "text/x-python"),
-            (
-                "skill://csv-data-analysis/assets/sample_sales.csv",
-                "text/csv",
-            ),
-            (
-                "skill://financial-report-analyzer/templates/report.html",
-                "text/html",
-            ),
-        ] {
-            assert_eq!(mime_of(uri), mime, "{uri}");
+        for skill in BUNDLED.iter() {
+            for file in skill.files() {
+                let uri = format!("skill://{}/{}", skill.name(), file.path());
+                let listed = resources.iter().find(|r| r.uri == uri).unwrap();
+                assert_eq!(
+                    listed.mime_type.as_deref(),
+                    Some(expected_mime(file.path())),
+                    "{uri}"
+                );
+            }
         }
 
         // Every resource reads back the exact bytes of the embedded file.
@@ -348,7 +347,11 @@ fn every_embedded_file_is_a_readable_resource() {
                         ..
                     } => {
                         assert_eq!(u, &uri);
-                        assert_eq!(mime_type.as_deref(), Some(mime_of(&uri).as_str()));
+                        assert_eq!(
+                            mime_type.as_deref(),
+                            Some(expected_mime(file.path())),
+                            "{uri}"
+                        );
                         assert_eq!(text.as_bytes(), file.bytes(), "{uri}");
                     }
                     other => panic!("{uri}: expected text, got {other:?}"),
@@ -396,6 +399,45 @@ fn every_embedded_file_is_a_readable_resource() {
             .await
             .unwrap();
         assert_eq!(read.contents.len(), 1);
+        client.cancel().await.unwrap();
+    });
+}
+
+#[test]
+fn find_skills_routes_like_the_library() {
+    let dir = tempfile::tempdir().unwrap();
+    block_on(async {
+        let client = connect(dir.path()).await;
+        let query = "email the quarterly report to the finance team";
+        let r = call(&client, "find_skills", json!({"query": query, "top_k": 2})).await;
+        assert!(!is_error(&r));
+        let opts = skillbake::RouteOptions {
+            top: 2,
+            bucket: None,
+        };
+        assert_eq!(only_text(&r), BUNDLED.route_json(query, opts));
+        let v: Value = serde_json::from_str(only_text(&r)).unwrap();
+        assert_eq!(v[0]["name"], "send-email");
+        assert_eq!(v.as_array().unwrap().len(), 2);
+        assert_eq!(
+            v[0]["parameters"]["required"],
+            json!(["to", "subject", "body"])
+        );
+        // Mistakes the model can correct.
+        for bad in [
+            json!({}),
+            json!({"query": 3}),
+            json!({"query": "x", "top_k": 0}),
+            json!({"query": "x", "top_k": 51}),
+            json!({"query": "x", "bucket": 1}),
+            json!({"query": "x", "k": 1}),
+        ] {
+            let r = call(&client, "find_skills", bad.clone()).await;
+            assert!(is_error(&r), "{bad}");
+            assert!(only_text(&r).starts_with("Error: "), "{bad}");
+        }
+        let none = call(&client, "find_skills", json!({"query": "zzqx"})).await;
+        assert_eq!(only_text(&none), "[]");
         client.cancel().await.unwrap();
     });
 }

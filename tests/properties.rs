@@ -1,12 +1,12 @@
 //! Property tests of the compiler's front end and of the JSON escaping shared by the compiler
 //! and the runtime: arbitrary bytes through the `SKILL.md` parser, generated YAML-ish packs
-//! through the whole check, round trips of accepted packs through code generation, and the two
-//! Python-compatible escapers against each other and against serde_json.
+//! through the whole check, round trips of accepted packs through code generation, and
+//! the Python-compatible escaper against Python's `json.dumps` and serde_json.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
 use proptest::prelude::*;
-use skillbake_build::generate::{generate, pyjson, GenOptions};
+use skillbake_build::generate::{generate, GenOptions};
 use skillbake_build::parse::frontmatter;
 use skillbake_build::{check, CheckOptions, Code, Severity};
 
@@ -465,12 +465,58 @@ proptest! {
     }
 
     #[test]
-    fn escapers_agree_and_round_trip_through_serde_json(s in json_string()) {
-        let mut runtime = String::new();
-        skillbake::chunk::escape_into(&mut runtime, &s);
-        prop_assert_eq!(&runtime, &pyjson::escape(&s));
-        let back: String = serde_json::from_str(&format!("\"{runtime}\"")).unwrap();
+    fn escaped_strings_round_trip_through_serde_json(s in json_string()) {
+        let mut escaped = String::new();
+        skillbake::chunk::escape_into(&mut escaped, &s);
+        let back: String = serde_json::from_str(&format!("\"{escaped}\"")).unwrap();
         prop_assert_eq!(back, s);
+    }
+}
+
+/// The escaper against its reference, Python's `json.dumps(s, ensure_ascii=False)`: 2,000 strings
+/// from the same strategy (fixed seed), sent to one `python3` in a batch.
+#[test]
+fn escaping_matches_python_json_dumps() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),
+    );
+    let strategy = json_string();
+    let mut inputs: Vec<String> = (0..2000)
+        .map(|_| strategy.new_tree(&mut runner).unwrap().current())
+        .collect();
+    // Every control character, the characters Python escapes by name, and non-BMP text.
+    inputs.push((0u8..0x20).map(char::from).collect());
+    inputs.push("\"\\/\u{7f}\u{85}\u{2028}\u{2029}\u{feff}\u{10ffff}😀".into());
+    let script = "import json, sys\n\
+        data = json.loads(sys.stdin.buffer.read().decode('utf-8'))\n\
+        out = '\\n'.join(json.dumps(s, ensure_ascii=False) for s in data)\n\
+        sys.stdout.buffer.write(out.encode('utf-8'))\n";
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 is required for the escaping test");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(serde_json::to_string(&inputs).unwrap().as_bytes())
+            .unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let python = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = python.split('\n').collect();
+    assert_eq!(lines.len(), inputs.len());
+    for (s, expected) in inputs.iter().zip(lines) {
+        let mut ours = String::from('"');
+        skillbake::chunk::escape_into(&mut ours, s);
+        ours.push('"');
+        assert_eq!(ours, expected, "{s:?}");
     }
 }
 

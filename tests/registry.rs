@@ -67,6 +67,8 @@ fn file_paths_resolve_relative_or_behind_the_location() {
         "read-file/scripts/read_file.py",
         "scripts\\read_file.py",
         "scripts//read_file.py",
+        "skills\\read-file\\scripts\\read_file.py",
+        "skills/read-file/./scripts/read_file.py",
     ] {
         match s.resolve(path) {
             Resolution::File(_, f) => assert_eq!(f.path(), "scripts/read_file.py", "{path}"),

@@ -10,27 +10,18 @@ use skillbake_build::report::human;
 use skillbake_build::{check, CheckOptions, Code};
 use std::path::{Path, PathBuf};
 
+mod common;
+
+use common::{copy_tree, Order};
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
 }
 
 /// Builds the fail case of a code whose fixture git cannot store.
 fn generated_fail(code: Code, pass: &Path, tmp: &Path) -> PathBuf {
     let root = tmp.join("fail");
-    copy_dir(pass, &root);
+    copy_tree(pass, &root, Order::Sorted);
     match code {
         Code::UnsupportedFileType => {
             let status = std::process::Command::new("mkfifo")
@@ -78,7 +69,8 @@ fn every_code_has_a_failing_and_a_passing_fixture() {
             .collect();
         assert!(
             seen.contains(&code.as_str()),
-            "{code}: fail/ raised {seen:?}"
+            "{code}: tests/fixtures/rules/{code}/fail raised {seen:?}, not `{code}`: make the \
+             fixture break the rule, or the rule raise it"
         );
         assert!(
             failed
@@ -140,24 +132,27 @@ fn bom_and_crlf_bodies_are_served_normalised() {
     }
 }
 
-/// `skillbake explain CODE` shows the diagnostic exactly as skillbake renders it today: the
-/// failing example of each rule's documentation is its snapshotted fail-fixture output.
+/// A pack that ships example packs under `assets/` and `examples/` is one pack whose files
+/// include the examples' `SKILL.md`s, byte for byte.
 #[test]
-fn rule_docs_show_the_current_diagnostics() {
-    for &code in Code::ALL {
-        let snap =
-            std::fs::read_to_string(format!("tests/snapshots/rules__rule-{code}.snap")).unwrap();
-        let rendered = snap.splitn(3, "---\n").nth(2).unwrap();
-        let first = rendered
-            .split("\n\n")
-            .find(|d| d.contains(&format!("[{code}]")))
-            .unwrap();
-        let doc = code.doc();
-        let section =
-            &doc[doc.find("## Failing example").unwrap()..doc.find("## Passing example").unwrap()];
-        assert!(
-            section.contains(first.trim_end()),
-            "{code}: the failing example in rules/{code}.md is out of date; use:\n{first}"
-        );
-    }
+fn example_packs_are_files_of_their_pack() {
+    let root = fixtures().join("accepted/example-pack");
+    let checked = check(&root, &CheckOptions::default());
+    assert!(checked.report.diagnostics.is_empty());
+    assert_eq!(checked.skills.len(), 1);
+    let paths: Vec<&str> = checked.skills[0]
+        .files
+        .iter()
+        .map(|f| f.path.as_str())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "SKILL.md",
+            "assets/example-skill/SKILL.md",
+            "examples/minimal/SKILL.md"
+        ]
+    );
+    let inner = std::fs::read(root.join("skill-writer/assets/example-skill/SKILL.md")).unwrap();
+    assert_eq!(checked.skills[0].files[1].bytes, inner);
 }

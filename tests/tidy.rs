@@ -1,5 +1,6 @@
-//! Tidy checks run as tests: docs in sync with the code, every module documented, no stray
-//! snapshot files, no ignored or should-panic tests.
+//! Tidy checks run as tests: every code raised by the module it names, every module documented,
+//! no placeholder of `cargo xtask new-rule` left, no stray snapshot files, no ignored or
+//! should-panic tests. (Text generated from the code is checked by `cargo xtask codegen --check`.)
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
@@ -30,48 +31,139 @@ fn all_rust_files() -> Vec<PathBuf> {
     files
 }
 
-/// The rules table as README.md shows it.
-pub fn rules_table() -> String {
-    let mut s = String::from("| code | default | checks | rule lives in |\n|---|---|---|---|\n");
-    for &c in Code::ALL {
-        s.push_str(&format!(
-            "| `{}` | {} | {} | `crates/skillbake-build/src/{}` |\n",
-            c.as_str(),
-            c.default_severity(),
-            c.summary().replace('|', "\\|"),
-            c.module()
-        ));
+/// The source of `path` without its `#[cfg(test)]` module (tests name codes they expect, not
+/// codes they raise).
+fn non_test_source(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    match text.find("#[cfg(test)]") {
+        Some(i) => text[..i].to_string(),
+        None => text,
     }
-    s
 }
 
+/// Places where `Diagnostic::new` is called with a code, as (variant, file).
+fn constructions() -> Vec<(String, PathBuf)> {
+    let mut files = Vec::new();
+    rust_files(Path::new("crates/skillbake-build/src"), &mut files);
+    let mut out = Vec::new();
+    for f in files {
+        let text = non_test_source(&f);
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find("Diagnostic::new(") {
+            rest = &rest[i + "Diagnostic::new(".len()..];
+            let arg = rest.trim_start();
+            if let Some(code) = arg.strip_prefix("Code::") {
+                let variant: String = code
+                    .chars()
+                    .take_while(char::is_ascii_alphanumeric)
+                    .collect();
+                out.push((variant, f.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// `Code::module()` is true: the module it names raises the code (mentions `Code::<Variant>`
+/// outside its tests), and no other module builds a diagnostic of that code: a code raised from
+/// several places has one typed constructor in its module, which the others call.
 #[test]
-fn readme_rules_table_matches_the_code() {
-    let readme = std::fs::read_to_string("README.md").unwrap();
-    let start = readme
-        .find("<!-- rules:start -->\n")
-        .expect("rules:start marker")
-        + 21;
-    let end = readme.find("<!-- rules:end -->").expect("rules:end marker");
-    let expected = rules_table();
+fn every_code_is_raised_by_the_module_it_names() {
+    let src = Path::new("crates/skillbake-build/src");
+    let built = constructions();
     assert!(
-        readme[start..end] == expected,
-        "README.md's rules table is out of date; replace it with:\n{expected}"
+        built.len() > Code::ALL.len() / 2,
+        "the scan finds constructions"
     );
+    for &c in Code::ALL {
+        let variant = format!("{c:?}");
+        let module = src.join(c.module());
+        let text = non_test_source(&module);
+        assert!(
+            text.contains(&format!("Code::{variant}")),
+            "`{c}`: {} does not raise Code::{variant}: raise it there (or fix the module in the codes! table)",
+            module.display()
+        );
+        for (v, file) in &built {
+            assert!(
+                *v != variant || *file == module,
+                "`{c}` is built in {} but its module is {}: give the code a constructor in its \
+                 module and call it",
+                file.display(),
+                module.display()
+            );
+        }
+    }
+    // Every construction names a code that exists.
+    let variants: Vec<String> = Code::ALL.iter().map(|c| format!("{c:?}")).collect();
+    for (v, file) in &built {
+        assert!(variants.contains(v), "{}: Code::{v}", file.display());
+    }
 }
 
+/// `cargo xtask new-rule` leaves `TODO(new-rule)` where a human decides (the summary, the
+/// documentation, the failing fixture, a new module); none may be left behind.
 #[test]
-fn rule_modules_exist() {
-    for &c in Code::ALL {
-        let path = Path::new("crates/skillbake-build/src").join(c.module());
-        let text = std::fs::read_to_string(&path).unwrap();
+fn no_new_rule_placeholder_is_left() {
+    let marker = ["TODO", "(new-rule)"].concat();
+    let mut files = vec![PathBuf::from("crates/skillbake-build/src/diagnostic.rs")];
+    rust_files(Path::new("crates/skillbake-build/src"), &mut files);
+    let mut stack = vec![
+        PathBuf::from("crates/skillbake-build/rules"),
+        PathBuf::from("tests/fixtures/rules"),
+    ];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue; // binary fixtures
+        };
         assert!(
-            text.contains(c.as_str()) || text.contains("Code::"),
-            "{} in {}",
-            c,
-            path.display()
+            !text.contains(&marker),
+            "{} still has a `{marker}` placeholder to fill in",
+            f.display()
         );
     }
+}
+
+/// ARCHITECTURE.md is a code map that cannot go stale: every path it names in backticks exists
+/// (up to a placeholder such as `<code>` or `{name}`), and it has its "Entry points".
+#[test]
+fn architecture_names_only_existing_paths() {
+    let text = std::fs::read_to_string("ARCHITECTURE.md").unwrap();
+    assert!(
+        text.contains("\n## Entry points\n"),
+        "ARCHITECTURE.md lacks `## Entry points`"
+    );
+    let mut checked = 0;
+    for (i, span) in text.split('`').enumerate() {
+        // Odd pieces are inside backticks.
+        if i % 2 == 0 || !span.contains('/') || span.contains("://") || span.contains(' ') {
+            continue;
+        }
+        // Up to a placeholder, the folder it sits in must exist.
+        let path = match span.find(['<', '{', '*']) {
+            Some(at) => span[..at].rfind('/').map_or("", |slash| &span[..=slash]),
+            None => span,
+        };
+        assert!(
+            Path::new(path).exists(),
+            "ARCHITECTURE.md names `{span}`, but `{path}` does not exist: update the code map"
+        );
+        checked += 1;
+    }
+    assert!(
+        checked > 40,
+        "only {checked} paths found: the scan is broken"
+    );
 }
 
 #[test]

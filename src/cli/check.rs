@@ -1,10 +1,10 @@
 //! `skillbake check`: validate skill packs on disk and report every problem.
 
-use super::{CheckArgs, CheckFormat, Color};
+use super::{CheckArgs, Color};
 use anyhow::{bail, Result};
 use skillbake_build::config::{Level, Profile};
 use skillbake_build::diagnostic::did_you_mean;
-use skillbake_build::report::{github, human, json, sarif};
+use skillbake_build::report::Format;
 use skillbake_build::{CheckOptions, Code, Report};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -71,36 +71,31 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             opts.lints.push((code, level));
         }
     }
+    let format = Format::from_name(&format).unwrap_or(Format::Human);
     let several = paths.len() > 1;
     let mut report = Report::default();
     for p in &paths {
         let mut checked = skillbake_build::check(p, &opts).report;
-        if several || matches!(format, CheckFormat::Github | CheckFormat::Sarif) {
+        if several || format.wants_root_prefix() {
             checked.prefix_paths(&p.to_string_lossy().replace('\\', "/"));
         }
         report.merge(checked);
     }
-    skillbake_build::diagnostic::sort(&mut report.diagnostics);
-    let out = match format {
-        CheckFormat::Human => {
-            let color = match color {
-                Color::Always => true,
-                Color::Never => false,
-                Color::Auto => {
-                    std::io::stdout().is_terminal()
-                        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                }
-            };
-            if quiet {
-                format!("{}\n", report.summary())
-            } else {
-                human::render(&report, color)
-            }
+    let color = match color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => {
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         }
-        CheckFormat::Json => json::render(&report),
-        CheckFormat::Github => github::render(&report),
-        CheckFormat::Sarif => sarif::render(&report),
     };
+    let mut out = format.emitter(color, quiet).render(&report);
+    if matches!(format, Format::Human) && !quiet {
+        if let Some(cost) = &report.cost {
+            out.push_str(&cost.summary());
+            out.push('\n');
+        }
+    }
     let mut stdout = std::io::stdout().lock();
     // A closed pipe (e.g. `| head`) is not an error worth reporting.
     let _ = stdout.write_all(out.as_bytes());

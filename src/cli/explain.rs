@@ -9,7 +9,7 @@ use std::process::ExitCode;
 /// `skillbake explain [CODE]`.
 pub fn run(code: Option<&str>) -> Result<ExitCode> {
     let text = match code {
-        Some(name) => skillbake_build::explain::explain(code_arg(name)?).to_string(),
+        Some(name) => code_arg(name)?.doc().to_string(),
         None => {
             let mut s = String::new();
             for c in Code::ALL {

@@ -20,8 +20,8 @@ pub fn run() -> Option<ExitCode> {
         return None;
     }
     let result = match args.as_slice() {
-        ["load", name] => super::load::run("chunks", name, None),
-        ["load", name, path] => super::load::run("chunks", name, Some(path)),
+        ["load", name] => super::load::run("chunks", name, None, &[]),
+        ["load", name, path] => super::load::run("chunks", name, Some(path), &[]),
         ["cat", name, path] => super::cat::run(name, path),
         _ => return None,
     };

@@ -11,6 +11,7 @@ mod list;
 mod load;
 mod output;
 mod prompt;
+mod route;
 mod serve;
 mod tools;
 
@@ -29,19 +30,6 @@ and serve the packs compiled into this binary with DB-GPT's load_skill protocol,
 struct Cli {
     #[command(subcommand)]
     command: Command,
-}
-
-/// Output format of `check`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CheckFormat {
-    /// rustc-style diagnostics with source snippets.
-    Human,
-    /// One JSON object: {"packs", "errors", "warnings", "diagnostics": [...]}.
-    Json,
-    /// GitHub Actions workflow annotations.
-    Github,
-    /// SARIF 2.1.0, for GitHub code scanning.
-    Sarif,
 }
 
 /// Output format of `list`.
@@ -69,14 +57,15 @@ pub enum Color {
 pub struct CheckArgs {
     /// Skills roots or single packs [default: skills].
     paths: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
-    format: CheckFormat,
+    /// Output format: human (rustc-style), json (the machine contract), github (workflow
+    /// annotations), sarif (SARIF 2.1.0).
+    #[arg(long, value_parser = skillbake_build::report::Format::NAMES, default_value = skillbake_build::report::Format::Human.name())]
+    format: String,
     /// Use this skillbake.toml instead of the one at each skills root.
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
     /// Rule set, overriding the config file's `profile`.
-    #[arg(long, value_parser = ["default", "agentskills", "dbgpt"])]
+    #[arg(long, value_parser = skillbake_build::config::Profile::NAMES)]
     profile: Option<String>,
     /// Report CODE as an error; `--deny warnings` turns every warning into an error.
     #[arg(short = 'D', long = "deny", value_name = "CODE|warnings")]
@@ -113,39 +102,67 @@ enum Command {
     /// Print the skill catalog for a system prompt.
     Prompt {
         /// Catalog format.
-        #[arg(long, value_parser = ["xml", "dbgpt", "codex", "markdown"], default_value = "xml")]
+        #[arg(long, value_parser = skillbake::CatalogFormat::NAMES, default_value = skillbake::CatalogFormat::Xml.name())]
         format: String,
         /// Fit the catalog into this many characters (descriptions are shortened first, then
         /// entries dropped, as Codex does).
-        #[arg(long, value_name = "CHARS")]
+        #[arg(long, value_name = "CHARS", conflicts_with = "query")]
         budget: Option<usize>,
+        /// Only the skills routed for this request: the top candidates with their full
+        /// description, when_to_use, when_not_to_use and parameters.
+        #[arg(long, value_name = "REQUEST")]
+        query: Option<String>,
+        /// How many candidates `--query` gives.
+        #[arg(long, value_name = "K", default_value_t = 5, requires = "query", value_parser = clap::value_parser!(u32).range(1..))]
+        top: u32,
+        /// Route only among the skills of this bucket (and the buckets below it).
+        #[arg(long, value_name = "BUCKET", requires = "query")]
+        bucket: Option<String>,
     },
-    /// Print tool definitions: load_skill, and one tool per pack with a schema.json.
+    /// Route a request: the skills most likely to serve it, best first, with their scores.
+    Route {
+        /// The request, in the user's words.
+        request: String,
+        /// How many skills to list.
+        #[arg(long, value_name = "K", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+        top: u32,
+        /// Route only among the skills of this bucket (and the buckets below it).
+        #[arg(long, value_name = "BUCKET")]
+        bucket: Option<String>,
+        /// Output format.
+        #[arg(long, value_parser = ["text", "json"], default_value = "text")]
+        format: String,
+    },
+    /// Print tool definitions: load_skill, find_skills, and one tool per pack with a schema.json.
     Tools {
         /// API dialect.
-        #[arg(long, value_parser = ["openai", "anthropic", "mcp", "json-schema"], default_value = "openai")]
+        #[arg(long, value_parser = skillbake::ToolsFormat::NAMES, default_value = skillbake::ToolsFormat::OpenAi.name())]
         format: String,
     },
     /// Print DB-GPT's load_skill reply (or another activation shape) for an embedded skill.
     Load {
         /// Reply shape: DB-GPT chunks, learn-claude-code's <skill> tag, or the Agent Skills
         /// <skill_content> block.
-        #[arg(long, value_parser = ["chunks", "skill-tag", "skill-content"], default_value = "chunks")]
+        #[arg(long, value_parser = load::formats(), default_value = load::CHUNKS)]
         format: String,
-        /// Skill name (exact, else ASCII case-insensitive).
+        /// Skill name (letter case ignored, as in DB-GPT).
         skill_name: String,
         /// File path to echo (and, when it names another file of the pack, to serve)
         /// [default: the pack's own SKILL.md path].
         file_path: Option<String>,
+        /// Render the body as a Jinja2 prompt template (as DB-GPT does) with variable KEY set
+        /// to VALUE; repeatable. Variables not given are empty.
+        #[arg(long = "var", value_name = "KEY=VALUE", value_parser = load::parse_var)]
+        vars: Vec<(String, String)>,
     },
     /// Serve the embedded skills as an MCP server on stdin/stdout.
     ///
-    /// Tools: load_skill, list_skills, and one per pack with a schema.json. Resources:
+    /// Tools: load_skill, find_skills, list_skills, and one per pack with a schema.json. Resources:
     /// skill://{name}/{path} for every embedded file. Instructions: the skill catalog.
     Serve,
     /// Write the exact bytes of an embedded file to stdout.
     Cat {
-        /// Skill name (exact, else ASCII case-insensitive).
+        /// Skill name (letter case ignored, as in DB-GPT).
         skill_name: String,
         /// Path of the file relative to the pack (e.g. SKILL.md, scripts/run.py).
         path: String,
@@ -159,13 +176,30 @@ pub fn run() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Explain { code } => explain::run(code.as_deref()),
         Command::List { format } => list::run(format),
-        Command::Prompt { format, budget } => prompt::run(&format, budget),
+        Command::Prompt {
+            format,
+            budget,
+            query: Some(query),
+            top,
+            bucket,
+        } => {
+            let _ = budget;
+            route::prompt(&format, &query, top as usize, bucket.as_deref())
+        }
+        Command::Prompt { format, budget, .. } => prompt::run(&format, budget),
+        Command::Route {
+            request,
+            top,
+            bucket,
+            format,
+        } => route::run(&request, top as usize, bucket.as_deref(), &format),
         Command::Tools { format } => tools::run(&format),
         Command::Load {
             format,
             skill_name,
             file_path,
-        } => load::run(&format, &skill_name, file_path.as_deref()),
+            vars,
+        } => load::run(&format, &skill_name, file_path.as_deref(), &vars),
         Command::Cat { skill_name, path } => cat::run(&skill_name, &path),
         Command::Serve => serve::run(),
     };

@@ -8,10 +8,7 @@ use std::process::ExitCode;
 
 /// `skillbake tools`.
 pub fn run(format: &str) -> Result<ExitCode> {
-    let format = ToolsFormat::ALL
-        .into_iter()
-        .find(|f| f.name() == format)
-        .unwrap_or(ToolsFormat::OpenAi);
+    let format = ToolsFormat::from_name(format).unwrap_or(ToolsFormat::OpenAi);
     write_stdout(BUNDLED.tools_json(format).as_bytes());
     Ok(ExitCode::SUCCESS)
 }

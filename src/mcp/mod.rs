@@ -4,8 +4,11 @@
 //!
 //! * **Instructions**: the Agent Skills `<available_skills>` catalog
 //!   ([`Registry::catalog`] in [`CatalogFormat::Xml`]).
-//! * **Tools**: exactly [`Registry::tools_json`] in [`ToolsFormat::Mcp`] (`load_skill`, and one
-//!   tool per pack with a `schema.json`), plus `list_skills`.
+//! * **Tools**: exactly [`Registry::tools_json`] in [`ToolsFormat::Mcp`] (`load_skill`,
+//!   `find_skills`, and one tool per pack with a `schema.json`), plus `list_skills`.
+//!   * `find_skills {query, top_k?, bucket?}` routes the request ([`Registry::route_json`]):
+//!     a JSON array of the top `top_k` (default 5, at most 50) candidates with their scores,
+//!     matched fields, descriptions, `when_to_use`, `when_not_to_use` and parameters.
 //!   * `load_skill {skill_name, file_path?}` answers the same bytes as [`Registry::load_skill`]
 //!     as one text content; `file_path` defaults to the skill's `SKILL.md` path. The result is an
 //!     error result (`isError: true`) when the skill or file is not found.
@@ -19,7 +22,8 @@
 //!   the model can read and correct; an unknown tool is a JSON-RPC `invalid params` error.
 //! * **Resources**: `skill://{name}/{path}` for every embedded file (`SKILL.md` included, exactly
 //!   as written), with a MIME type from the extension
-//!   ([`mime_type`](crate::mcp::mime_type)); UTF-8 files are served as text, binary files as
+//!   ([`mime_type`](skillbake_format::file_type::mime_type), the same table that decides how
+//!   `load_skill` serves the file); UTF-8 files are served as text, binary files as
 //!   base64 blobs. The template `skill://{name}/{path}` is listed too. An unknown URI is a
 //!   `resource not found` error.
 //!
@@ -33,10 +37,8 @@
 //!
 //! [`Server`](crate::mcp::Server) implements `rmcp::ServerHandler`, for other transports.
 
-mod mime;
 mod uri;
 
-pub use mime::mime_type;
 pub use uri::{resource_uri, RESOURCE_TEMPLATE, URI_PREFIX};
 
 use crate::{CatalogFormat, File, FileKind, Registry, ToolsFormat};
@@ -50,6 +52,7 @@ use rmcp::model::{
 use rmcp::service::{QuitReason, RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
+use skillbake_format::file_type::mime_type;
 use std::collections::HashMap;
 use std::fmt;
 use uri::parse_uri;
@@ -59,6 +62,12 @@ pub const LOAD_SKILL: &str = "load_skill";
 
 /// Name of the `list_skills` tool.
 pub const LIST_SKILLS: &str = "list_skills";
+
+/// Name of the `find_skills` tool.
+pub const FIND_SKILLS: &str = "find_skills";
+
+/// Most candidates `find_skills` returns.
+pub const FIND_SKILLS_MAX: u64 = 50;
 
 const LIST_SKILLS_DESCRIPTION: &str = "List the embedded skills: a JSON array of {name, description, location, uri}. location is the file_path to pass to load_skill; uri is the skill's SKILL.md as an MCP resource.";
 
@@ -161,8 +170,10 @@ impl Server {
             .map_err(|e| Error::ToolDefinitions(e.to_string()))?;
         // The built-in tools win over a pack of the same name (tool names must be unique).
         let mut seen_load_skill = false;
+        let mut seen_find_skills = false;
         tools.retain(|t| match t.name.as_ref() {
             LOAD_SKILL => !std::mem::replace(&mut seen_load_skill, true),
+            FIND_SKILLS => !std::mem::replace(&mut seen_find_skills, true),
             LIST_SKILLS => false,
             _ => true,
         });
@@ -172,7 +183,7 @@ impl Server {
         let mut packs = HashMap::new();
         for tool in &tools {
             let name = tool.name.as_ref();
-            if name == LOAD_SKILL {
+            if name == LOAD_SKILL || name == FIND_SKILLS {
                 continue;
             }
             let skill = registry.get_exact(name).ok_or_else(|| {
@@ -227,7 +238,7 @@ impl Server {
                     resource_uri(skill.name(), file.path()),
                     format!("{}/{}", skill.name(), file.path()),
                 )
-                .with_mime_type(mime_type(file.path(), is_binary(&file)))
+                .with_mime_type(mime_type(file.path(), served_kind(&file)))
                 .with_size(file.bytes().len() as u64);
                 if file.path() == "SKILL.md" {
                     r = r.with_description(skill.description());
@@ -243,7 +254,7 @@ impl Server {
         let (name, path) = parse_uri(uri)?;
         let skill = self.registry.get(&name)?;
         let file = skill.file(&path)?;
-        Some(contents(uri, file.path(), file.bytes(), is_binary(&file)))
+        Some(contents(uri, file.path(), file.bytes(), served_kind(&file)))
     }
 
     fn load_skill(&self, args: &JsonObject) -> CallToolResult {
@@ -295,6 +306,42 @@ impl Server {
         } else {
             CallToolResult::error(vec![ContentBlock::text(reply)])
         }
+    }
+
+    fn find_skills(&self, args: &JsonObject) -> CallToolResult {
+        if let Some(key) = args
+            .keys()
+            .find(|k| !matches!(k.as_str(), "query" | "top_k" | "bucket"))
+        {
+            return error_text(format!(
+                "Error: unknown argument `{key}`: {FIND_SKILLS} takes `query`, `top_k` and `bucket`."
+            ));
+        }
+        let Some(query) = args.get("query").and_then(Value::as_str) else {
+            return error_text(
+                "Error: `query` is required: the user's request as a string, e.g. {\"query\": \"send the report to my team\"}.".to_string(),
+            );
+        };
+        let top = match args.get("top_k") {
+            None | Some(Value::Null) => 5,
+            Some(v) => match v.as_u64() {
+                Some(k @ 1..=FIND_SKILLS_MAX) => k as usize,
+                _ => {
+                    return error_text(format!(
+                        "Error: `top_k` must be an integer from 1 to {FIND_SKILLS_MAX}, not {v}."
+                    ))
+                }
+            },
+        };
+        let bucket = match args.get("bucket") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(b)) => Some(b.as_str()),
+            Some(v) => return error_text(format!("Error: `bucket` must be a string, not {v}.")),
+        };
+        let opts = crate::RouteOptions { top, bucket };
+        CallToolResult::success(vec![ContentBlock::text(
+            self.registry.route_json(query, opts),
+        )])
     }
 
     fn list_skills(&self, args: &JsonObject) -> CallToolResult {
@@ -402,6 +449,7 @@ impl ServerHandler for Server {
         let result = match request.name.as_ref() {
             LOAD_SKILL => self.load_skill(&args),
             LIST_SKILLS => self.list_skills(&args),
+            FIND_SKILLS => self.find_skills(&args),
             name => match self.packs.get(name) {
                 Some(pack) => self.pack_tool(name, pack, args),
                 None => {
@@ -473,16 +521,21 @@ fn json_type(v: &Value) -> &'static str {
     }
 }
 
-fn is_binary(file: &File) -> bool {
-    file.kind() == FileKind::Binary || file.text().is_none()
+/// How a file is served: its kind, binary whenever its bytes are not UTF-8.
+fn served_kind(file: &File) -> FileKind {
+    match file.text() {
+        Some(_) => file.kind(),
+        None => FileKind::Binary,
+    }
 }
 
-/// The contents of a resource: text when `binary` is false and the bytes are UTF-8, else a
-/// base64 blob.
-fn contents(uri: &str, path: &str, bytes: &[u8], binary: bool) -> ResourceContents {
-    let mime = mime_type(path, binary);
+/// The contents of a resource: text unless `kind` is binary, else a base64 blob.
+fn contents(uri: &str, path: &str, bytes: &[u8], kind: FileKind) -> ResourceContents {
+    let mime = mime_type(path, kind);
     match std::str::from_utf8(bytes) {
-        Ok(text) if !binary => ResourceContents::text(text, uri).with_mime_type(mime),
+        Ok(text) if kind != FileKind::Binary => {
+            ResourceContents::text(text, uri).with_mime_type(mime)
+        }
         _ => ResourceContents::blob(base64::engine::general_purpose::STANDARD.encode(bytes), uri)
             .with_mime_type(mime),
     }
@@ -495,7 +548,7 @@ mod tests {
     #[test]
     fn binary_contents_are_base64_blobs() {
         let bytes = [0u8, 159, 146, 150, b'\n'];
-        match contents("skill://x/a.bin", "a.bin", &bytes, true) {
+        match contents("skill://x/a.bin", "a.bin", &bytes, FileKind::Binary) {
             ResourceContents::BlobResourceContents {
                 blob, mime_type, ..
             } => {
@@ -504,7 +557,7 @@ mod tests {
             }
             other => panic!("expected a blob, got {other:?}"),
         }
-        match contents("skill://x/a.md", "a.md", b"# hi\n", false) {
+        match contents("skill://x/a.md", "a.md", b"# hi\n", FileKind::Markdown) {
             ResourceContents::TextResourceContents {
                 text, mime_type, ..
             } => {

@@ -1,4 +1,7 @@
-//! Resource URIs of embedded files: `skill://{name}/{path}`, percent-encoded.
+//! Resource URIs of embedded files: `skill://{name}/{path}`, percent-encoded
+//! (`skillbake_format::percent`).
+
+use skillbake_format::percent::{self, Keep};
 
 /// Scheme and separator of resource URIs: `skill://{name}/{path}`.
 pub const URI_PREFIX: &str = "skill://";
@@ -11,40 +14,10 @@ pub const RESOURCE_TEMPLATE: &str = "skill://{name}/{path}";
 pub fn resource_uri(name: &str, path: &str) -> String {
     let mut out = String::with_capacity(URI_PREFIX.len() + name.len() + path.len() + 1);
     out.push_str(URI_PREFIX);
-    percent_encode(name, false, &mut out);
+    percent::encode_into(&mut out, name, Keep::Unreserved);
     out.push('/');
-    percent_encode(path, true, &mut out);
+    percent::encode_into(&mut out, path, Keep::Path);
     out
-}
-
-fn percent_encode(s: &str, keep_slash: bool, out: &mut String) {
-    for &b in s.as_bytes() {
-        if b.is_ascii_alphanumeric()
-            || matches!(b, b'-' | b'.' | b'_' | b'~')
-            || (keep_slash && b == b'/')
-        {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-}
-
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        if b == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// Splits `skill://{name}/{path}` into the decoded name and path.
@@ -55,7 +28,7 @@ pub(super) fn parse_uri(uri: &str) -> Option<(String, String)> {
     }
     let rest = uri.get(URI_PREFIX.len()..)?;
     let (name, path) = rest.split_once('/')?;
-    let (name, path) = (percent_decode(name)?, percent_decode(path)?);
+    let (name, path) = (percent::decode(name)?, percent::decode(path)?);
     if name.is_empty() || path.is_empty() {
         return None;
     }

@@ -1,19 +1,26 @@
 //! Project automation, run as `cargo xtask <command>` (alias in `.cargo/config.toml`):
 //!
-//! * `ci` — format check, clippy with `-D warnings`, the test suite (insta snapshots must match;
-//!   nothing is written), the runtime-only build, docs without warnings, and the bundled packs;
+//! * `ci` — format check, generated text up to date (`codegen --check`), clippy with
+//!   `-D warnings`, the test suite (insta snapshots must match; nothing is written), the
+//!   runtime-only build, docs without warnings, and the bundled packs;
 //! * `check-skills [DIR]...` and `sarif-check` — see [`skills`];
 //! * `reproducible` and `bundle --skills DIR --out PATH` — see [`repro`] and [`bundle`];
-//! * `mcp-check` — see [`mcp_check`]; `bench` — see [`mod@bench`];
+//! * `mcp-check` — see [`mcp_check`]; `bench` — see [`mod@bench`]; `route-eval` — see
+//!   [`route_eval`];
 //! * `new-skill NAME [--dir DIR] [--description TEXT]` — scaffolds a pack that passes
-//!   `skillbake check` with no warnings.
+//!   `skillbake check` with no warnings;
+//! * `new-rule CODE --module M --severity S` — see [`new_rule`]; `codegen [--check]` — see
+//!   [`codegen`].
 
 #![forbid(unsafe_code)]
 
 mod bench;
 mod bundle;
+mod codegen;
 mod mcp_check;
+mod new_rule;
 mod repro;
+mod route_eval;
 mod skills;
 
 use std::path::{Path, PathBuf};
@@ -24,14 +31,17 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci(),
         Some("new-skill") => new_skill(&args[1..]),
+        Some("new-rule") => new_rule::run(&args[1..]),
+        Some("codegen") => codegen::run(&args[1..]),
         Some("reproducible") => repro::run(&args[1..]),
         Some("bundle") => bundle::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("check-skills") => skills::check_skills(&root(), &args[1..]),
         Some("sarif-check") => skills::sarif_check(&root()),
         Some("mcp-check") => mcp_check::run(&args[1..]),
+        Some("route-eval") => route_eval::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench>");
+            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] | new-rule CODE --module M --severity error|warning [--summary TEXT] | codegen [--check] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench | route-eval --data DIR>");
             return ExitCode::from(2);
         }
     };
@@ -110,6 +120,8 @@ fn ci() -> Result<(), String> {
         "cargo fmt --check",
         cargo().args(["fmt", "--all", "--", "--check"]),
     )?;
+    eprintln!("\n==> cargo xtask codegen --check");
+    codegen::run(&["--check".to_string()])?;
     run(
         "cargo clippy -D warnings",
         cargo().args([

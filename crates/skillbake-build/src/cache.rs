@@ -15,16 +15,19 @@
 //! Everything else is done again every time: the configuration (its text and the options are part
 //! of the cache's key, with this crate's version and the build script's own executable), the walk
 //! of the tree (which finds additions, deletions, renames and link problems), packs with any
-//! diagnostic (so warnings are reported on every build), the cross-pack rule (`duplicate-name`),
-//! the name index, catalogs and tool definitions. Any error makes the whole check run again
+//! diagnostic (so warnings are reported on every build), the cross-pack rules (`duplicate-name`,
+//! and over the routing index `route-test-failed`, `description-near-duplicate`,
+//! `catalog-over-budget`: the index is rebuilt from every pack's cached terms, a [`RouteDoc`]),
+//! the name index and tool definitions. Any error makes the whole check run again
 //! without the cache, so a failing build reports exactly what `skillbake check` reports. The
 //! output is byte-identical to a build without the cache (`tests/incremental.rs`).
 
-use crate::check::{self, check_one, Configured};
-use crate::diagnostic::{sort, Diagnostic, Severity};
+use crate::check::{self, check_one};
+use crate::diagnostic::{Diagnostic, Position, Severity};
 use crate::discover::{self, PackEntry, PackSource};
 use crate::generate::{pack, Cell, Facts, Fragment, TooLarge};
 use crate::glob::GlobSet;
+use crate::model::{RouteDoc, RouteTest, Routing};
 use crate::report::Report;
 use crate::validate::duplicate::NameSite;
 use crate::CheckOptions;
@@ -38,7 +41,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 pub const CACHE_FILE: &str = "skillbake_cache.bin";
 
 /// Changes whenever the cache's layout or the meaning of a fragment changes.
-const FORMAT: &[u8; 8] = b"SKBC0002";
+const FORMAT: &[u8; 8] = b"SKBC0003";
 
 /// A stamp taken less than this after the file changed does not vouch for its content.
 const RACY: Duration = Duration::from_secs(2);
@@ -124,6 +127,8 @@ struct Entry {
     rel_dir: String,
     files: Vec<CachedFile>,
     fragment: Fragment,
+    /// What the cross-pack rules and the routing index need of the pack.
+    doc: RouteDoc,
     /// Written to the cache (false for packs with diagnostics, checked again every time).
     keep: bool,
 }
@@ -142,6 +147,8 @@ pub struct Built {
     pub report: Report,
     /// Every pack's fragment in name order (empty when there are errors).
     pub fragments: Vec<Fragment>,
+    /// The routing index of the same packs.
+    pub route: Option<crate::generate::route::Built>,
     /// What was reused.
     pub stats: Stats,
     /// For each fragment, what the cache records about its pack.
@@ -153,6 +160,7 @@ pub struct Built {
 struct Meta {
     rel_dir: String,
     files: Vec<CachedFile>,
+    doc: RouteDoc,
     keep: bool,
 }
 
@@ -192,15 +200,13 @@ pub fn build(
 ) -> Result<Built, TooLarge> {
     let started = Instant::now();
     let scan = nanos(SystemTime::now());
-    let Configured {
-        cfg,
-        mut diags,
-        sources,
-        tracked: _,
-    } = check::configure(root, opts);
+    let mut configured = check::configure(root, opts);
+    let mut diags = std::mem::take(&mut configured.diags);
+    let sources = std::mem::take(&mut configured.sources);
+    let cfg = &configured.cfg;
     let walked = discover::walk(root, &GlobSet::new(&cfg.ignore));
     diags.extend(walked.diagnostics);
-    let context = context(&cfg, opts, prefix);
+    let context = context(cfg, opts, prefix);
     let mut stats = Stats {
         packs: walked.packs.len(),
         walk: started.elapsed(),
@@ -225,7 +231,7 @@ pub fn build(
     drop(cached);
     let compress = GlobSet::new(&cfg.compress);
     let ctx = Ctx {
-        cfg: &cfg,
+        cfg,
         compress: &compress,
         prefix,
         scan,
@@ -274,7 +280,15 @@ pub fn build(
             }
         }
     }
-    check::finish(&cfg, opts, &names, &mut diags);
+    let route = check::finish(
+        root,
+        &configured,
+        opts,
+        &names,
+        entries.iter().map(|e: &Entry| &e.doc).collect(),
+        &mut diags,
+        &mut report,
+    );
     let failed = diags.iter().any(|d| d.severity == Severity::Error);
     if failed || !complete {
         // Report exactly what a check without the cache reports (sources included).
@@ -283,6 +297,7 @@ pub fn build(
             return Ok(Built {
                 report: checked.report,
                 fragments: Vec::new(),
+                route: None,
                 stats,
                 meta: Vec::new(),
                 context,
@@ -298,12 +313,24 @@ pub fn build(
         return Ok(Built {
             report: checked.report,
             fragments,
+            route: checked.route,
             stats,
             meta: Vec::new(),
             context,
         });
     }
-    sort(&mut diags);
+    // Warnings the cross-pack rules raised on packs taken from the cache quote files that were
+    // not read: read them now.
+    let files = diags
+        .iter()
+        .flat_map(|d| std::iter::once(&d.file).chain(d.related.iter().map(|r| &r.file)));
+    for file in files {
+        if !report.sources.contains_key(file) {
+            if let Ok(text) = std::fs::read_to_string(root.join(file)) {
+                report.sources.insert(file.clone(), text);
+            }
+        }
+    }
     report.diagnostics = diags;
     entries.sort_by(|a, b| a.fragment.facts.name.cmp(&b.fragment.facts.name));
     let (meta, fragments) = entries
@@ -313,6 +340,7 @@ pub fn build(
                 Meta {
                     rel_dir: e.rel_dir,
                     files: e.files,
+                    doc: e.doc,
                     keep: e.keep,
                 },
                 e.fragment,
@@ -322,6 +350,7 @@ pub fn build(
     Ok(Built {
         report,
         fragments,
+        route,
         stats,
         meta,
         context,
@@ -380,6 +409,7 @@ fn process(pack: PackEntry, cached: Option<Entry>, ctx: &Ctx<'_>) -> Processed {
                     rel_dir,
                     files,
                     fragment: c.fragment,
+                    doc: c.doc,
                     keep: true,
                 },
                 false,
@@ -401,12 +431,14 @@ fn checked(
     diags.extend(outcome.diags);
     // A pack with diagnostics is not cached (checked again next time, so its warnings are
     // reported on every build) but still generated: they may all be warnings.
-    let entry = outcome.skill.as_ref().and_then(|skill| {
+    let doc = outcome.doc;
+    let entry = outcome.skill.as_ref().zip(doc).and_then(|(skill, doc)| {
         let fragment = pack::fragment(skill, ctx.prefix).ok()?;
         Some(Entry {
             rel_dir,
             files,
             fragment,
+            doc,
             keep: clean,
         })
     });
@@ -531,10 +563,139 @@ fn put_entry(w: &mut impl Write, e: &Meta, fr: &Fragment) -> std::io::Result<()>
     match &facts.schema {
         Some(s) => {
             w.write_all(&[1])?;
-            put_bytes(w, s)
+            put_bytes(w, s)?;
+        }
+        None => w.write_all(&[0])?,
+    }
+    put_bytes(w, facts.bucket.as_bytes())?;
+    put_doc(w, &e.doc)
+}
+
+fn put_strings(w: &mut impl Write, items: &[String]) -> std::io::Result<()> {
+    put_u64(w, items.len() as u64)?;
+    for s in items {
+        put_bytes(w, s.as_bytes())?;
+    }
+    Ok(())
+}
+
+fn put_pos(w: &mut impl Write, pos: Option<Position>) -> std::io::Result<()> {
+    match pos {
+        Some(p) => {
+            w.write_all(&[1])?;
+            for v in [p.line, p.column, p.len] {
+                w.write_all(&v.to_le_bytes())?;
+            }
+            Ok(())
         }
         None => w.write_all(&[0]),
     }
+}
+
+fn put_doc(w: &mut impl Write, d: &RouteDoc) -> std::io::Result<()> {
+    put_bytes(w, d.name.as_bytes())?;
+    put_bytes(w, d.description.as_bytes())?;
+    put_bytes(w, d.rel_dir.as_bytes())?;
+    put_strings(w, &d.tags)?;
+    let r = &d.route;
+    put_bytes(w, r.bucket.as_bytes())?;
+    put_strings(w, &r.when_to_use)?;
+    put_strings(w, &r.when_not_to_use)?;
+    put_u64(w, r.tests.len() as u64)?;
+    for t in &r.tests {
+        put_bytes(w, t.query.as_bytes())?;
+        w.write_all(&[u8::from(t.should_match)])?;
+        put_pos(w, t.pos)?;
+    }
+    put_bytes(w, r.file.as_bytes())?;
+    put_pos(w, r.description_pos)?;
+    put_u64(w, d.terms.terms.len() as u64)?;
+    for (term, tf) in &d.terms.terms {
+        put_bytes(w, term.as_bytes())?;
+        for v in tf {
+            w.write_all(&v.to_le_bytes())?;
+        }
+    }
+    for v in d.terms.len {
+        w.write_all(&v.to_le_bytes())?;
+    }
+    Ok(())
+}
+
+fn get_u32(r: &mut impl Read) -> Option<u32> {
+    let mut b = [0u8; 4];
+    r.read_exact(&mut b).ok()?;
+    Some(u32::from_le_bytes(b))
+}
+
+fn get_strings(r: &mut impl Read) -> Option<Vec<String>> {
+    let n = get_count(r)?;
+    let mut v = Vec::with_capacity(n.min(1 << 16));
+    for _ in 0..n {
+        v.push(get_string(r)?);
+    }
+    Some(v)
+}
+
+fn get_pos(r: &mut impl Read) -> Option<Option<Position>> {
+    Some(match get_u8(r)? {
+        1 => Some(Position {
+            line: get_u32(r)?,
+            column: get_u32(r)?,
+            len: get_u32(r)?,
+        }),
+        _ => None,
+    })
+}
+
+fn get_doc(r: &mut impl Read) -> Option<RouteDoc> {
+    let name = get_string(r)?;
+    let description = get_string(r)?;
+    let rel_dir = get_string(r)?;
+    let tags = get_strings(r)?;
+    let bucket = get_string(r)?;
+    let when_to_use = get_strings(r)?;
+    let when_not_to_use = get_strings(r)?;
+    let n = get_count(r)?;
+    let mut tests = Vec::with_capacity(n.min(1 << 16));
+    for _ in 0..n {
+        tests.push(RouteTest {
+            query: get_string(r)?,
+            should_match: get_u8(r)? == 1,
+            pos: get_pos(r)?,
+        });
+    }
+    let file = get_string(r)?;
+    let description_pos = get_pos(r)?;
+    let n = get_count(r)?;
+    let mut terms = Vec::with_capacity(n.min(1 << 20));
+    for _ in 0..n {
+        let term = get_string(r)?;
+        let mut tf = [0f32; 8];
+        for v in &mut tf {
+            *v = f32::from_bits(get_u32(r)?);
+        }
+        terms.push((term, tf));
+    }
+    let mut len = [0f64; 8];
+    for v in &mut len {
+        *v = f64::from_bits(get_u64(r)?);
+    }
+    Some(RouteDoc {
+        name,
+        description,
+        rel_dir,
+        tags,
+        route: Routing {
+            bucket,
+            when_to_use,
+            when_not_to_use,
+            tests,
+            file,
+            description_pos,
+        },
+        terms: crate::generate::route::DocTerms { terms, len },
+    })
 }
 
 fn get_u64(r: &mut impl Read) -> Option<u64> {
@@ -645,9 +806,12 @@ fn get_entry(r: &mut impl Read) -> Option<Entry> {
         1 => Some(get_bytes(r)?),
         _ => None,
     };
+    let bucket = get_string(r)?;
+    let doc = get_doc(r)?;
     Some(Entry {
         rel_dir,
         files,
+        doc,
         keep: true,
         fragment: Fragment {
             text,
@@ -662,6 +826,7 @@ fn get_entry(r: &mut impl Read) -> Option<Entry> {
                 description,
                 skill_md_path,
                 schema,
+                bucket,
             },
         },
     })

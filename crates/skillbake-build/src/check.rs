@@ -4,7 +4,7 @@ use crate::config::{self, Level, Profile, ProjectConfig, CONFIG_FILE};
 use crate::diagnostic::{sort, Code, Diagnostic, Severity};
 use crate::discover::{discover, PackSource, SKILL_MD};
 use crate::glob::GlobSet;
-use crate::model::Skill;
+use crate::model::{default_bucket, RouteDoc, Routing, Skill};
 use crate::parse::frontmatter::{self, SkillMd};
 use crate::parse::{key_text, yaml_to_json};
 use crate::report::Report;
@@ -17,10 +17,14 @@ use yaml_serde::Value;
 pub struct Checked {
     /// The diagnostics and sources.
     pub report: Report,
-    /// The packs that parsed, as they would be embedded (only meaningful without errors).
+    /// The packs that parsed, as they would be embedded (only meaningful without errors). Not
+    /// public API: the model changes with the generated registry.
+    #[doc(hidden)]
     pub skills: Vec<Skill>,
     /// Every path read (for rebuild tracking).
     pub tracked: Vec<PathBuf>,
+    /// The routing index of `skills` (in name order), as the registry embeds it.
+    pub route: Option<crate::generate::route::Built>,
 }
 
 /// Options of a check.
@@ -45,6 +49,8 @@ pub(crate) struct PackOutcome {
     pub(crate) skill: Option<Skill>,
     pub(crate) site: Option<duplicate::NameSite>,
     pub(crate) sources: Vec<(String, String)>,
+    /// What the cross-pack rules and the routing index need of the pack.
+    pub(crate) doc: Option<RouteDoc>,
 }
 
 /// The configuration in effect for a check, with what reading it reported.
@@ -53,6 +59,10 @@ pub(crate) struct Configured {
     pub(crate) diags: Vec<Diagnostic>,
     pub(crate) sources: Vec<(String, String)>,
     pub(crate) tracked: Vec<PathBuf>,
+    /// The configuration file's path.
+    pub(crate) path: PathBuf,
+    /// The configuration file's name in diagnostics.
+    pub(crate) label: String,
 }
 
 /// Reads the configuration file (`skillbake.toml` at `root`, or the one given) and applies the
@@ -70,14 +80,7 @@ pub(crate) fn configure(root: &Path, opts: &CheckOptions) -> Configured {
     if config_path.exists() {
         tracked.push(config_path.clone());
     } else if opts.config_file.is_some() {
-        diags.push(
-            Diagnostic::new(
-                Code::ConfigInvalid,
-                &config_label,
-                "the configuration file given does not exist",
-            )
-            .help("fix the path, or drop the option to use skillbake.toml at the skills root"),
-        );
+        diags.push(config::missing(&config_label));
     }
     let mut cfg = match config::load(&config_path, &config_label) {
         Ok(c) => c,
@@ -103,17 +106,53 @@ pub(crate) fn configure(root: &Path, opts: &CheckOptions) -> Configured {
         diags,
         sources,
         tracked,
+        path: config_path,
+        label: config_label,
     }
 }
 
-/// The cross-pack rule (`duplicate-name`), then levels, `--deny warnings` and the order.
+/// The cross-pack rules — `duplicate-name`, then over the routing index of `docs` (built here,
+/// in name order) `route-test-failed`, `description-near-duplicate` and `catalog-over-budget`,
+/// with the catalog's cost in the report — then levels, `--deny warnings` and the order. Returns
+/// the routing index.
 pub(crate) fn finish(
-    cfg: &ProjectConfig,
+    root: &Path,
+    configured: &Configured,
     opts: &CheckOptions,
     names: &[duplicate::NameSite],
+    mut docs: Vec<&RouteDoc>,
     diags: &mut Vec<Diagnostic>,
-) {
+    report: &mut Report,
+) -> Option<crate::generate::route::Built> {
+    let cfg = &configured.cfg;
     duplicate::check(names, diags);
+    let mut route = None;
+    if !docs.is_empty() {
+        docs.sort_by(|a, b| a.name.cmp(&b.name));
+        if let Ok(built) = crate::generate::route::build_docs(&docs) {
+            let prefix = crate::default_prefix(root);
+            let before = diags.len();
+            report.cost = Some(validate::route::check_all(
+                &docs,
+                &built,
+                cfg,
+                &prefix,
+                &configured.label,
+                diags,
+            ));
+            let over = diags
+                .get(before..)
+                .unwrap_or_default()
+                .iter()
+                .any(|d| d.code == Code::CatalogOverBudget);
+            if over {
+                if let Ok(text) = std::fs::read_to_string(&configured.path) {
+                    report.sources.insert(configured.label.clone(), text);
+                }
+            }
+            route = Some(built);
+        }
+    }
     cfg.apply_levels(diags);
     if opts.deny_warnings {
         for d in diags.iter_mut() {
@@ -121,18 +160,19 @@ pub(crate) fn finish(
         }
     }
     sort(diags);
+    route
 }
 
 /// Checks the skills root (or single pack) at `root`.
 pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
     let mut report = Report::default();
-    let Configured {
-        cfg,
-        mut diags,
-        sources,
-        mut tracked,
-    } = configure(root, opts);
-    report.sources.extend(sources);
+    let mut configured = configure(root, opts);
+    let mut diags = std::mem::take(&mut configured.diags);
+    let mut tracked = std::mem::take(&mut configured.tracked);
+    report
+        .sources
+        .extend(std::mem::take(&mut configured.sources));
+    let cfg = &configured.cfg;
 
     let found = discover(root, &GlobSet::new(&cfg.ignore));
     diags.extend(found.diagnostics);
@@ -140,16 +180,26 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
     report.packs = found.packs.len();
 
     let compress = GlobSet::new(&cfg.compress);
-    let outcomes = check_packs(found.packs, &cfg, &compress);
+    let outcomes = check_packs(found.packs, cfg, &compress);
     let mut skills = Vec::new();
     let mut names = Vec::new();
+    let mut docs = Vec::new();
     for outcome in outcomes {
         diags.extend(outcome.diags);
         skills.extend(outcome.skill);
         names.extend(outcome.site);
+        docs.extend(outcome.doc);
         report.sources.extend(outcome.sources);
     }
-    finish(&cfg, opts, &names, &mut diags);
+    let route = finish(
+        root,
+        &configured,
+        opts,
+        &names,
+        docs.iter().collect(),
+        &mut diags,
+        &mut report,
+    );
     add_missing_sources(&mut report, &diags, &skills);
     report.diagnostics = diags;
     tracked.sort();
@@ -158,6 +208,7 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
         report,
         skills,
         tracked,
+        route,
     }
 }
 
@@ -207,6 +258,8 @@ pub(crate) fn check_one(
             .map(|f| f.path.clone())
             .collect();
         skill.files = std::mem::take(&mut pack.files);
+        let mut tok = skillbake_route::tokenize::Tokenizer::new();
+        out.doc = Some(crate::generate::route::doc(&skill, &mut tok));
         out.skill = Some(skill);
     }
     out
@@ -233,22 +286,25 @@ impl PackOutcome {
     }
 }
 
-/// Sources for diagnostics found after the packs were checked (duplicate names), from the
-/// packs' own files.
+/// Sources for diagnostics found after the packs were checked (duplicate names, routing rules)
+/// and for the places they relate to, from the packs' own files.
 fn add_missing_sources(report: &mut Report, diags: &[Diagnostic], skills: &[Skill]) {
-    for d in diags {
-        if report.sources.contains_key(&d.file) {
+    let files = diags
+        .iter()
+        .flat_map(|d| std::iter::once(&d.file).chain(d.related.iter().map(|r| &r.file)));
+    for file in files {
+        if report.sources.contains_key(file) {
             continue;
         }
         let found = skills.iter().find_map(|s| {
             s.files.iter().find_map(|f| {
-                (crate::discover::join(&s.rel_dir, &f.path) == d.file)
+                (crate::discover::join(&s.rel_dir, &f.path) == *file)
                     .then(|| std::str::from_utf8(&f.bytes).ok())
                     .flatten()
             })
         });
         if let Some(text) = found {
-            report.sources.insert(d.file.clone(), text.to_string());
+            report.sources.insert(file.clone(), text.to_string());
         }
     }
 }
@@ -296,6 +352,24 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
         _ => None,
     };
     let list = |k: &str| fm.mapping.get(k).map(list_items).unwrap_or_default();
+    let texts = |k: &str| match fm.mapping.get(k) {
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Sequence(items)) => items
+            .iter()
+            .filter_map(|i| i.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let route = Routing {
+        bucket: text("bucket")
+            .map(|b| b.trim().trim_matches('/').to_string())
+            .unwrap_or_else(|| default_bucket(&pack.rel_dir)),
+        when_to_use: texts("when_to_use"),
+        when_not_to_use: texts("when_not_to_use"),
+        tests: validate::route::tests(md),
+        file: validate::skill_md_path(pack),
+        description_pos: md.value_pos("description"),
+    };
     Some(Skill {
         name,
         description,
@@ -308,5 +382,10 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
         version,
         files: Vec::new(),
         compress: Vec::new(),
+        template_vars: crate::parse::jinja::analyse(&md.body)
+            .map(|a| a.vars)
+            .unwrap_or_default(),
+        template: crate::generate::template::compile(&md.body).map(|p| p.encode()),
+        route,
     })
 }

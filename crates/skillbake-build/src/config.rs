@@ -65,47 +65,41 @@ impl Level {
     }
 }
 
-/// A named rule set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Profile {
-    /// The core rules.
-    #[default]
-    Default,
-    /// Exactly the Agent Skills spec: only its six fields, names `^[a-z0-9]+(-[a-z0-9]+)*$`.
-    AgentSkills,
-    /// DB-GPT first: its fields, `_` in names allowed, Jinja problems are errors.
-    DbGpt,
+skillbake_format::named_enum! {
+    /// A named rule set.
+    #[derive(Default)]
+    pub enum Profile {
+        /// The core rules.
+        #[default]
+        Default = "default",
+        /// Exactly the Agent Skills spec: only its six fields, names `^[a-z0-9]+(-[a-z0-9]+)*$`.
+        AgentSkills = "agentskills",
+        /// DB-GPT first: its fields, `_` in names allowed, Jinja problems are errors, folder names
+        /// and name characters (DB-GPT registers any name) only warnings.
+        DbGpt = "dbgpt",
+    }
 }
 
 impl Profile {
-    /// Every profile name.
-    pub const NAMES: &'static [&'static str] = &["default", "agentskills", "dbgpt"];
-
-    /// Parses a profile name.
-    pub fn from_name(s: &str) -> Option<Profile> {
-        match s {
-            "default" => Some(Profile::Default),
-            "agentskills" => Some(Profile::AgentSkills),
-            "dbgpt" => Some(Profile::DbGpt),
-            _ => None,
-        }
-    }
-
-    /// The profile's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Profile::Default => "default",
-            Profile::AgentSkills => "agentskills",
-            Profile::DbGpt => "dbgpt",
-        }
-    }
-
     /// The level this profile gives `code`, when it differs from the code's default.
     pub fn level(self, code: Code) -> Option<Level> {
         match (self, code) {
             (Profile::AgentSkills, Code::UnknownKey | Code::NameNotPortable) => Some(Level::Deny),
             (Profile::DbGpt, Code::NameNotPortable) => Some(Level::Allow),
-            (Profile::DbGpt, Code::BodyJinja) => Some(Level::Deny),
+            (Profile::DbGpt, Code::BodyJinja | Code::FrontmatterDashes) => Some(Level::Deny),
+            // DB-GPT ignores folder names and registers any name, finding it case-insensitively,
+            // and serves any description it finds, however long or empty.
+            (
+                Profile::DbGpt,
+                Code::NameDirMismatch
+                | Code::NameCharset
+                | Code::NameLength
+                | Code::DescriptionEmpty
+                | Code::DescriptionLength
+                // DB-GPT reads no field's type (only a non-string `name` breaks its lookup,
+                // which stays an error).
+                | Code::FieldType,
+            ) => Some(Level::Warn),
             _ => None,
         }
     }
@@ -138,6 +132,47 @@ pub struct ProjectConfig {
     pub max_pack_size: u64,
     /// Glob patterns of files (relative to the skills root) to store compressed.
     pub compress: Vec<String>,
+    /// `[route]` and `[catalog]`: routing tests, near-duplicates and the catalog budget.
+    pub route: RouteConfig,
+}
+
+/// `[route]` and `[catalog]` of `skillbake.toml`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouteConfig {
+    /// `[route] top`: how many candidates a `route_tests` request may look at.
+    pub top: usize,
+    /// `[route] duplicate-threshold`: the share of a pack's own score another pack must reach on
+    /// the pack's description for `description-near-duplicate`.
+    pub duplicate_threshold: f64,
+    /// `[catalog] format`: the catalog whose cost `check` reports and limits.
+    pub catalog_format: skillbake_format::catalog::Format,
+    /// `[catalog] max-tokens`: `catalog-over-budget` above this estimate.
+    pub max_tokens: Option<u64>,
+    /// `[catalog] max-chars`: `catalog-over-budget` above this many characters.
+    pub max_chars: Option<u64>,
+    /// Where `max-tokens` (else `max-chars`) is set in `skillbake.toml`.
+    pub budget_pos: Option<crate::diagnostic::Position>,
+}
+
+// `duplicate_threshold` is checked to lie in 0..=1 (never NaN), so equality is total.
+impl Eq for RouteConfig {}
+
+/// Default of `[route] top`.
+pub const DEFAULT_ROUTE_TOP: usize = 5;
+/// Default of `[route] duplicate-threshold`.
+pub const DEFAULT_DUPLICATE_THRESHOLD: f64 = 0.9;
+
+impl Default for RouteConfig {
+    fn default() -> Self {
+        RouteConfig {
+            top: DEFAULT_ROUTE_TOP,
+            duplicate_threshold: DEFAULT_DUPLICATE_THRESHOLD,
+            catalog_format: skillbake_format::catalog::Format::Xml,
+            max_tokens: None,
+            max_chars: None,
+            budget_pos: None,
+        }
+    }
 }
 
 impl Default for ProjectConfig {
@@ -150,6 +185,7 @@ impl Default for ProjectConfig {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             max_pack_size: DEFAULT_MAX_PACK_SIZE,
             compress: Vec::new(),
+            route: RouteConfig::default(),
         }
     }
 }
@@ -174,9 +210,23 @@ impl ProjectConfig {
         }
     }
 
+    /// The severity of one diagnostic: [`ProjectConfig::severity`], except that a
+    /// profile-exempt one ignores the profile's level.
+    pub fn severity_of(&self, d: &Diagnostic) -> Option<Severity> {
+        if d.profile_exempt && !d.code.is_hard() {
+            return match self.lints.get(&d.code) {
+                None => Some(d.code.default_severity()),
+                Some(Level::Allow) => None,
+                Some(Level::Warn) => Some(Severity::Warning),
+                Some(Level::Deny) => Some(Severity::Error),
+            };
+        }
+        self.severity(d.code)
+    }
+
     /// Applies levels to `diags`: drops allowed ones, sets the severity of the rest.
     pub fn apply_levels(&self, diags: &mut Vec<Diagnostic>) {
-        diags.retain_mut(|d| match self.severity(d.code) {
+        diags.retain_mut(|d| match self.severity_of(d) {
             Some(s) => {
                 d.severity = s;
                 true
@@ -201,6 +251,25 @@ struct RawConfig {
     limits: RawLimits,
     #[serde(default)]
     embed: RawEmbed,
+    #[serde(default)]
+    route: RawRoute,
+    #[serde(default)]
+    catalog: RawCatalog,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawRoute {
+    top: Option<toml::Spanned<i64>>,
+    duplicate_threshold: Option<toml::Spanned<f64>>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawCatalog {
+    format: Option<toml::Spanned<String>>,
+    max_tokens: Option<toml::Spanned<u64>>,
+    max_chars: Option<toml::Spanned<u64>>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -224,7 +293,7 @@ struct RawLimits {
     max_pack_size: Option<u64>,
 }
 
-const HELP: &str = "supported: `profile = \"default\"|\"agentskills\"|\"dbgpt\"`, `ignore = [\"glob\", ...]`, `[lints] code = \"allow\"|\"warn\"|\"deny\"`, `[tools] known = [...]`, `[limits] max-file-size = BYTES, max-pack-size = BYTES`, `[embed] compress = [\"glob\", ...]`";
+const HELP: &str = "supported: `profile = \"default\"|\"agentskills\"|\"dbgpt\"`, `ignore = [\"glob\", ...]`, `[lints] code = \"allow\"|\"warn\"|\"deny\"`, `[tools] known = [...]`, `[limits] max-file-size = BYTES, max-pack-size = BYTES`, `[embed] compress = [\"glob\", ...]`, `[route] top = K, duplicate-threshold = 0.0..=1.0`, `[catalog] format = \"xml\"|\"dbgpt\"|\"codex\"|\"markdown\", max-tokens = N, max-chars = N`";
 
 /// Parses the text of a configuration file. `file` is the name used in diagnostics. Every problem
 /// is reported.
@@ -331,6 +400,7 @@ pub fn parse(text: &str, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
             }
         }
     }
+    route_section(&raw, file, &at, &mut cfg, &mut diags);
     cfg.known_tools = raw.tools.known;
     if let Some(n) = raw.limits.max_file_size {
         cfg.max_file_size = n;
@@ -343,6 +413,82 @@ pub fn parse(text: &str, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
     } else {
         Err(diags)
     }
+}
+
+/// `[route]` and `[catalog]`.
+fn route_section(
+    raw: &RawConfig,
+    file: &str,
+    at: &dyn Fn(&std::ops::Range<usize>) -> Option<crate::diagnostic::Position>,
+    cfg: &mut ProjectConfig,
+    diags: &mut Vec<Diagnostic>,
+) {
+    if let Some(top) = &raw.route.top {
+        match usize::try_from(*top.get_ref()) {
+            Ok(k) if k > 0 => cfg.route.top = k,
+            _ => diags.push(
+                Diagnostic::new(
+                    Code::ConfigInvalid,
+                    file,
+                    format!(
+                        "`[route] top` is {}; it must be a positive number",
+                        top.get_ref()
+                    ),
+                )
+                .at(at(&top.span()))
+                .help("set how many candidates a routing test may look at, e.g. `top = 5`"),
+            ),
+        }
+    }
+    if let Some(t) = &raw.route.duplicate_threshold {
+        let v = *t.get_ref();
+        if (0.0..=1.0).contains(&v) {
+            cfg.route.duplicate_threshold = v;
+        } else {
+            diags.push(
+                Diagnostic::new(
+                    Code::ConfigInvalid,
+                    file,
+                    format!("`[route] duplicate-threshold` is {v}; it must be between 0 and 1"),
+                )
+                .at(at(&t.span()))
+                .help("0.9 warns when another pack scores 90% of a pack's own score on its description; allow `description-near-duplicate` in `[lints]` to turn the check off"),
+            );
+        }
+    }
+    if let Some(f) = &raw.catalog.format {
+        match skillbake_format::catalog::Format::from_name(f.get_ref()) {
+            Some(format) => cfg.route.catalog_format = format,
+            None => diags.push(
+                Diagnostic::new(
+                    Code::ConfigInvalid,
+                    file,
+                    format!("unknown catalog format `{}`", f.get_ref()),
+                )
+                .at(at(&f.span()))
+                .help("use one of: xml, dbgpt, codex, markdown"),
+            ),
+        }
+    }
+    cfg.route.max_tokens = raw.catalog.max_tokens.as_ref().map(|v| *v.get_ref());
+    cfg.route.max_chars = raw.catalog.max_chars.as_ref().map(|v| *v.get_ref());
+    cfg.route.budget_pos = raw
+        .catalog
+        .max_tokens
+        .as_ref()
+        .or(raw.catalog.max_chars.as_ref())
+        .and_then(|v| at(&v.span()));
+}
+
+/// `config-invalid` for a configuration file that was asked for (`--config`,
+/// `Config::config_file`) and does not exist.
+pub fn missing(file: &str) -> Diagnostic {
+    Diagnostic::new(
+        Code::ConfigInvalid,
+        file,
+        "the configuration file given does not exist",
+    )
+    .help("fix the path, or drop the option to use skillbake.toml at the skills root")
 }
 
 /// Reads `path` if it exists. A missing file is the default configuration.
@@ -361,8 +507,7 @@ pub fn load(path: &Path, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
             .help("save the file as UTF-8")]),
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ProjectConfig::default()),
-        Err(e) => Err(vec![Diagnostic::new(
-            Code::IoError,
+        Err(e) => Err(vec![crate::discover::io_error(
             file,
             format!("cannot read {CONFIG_FILE}: {e}"),
         )]),

@@ -67,7 +67,9 @@ macro_rules! codes {
                 match self { $(Code::$variant => $summary,)* }
             }
 
-            /// The rule's documentation (`rules/<code>.md`): what, why, examples, fix, silence.
+            /// The rule's documentation (`rules/<code>.md` in this crate): what the rule checks,
+            /// why, a failing and a passing example, how to fix and how to silence it. Printed by
+            /// `skillbake explain CODE`.
             pub fn doc(self) -> &'static str {
                 match self { $(Code::$variant => include_str!(concat!("../rules/", $code, ".md")),)* }
             }
@@ -88,7 +90,7 @@ codes! {
     /// A file named like SKILL.md but with other letter case.
     MisnamedSkillMd = "misnamed-skill-md", Warning, "discover.rs", "A file named `skill.md` (any case but `SKILL.md`) makes no pack; rename it to `SKILL.md`.";
     /// A SKILL.md below another pack.
-    NestedPack = "nested-pack", Error, "discover.rs", "A `SKILL.md` lies inside another pack; packs do not nest.";
+    NestedPack = "nested-pack", Error, "discover.rs", "A `SKILL.md` lies inside another pack outside its `assets/`, `references/`, `templates/` and `examples/`; packs do not nest.";
     /// A symbolic link that points outside its pack (or the skills root).
     SymlinkEscape = "symlink-escape", Error, "discover.rs", "A symbolic link points outside its pack; it is never embedded.";
     /// A symbolic link cycle.
@@ -103,6 +105,8 @@ codes! {
     FrontmatterMissing = "frontmatter-missing", Error, "parse/frontmatter.rs", "`SKILL.md` does not start with a `---` line opening the YAML frontmatter.";
     /// No closing `---`.
     FrontmatterUnterminated = "frontmatter-unterminated", Error, "parse/frontmatter.rs", "The frontmatter has no closing line that is exactly `---`.";
+    /// A `---` inside the frontmatter, where DB-GPT would split.
+    FrontmatterDashes = "frontmatter-dashes", Warning, "parse/frontmatter.rs", "The frontmatter holds `---`, where DB-GPT's substring split would end it (DB-GPT would serve other bytes).";
     /// Nothing between the delimiters.
     FrontmatterEmpty = "frontmatter-empty", Error, "parse/frontmatter.rs", "The frontmatter holds no YAML.";
     /// Frontmatter is YAML but not a mapping.
@@ -111,6 +115,8 @@ codes! {
     YamlSyntax = "yaml-syntax", Error, "parse/yaml_error.rs", "The frontmatter is not valid YAML.";
     /// Alias bombs and deep nesting.
     YamlLimit = "yaml-limit", Error, "parse/yaml_error.rs", "The frontmatter expands too many aliases or nests too deeply.";
+    /// A YAML merge key.
+    YamlMergeKey = "yaml-merge-key", Error, "parse/frontmatter.rs", "The frontmatter uses a YAML merge key (`<<: *anchor`), which is not supported.";
     /// A key given twice.
     DuplicateKey = "duplicate-key", Error, "parse/yaml_error.rs", "A key appears twice in one YAML mapping.";
     /// `name` absent.
@@ -124,9 +130,11 @@ codes! {
     /// `_` or `--` in a name.
     NameNotPortable = "name-not-portable", Warning, "validate/name.rs", "`name` contains `_` or `--`, which Agent Skills clients reject.";
     /// Two packs with one name.
-    DuplicateName = "duplicate-name", Error, "validate/duplicate.rs", "Two packs have the same name, or names that differ only in ASCII case.";
+    DuplicateName = "duplicate-name", Error, "validate/duplicate.rs", "Two packs have the same name, or names that differ only in letter case.";
     /// `description` absent.
-    DescriptionMissing = "description-missing", Error, "validate/description.rs", "The required `description` field is missing or empty.";
+    DescriptionMissing = "description-missing", Error, "validate/description.rs", "The required `description` field is missing.";
+    /// `description` present but empty.
+    DescriptionEmpty = "description-empty", Error, "validate/description.rs", "`description` is present but empty or has no value.";
     /// `description` too long.
     DescriptionLength = "description-length", Error, "validate/description.rs", "`description` is longer than 1024 characters.";
     /// `compatibility` too long.
@@ -135,6 +143,8 @@ codes! {
     FieldType = "field-type", Error, "validate/fields.rs", "A known frontmatter field has the wrong type.";
     /// An unknown top-level key.
     UnknownKey = "unknown-key", Warning, "validate/fields.rs", "A top-level frontmatter key is not one skillbake knows (often a typo).";
+    /// A control character in frontmatter text.
+    ControlCharacter = "control-character", Error, "validate/text.rs", "A frontmatter string holds a control character (terminal escape, BEL, NUL, …) other than tab and line breaks.";
     /// `required_tools` names an unknown tool.
     UnknownTool = "unknown-tool", Error, "validate/tools.rs", "`required_tools` names a tool that is neither a DB-GPT built-in nor declared in `skillbake.toml`.";
     /// `schema.json` is not JSON.
@@ -145,8 +155,12 @@ codes! {
     SchemaRemoteRef = "schema-remote-ref", Error, "validate/schema.rs", "`schema.json` has a `$ref` to another document; only local `#...` references are allowed.";
     /// A local `$ref` that does not resolve.
     SchemaUnresolvedRef = "schema-unresolved-ref", Error, "validate/schema.rs", "A local `$ref` in `schema.json` points at nothing.";
+    /// `$ref`s that lead back to themselves with nothing in between.
+    SchemaRefCycle = "schema-ref-cycle", Error, "validate/schema.rs", "`$ref`s in `schema.json` form a cycle that never reaches a child value (`a` → `b` → `a`).";
+    /// A `format` no validator knows.
+    SchemaUnknownFormat = "schema-unknown-format", Warning, "validate/schema.rs", "A `format` in `schema.json` is not one JSON Schema defines; validators silently ignore it.";
     /// Body that Jinja2 would reject.
-    BodyJinja = "body-jinja", Warning, "validate/body.rs", "The body has `{{`, `{%` or `{#` that would not parse as a Jinja2 template (DB-GPT renders bodies with Jinja2).";
+    BodyJinja = "body-jinja", Warning, "validate/body.rs", "The body is not a template Jinja2 accepts (DB-GPT parses every body with Jinja2 and fails on it).";
     /// Empty body.
     BodyEmpty = "body-empty", Warning, "validate/body.rs", "The body after the frontmatter is empty.";
     /// Long body.
@@ -157,6 +171,12 @@ codes! {
     PackTooLarge = "pack-too-large", Warning, "validate/size.rs", "A pack's files add up to more than `[limits] max-pack-size` (default 10 MiB).";
     /// `skillbake.toml` problems.
     ConfigInvalid = "config-invalid", Error, "config.rs", "`skillbake.toml` is not valid TOML or has unknown keys, values or wrong types.";
+    /// A routing test case that does not route as declared.
+    RouteTestFailed = "route-test-failed", Error, "validate/route.rs", "A request in a pack's `route_tests` does not route as declared: a `match` request misses the top `[route] top`, or a `no_match` request reaches it.";
+    /// Two packs that routing cannot tell apart.
+    DescriptionNearDuplicate = "description-near-duplicate", Warning, "validate/route.rs", "On a pack's own description, another pack scores nearly as high (`[route] duplicate-threshold`): routing cannot tell them apart.";
+    /// The catalog costs more than the configured budget.
+    CatalogOverBudget = "catalog-over-budget", Error, "validate/route.rs", "The full skill catalog costs more than `[catalog] max-tokens` or `max-chars` in `skillbake.toml`.";
 }
 
 impl Code {
@@ -180,7 +200,6 @@ impl Code {
                 | Code::YamlLimit
                 | Code::DuplicateKey
                 | Code::NameMissing
-                | Code::NameCharset
                 | Code::DuplicateName
                 | Code::ConfigInvalid
         )
@@ -228,6 +247,23 @@ impl Position {
     }
 }
 
+/// Another place a diagnostic points at, with what it is (a secondary label, as cargo-deny and
+/// rustc draw them): the first declaration of a duplicate, a line that almost closes a block.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Related {
+    /// The file, `/`-separated and relative to the checked root (as [`Diagnostic::file`]).
+    pub file: String,
+    /// 1-based line, when known.
+    pub line: Option<u32>,
+    /// 1-based column, when known.
+    pub column: Option<u32>,
+    /// Characters to underline at `line`:`column`.
+    #[serde(skip)]
+    pub len: u32,
+    /// What is there, e.g. `first declared here`.
+    pub message: String,
+}
+
 /// One problem found in the skills tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
@@ -245,12 +281,19 @@ pub struct Diagnostic {
     pub message: String,
     /// How to fix it.
     pub help: Option<String>,
-    /// Extra context (for example the other file of a duplicate).
-    #[serde(skip)]
+    /// Extra context that has no place of its own (places go in `related`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Other places this diagnostic points at (omitted from JSON when empty).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub related: Vec<Related>,
     /// Characters to underline at `line`:`column`.
     #[serde(skip)]
     pub len: u32,
+    /// The profile does not change this one's level (it concerns something the profile's
+    /// runtime cannot serve either); `[lints]` and the command line still do.
+    #[serde(skip)]
+    pub profile_exempt: bool,
 }
 
 impl Diagnostic {
@@ -265,7 +308,9 @@ impl Diagnostic {
             message: message.into(),
             help: None,
             note: None,
+            related: Vec::new(),
             len: 0,
+            profile_exempt: false,
         }
     }
 
@@ -279,6 +324,13 @@ impl Diagnostic {
         self
     }
 
+    /// Keeps the profile from changing this diagnostic's level (see
+    /// [`Diagnostic::profile_exempt`]).
+    pub fn profile_exempt(mut self) -> Self {
+        self.profile_exempt = true;
+        self
+    }
+
     /// Sets the fix.
     pub fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
@@ -288,6 +340,23 @@ impl Diagnostic {
     /// Sets a note.
     pub fn note(mut self, note: impl Into<String>) -> Self {
         self.note = Some(note.into());
+        self
+    }
+
+    /// Adds another place this diagnostic points at.
+    pub fn related(
+        mut self,
+        file: impl Into<String>,
+        pos: Option<Position>,
+        message: impl Into<String>,
+    ) -> Self {
+        self.related.push(Related {
+            file: file.into(),
+            line: pos.map(|p| p.line),
+            column: pos.map(|p| p.column),
+            len: pos.map_or(0, |p| p.len),
+            message: message.into(),
+        });
         self
     }
 

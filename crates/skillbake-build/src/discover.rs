@@ -5,7 +5,8 @@
 //! `symlink-escape`, `symlink-cycle`, `unsupported-file-type`, `path-not-utf8`.
 //!
 //! A pack is a folder holding a regular file named exactly `SKILL.md`. Plain folders may group
-//! packs. Dot-entries and tool noise ([`is_ignored`]) are skipped everywhere. Symbolic links are
+//! packs. A `SKILL.md` below a pack's `assets/`, `references/`, `templates/` or `examples/` is
+//! that pack's file (an example pack it ships); anywhere else inside a pack it is `nested-pack`. Dot-entries and tool noise ([`is_ignored`]) are skipped everywhere. Symbolic links are
 //! followed only while they stay inside their pack (or, above packs, inside the skills root).
 
 use crate::diagnostic::{Code, Diagnostic};
@@ -136,6 +137,12 @@ pub fn join(a: &str, b: &str) -> String {
         (_, true) => a.to_string(),
         _ => format!("{a}/{b}"),
     }
+}
+
+/// `io-error`: `file` of the skills tree could not be read (`message` says what and why). The
+/// walk raises it for what it reads; other readers of the tree (`skillbake.toml`) use this.
+pub fn io_error(file: &str, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(Code::IoError, file, message)
 }
 
 /// Walks `root` and reads every file of every pack. `root` may be a skills root (packs below
@@ -506,7 +513,7 @@ impl Walker<'_> {
                     stack.pop();
                 }
                 Entry::File(path) => {
-                    if !sub.is_empty() && name == SKILL_MD {
+                    if !sub.is_empty() && name == SKILL_MD && !ships_example(&in_pack) {
                         let outer = join(rel_dir, SKILL_MD);
                         self.error(
                             Code::NestedPack,
@@ -514,7 +521,7 @@ impl Walker<'_> {
                             format!("`{display}` would start a pack inside the pack of `{outer}`; packs do not nest"),
                         )
                         .help = Some(format!(
-                            "move `{}` out of the pack, or rename this file if it is not a pack",
+                            "move `{}` out of the pack; to ship it as an example of this pack, put it under `assets/`, `references/`, `templates/` or `examples/`",
                             parent(&display)
                         ));
                     }
@@ -528,6 +535,16 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+/// Folders whose contents are a pack's own files even when they hold a `SKILL.md` (an example
+/// or template pack shipped by a pack, as runtimes load them).
+pub const EXAMPLE_DIRS: &[&str] = &["assets", "references", "templates", "examples"];
+
+/// Whether `path` (relative to its pack) lies below one of [`EXAMPLE_DIRS`].
+pub fn ships_example(path: &str) -> bool {
+    path.split_once('/')
+        .is_some_and(|(top, _)| EXAMPLE_DIRS.contains(&top))
 }
 
 fn parent(path: &str) -> &str {

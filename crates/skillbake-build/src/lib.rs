@@ -15,28 +15,44 @@
 //!
 //! and in the crate: `skillbake::include_skills!();` then `REGISTRY.load_skill(name, path)`.
 //!
-//! The layers, in order: [`discover`] → [`parse`] → [`validate`] → [`generate`], with
-//! [`diagnostic`] and [`report`] carrying problems from where they are found to the user.
+//! The public API is small, as prost-build's is: [`Config`] for `build.rs`; [`check`] with
+//! [`CheckOptions`] for tools that only validate (the `skillbake check` command); the
+//! diagnostics ([`Code`], [`Diagnostic`], [`Related`], [`Severity`], [`Level`], [`Profile`]);
+//! and [`report`], the [`Report`] with one [`Emitter`] per output format.
+//!
+//! Inside, the layers run in order: discover → parse → validate → generate, with diagnostics
+//! carrying problems from where they are found to the report (see `ARCHITECTURE.md`). The
+//! modules of those layers are reachable for skillbake's own tests, benchmarks and tools but are
+//! not public API (`#[doc(hidden)]`): they may change in any release.
 
 #![forbid(unsafe_code)]
 
+#[doc(hidden)]
 pub mod cache;
-pub mod check;
+mod check;
+#[doc(hidden)]
 pub mod config;
+#[doc(hidden)]
 pub mod diagnostic;
+#[doc(hidden)]
 pub mod discover;
-pub mod explain;
+#[doc(hidden)]
 pub mod generate;
-pub mod glob;
+mod glob;
+#[doc(hidden)]
 pub mod model;
+#[doc(hidden)]
 pub mod parse;
 pub mod report;
+#[doc(hidden)]
 pub mod source;
+#[doc(hidden)]
 pub mod validate;
 
 pub use check::{check, CheckOptions, Checked};
-pub use diagnostic::{Code, Diagnostic, Severity};
-pub use report::Report;
+pub use config::{Level, Profile};
+pub use diagnostic::{Code, Diagnostic, Position, Related, Severity};
+pub use report::{Emitter, Report};
 
 use std::path::{Path, PathBuf};
 
@@ -92,6 +108,7 @@ pub struct Config {
     out_dir: Option<PathBuf>,
     location_prefix: Option<String>,
     cargo_output: bool,
+    report_files: Vec<(report::Format, PathBuf)>,
 }
 
 impl Default for Config {
@@ -112,6 +129,7 @@ impl Config {
             out_dir: None,
             location_prefix: None,
             cargo_output: true,
+            report_files: Vec::new(),
         }
     }
 
@@ -166,6 +184,24 @@ impl Config {
         self
     }
 
+    /// Also write the whole report (every error and warning, related places included) to `path`
+    /// in `format` — for example SARIF for code scanning, or JSON for another tool — on every
+    /// build, whether or not the packs have errors. Call it once per file.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), skillbake_build::Error> {
+    /// use skillbake_build::report::Format;
+    /// let out = std::env::var("OUT_DIR").unwrap_or_default();
+    /// skillbake_build::Config::new()
+    ///     .report_file(Format::Sarif, format!("{out}/skills.sarif"))
+    ///     .compile()
+    /// # }
+    /// ```
+    pub fn report_file(&mut self, format: report::Format, path: impl Into<PathBuf>) -> &mut Self {
+        self.report_files.push((format, path.into()));
+        self
+    }
+
     /// The skills folder in effect (after `$SKILLBAKE_SKILLS_DIR`).
     pub fn effective_skills_dir(&self) -> PathBuf {
         if self.env_override {
@@ -177,7 +213,8 @@ impl Config {
     }
 
     /// Validates the skills and, when there is no error, writes the registry. Warnings are
-    /// printed as `cargo:warning`; errors fail with every diagnostic rendered.
+    /// printed as `cargo:warning` ([`report::cargo::Cargo`]); errors fail with every diagnostic
+    /// rendered; the files of [`Config::report_file`] get the whole report in their format.
     ///
     /// Incremental: the output directory keeps a cache of every pack's generated part, keyed by
     /// its files' content (see [`cache`]), so a rebuild after editing one pack checks and
@@ -187,6 +224,7 @@ impl Config {
     }
 
     /// [`Config::compile`], returning what the build reused and did (see [`cache::Stats`]).
+    #[doc(hidden)]
     pub fn compile_stats(&self) -> Result<cache::Stats, Error> {
         let dir = self.effective_skills_dir();
         if self.cargo_output {
@@ -212,7 +250,7 @@ impl Config {
         };
         let Some(out) = out else {
             let checked = check(&dir, &self.options);
-            self.print_warnings(&checked.report);
+            self.report(&checked.report)?;
             if checked.report.has_errors() {
                 return Err(Error::Invalid(Box::new(checked.report)));
             }
@@ -220,7 +258,7 @@ impl Config {
         };
         let started = std::time::Instant::now();
         let built = cache::build(&dir, &self.options, &prefix, &out).map_err(Error::TooLarge)?;
-        self.print_warnings(&built.report);
+        self.report(&built.report)?;
         if built.report.has_errors() {
             return Err(Error::Invalid(Box::new(built.report)));
         }
@@ -229,12 +267,18 @@ impl Config {
             location_prefix: prefix,
         };
         let t = std::time::Instant::now();
-        let generated = generate::assemble(&built.fragments, &opts).map_err(Error::TooLarge)?;
+        let route = match &built.route {
+            Some(r) if r.stats.docs == built.fragments.len() => r.bytes.clone(),
+            _ => Vec::new(),
+        };
+        let generated =
+            generate::assemble(&built.fragments, route, &opts).map_err(Error::TooLarge)?;
         let assemble = t.elapsed();
         let t = std::time::Instant::now();
         write_if_changed(&out.join(generate::REGISTRY_RS), generated.code.as_bytes())?;
         write_if_changed(&out.join(generate::TEXT_FILE), generated.text.as_bytes())?;
         write_if_changed(&out.join(generate::BYTES_FILE), &generated.bytes)?;
+        write_if_changed(&out.join(generate::ROUTE_FILE), &generated.route)?;
         // Without the cache the next build starts from scratch: not worth failing this one.
         let _ = built.save(&out);
         let write = t.elapsed();
@@ -267,19 +311,17 @@ impl Config {
         Ok(built.stats)
     }
 
-    /// Prints the report's warnings as `cargo:warning` lines (when printing cargo directives).
-    fn print_warnings(&self, report: &Report) {
-        if !self.cargo_output {
-            return;
+    /// Prints the report's warnings as `cargo:warning` lines (when printing cargo directives)
+    /// and writes the files of [`Config::report_file`].
+    fn report(&self, report: &Report) -> Result<(), Error> {
+        if self.cargo_output {
+            print!("{}", report::cargo::Cargo.render(report));
         }
-        for d in &report.diagnostics {
-            if d.severity == Severity::Warning {
-                let text = report::human::render_one(d, None, false);
-                for line in text.lines() {
-                    println!("cargo:warning={line}");
-                }
-            }
+        for (format, path) in &self.report_files {
+            let text = format.emitter(false, false).render(report);
+            write_if_changed(path, text.as_bytes())?;
         }
+        Ok(())
     }
 }
 
@@ -357,6 +399,7 @@ pub(crate) fn par_map_owned<T: Send, R: Send>(
 
 /// The default location prefix: the last normal component of the skills folder's path, or
 /// `skills` when it has none (`.`, `/`).
+#[doc(hidden)]
 pub fn default_prefix(dir: &Path) -> String {
     use std::path::Component;
     let mut parts: Vec<String> = Vec::new();

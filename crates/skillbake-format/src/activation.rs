@@ -6,6 +6,17 @@
 
 use crate::escape::html_into;
 
+crate::named_enum! {
+    /// Shapes of a loaded skill besides DB-GPT's chunks.
+    pub enum Shape {
+        /// learn-claude-code: `<skill name="…">\nbody\n</skill>` ([`skill_tag`]).
+        SkillTag = "skill-tag",
+        /// Agent Skills client guide: `<skill_content name="…">` with the resource list
+        /// ([`skill_content`]).
+        SkillContent = "skill-content",
+    }
+}
+
 /// `<skill name="{name}">\n{body}\n</skill>` (learn-claude-code's `load_skill`).
 pub fn skill_tag(name: &str, body: &str) -> String {
     let mut s = String::with_capacity(body.len() + name.len() + 32);
@@ -32,8 +43,8 @@ pub fn skill_content<'a>(
     s.push_str("\n\nSkill directory: ");
     s.push_str(location);
     s.push_str("\nRelative paths in this skill are relative to the skill directory.\n");
-    let resources: Vec<&str> = files.into_iter().filter(|f| *f != "SKILL.md").collect();
-    if !resources.is_empty() {
+    let mut resources = files.into_iter().filter(|f| *f != "SKILL.md").peekable();
+    if resources.peek().is_some() {
         s.push_str("\n<skill_resources>\n");
         for f in resources {
             s.push_str("<file>");

@@ -14,38 +14,19 @@
 //! line says how many were left out. Cuts happen on characters of the raw text, before escaping,
 //! so no UTF-8 character or XML escape is ever split. The result is deterministic.
 
-use crate::escape::html_into;
+use crate::escape::{html_to, Count, Sink};
 
-/// Catalog formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Format {
-    /// Agent Skills `<available_skills>` XML.
-    Xml,
-    /// DB-GPT's list.
-    Dbgpt,
-    /// Codex's `## Skills` section.
-    Codex,
-    /// A markdown list with tags.
-    Markdown,
-}
-
-impl Format {
-    /// Every format, in documentation order.
-    pub const ALL: [Format; 4] = [Format::Xml, Format::Dbgpt, Format::Codex, Format::Markdown];
-
-    /// The format's name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Xml => "xml",
-            Format::Dbgpt => "dbgpt",
-            Format::Codex => "codex",
-            Format::Markdown => "markdown",
-        }
-    }
-
-    /// Parses a format name.
-    pub fn from_name(s: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.name() == s)
+crate::named_enum! {
+    /// Catalog formats.
+    pub enum Format {
+        /// Agent Skills `<available_skills>` XML.
+        Xml = "xml",
+        /// DB-GPT's list.
+        Dbgpt = "dbgpt",
+        /// Codex's `## Skills` section.
+        Codex = "codex",
+        /// A markdown list with tags.
+        Markdown = "markdown",
     }
 }
 
@@ -54,6 +35,19 @@ pub const MIN_DESCRIPTION: usize = 24;
 
 /// Codex's explanation under `## Skills`.
 pub const CODEX_INTRO: &str = "A skill is a set of instructions stored in a `SKILL.md` file. Below is the list of skills that can be used. Each entry includes a name, a description and the file path, so you can open the file for the full instructions when a task matches.";
+
+/// What the catalog shows of one skill. [`Entry`] is the plain form; the runtime implements it
+/// on its embedded skills, so a budgeted catalog needs no copy of the registry.
+pub trait CatalogEntry {
+    /// The skill's name.
+    fn name(&self) -> &str;
+    /// Its description.
+    fn description(&self) -> &str;
+    /// The path of its `SKILL.md`, as the agent should open or load it.
+    fn location(&self) -> &str;
+    /// Its tags (markdown format only).
+    fn tags(&self) -> impl Iterator<Item = &str> + '_;
+}
 
 /// One skill as the catalog shows it.
 #[derive(Debug, Clone, Copy)]
@@ -68,6 +62,36 @@ pub struct Entry<'a> {
     pub tags: &'a [&'a str],
 }
 
+impl CatalogEntry for Entry<'_> {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn description(&self) -> &str {
+        self.description
+    }
+    fn location(&self) -> &str {
+        self.location
+    }
+    fn tags(&self) -> impl Iterator<Item = &str> + '_ {
+        self.tags.iter().copied()
+    }
+}
+
+impl<E: CatalogEntry> CatalogEntry for &E {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn description(&self) -> &str {
+        (**self).description()
+    }
+    fn location(&self) -> &str {
+        (**self).location()
+    }
+    fn tags(&self) -> impl Iterator<Item = &str> + '_ {
+        (**self).tags()
+    }
+}
+
 /// A rendered catalog and what the budget cost.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Catalog {
@@ -79,147 +103,207 @@ pub struct Catalog {
     pub omitted: usize,
 }
 
-fn truncate(s: &str, cap: Option<usize>) -> std::borrow::Cow<'_, str> {
-    match cap {
-        Some(cap) if s.chars().count() > cap => {
-            let kept: String = s.chars().take(cap.saturating_sub(1)).collect();
-            format!("{}…", kept.trim_end()).into()
+/// A description cut to `cap` characters: the first `cap - 1` characters, trailing whitespace
+/// removed, then `…`. `None` for the description as it is.
+fn cut(description: &str, cap: Option<usize>) -> Option<&str> {
+    let cap = cap?;
+    description.chars().nth(cap)?;
+    let end = description
+        .char_indices()
+        .nth(cap.saturating_sub(1))
+        .map_or(description.len(), |(i, _)| i);
+    Some(description.get(..end).unwrap_or("").trim_end())
+}
+
+/// Writes `text` with every run of whitespace turned into one space, ends trimmed.
+fn put_words(out: &mut impl Sink, text: &str) {
+    for (i, word) in text.split_whitespace().enumerate() {
+        if i > 0 {
+            out.put(" ");
         }
-        _ => s.into(),
+        out.put(word);
     }
 }
 
-fn entry(format: Format, e: &Entry<'_>, cap: Option<usize>) -> String {
-    let desc = truncate(e.description, cap);
-    let mut s = String::new();
+/// Writes one entry, its description cut to `cap` characters when given.
+fn entry(out: &mut impl Sink, format: Format, e: &impl CatalogEntry, cap: Option<usize>) {
+    let cut = cut(e.description(), cap);
+    let desc = cut.unwrap_or(e.description());
+    let ellipsis = if cut.is_some() { "…" } else { "" };
     match format {
         Format::Xml => {
-            s.push_str("<skill>\n<name>\n");
-            html_into(&mut s, e.name);
-            s.push_str("\n</name>\n<description>\n");
-            html_into(&mut s, &desc);
-            s.push_str("\n</description>\n<location>\n");
-            s.push_str(e.location);
-            s.push_str("\n</location>\n</skill>");
+            out.put("<skill>\n<name>\n");
+            html_to(out, e.name());
+            out.put("\n</name>\n<description>\n");
+            html_to(out, desc);
+            out.put(ellipsis);
+            out.put("\n</description>\n<location>\n");
+            out.put(e.location());
+            out.put("\n</location>\n</skill>");
         }
-        Format::Dbgpt => {
-            s.push_str("- ");
-            s.push_str(e.name);
-            s.push_str(": ");
-            s.push_str(&desc);
-        }
-        Format::Codex => {
-            s.push_str("- ");
-            s.push_str(e.name);
-            s.push_str(": ");
-            s.push_str(&desc);
-            s.push_str(" (file: ");
-            s.push_str(e.location);
-            s.push(')');
+        Format::Dbgpt | Format::Codex => {
+            out.put("- ");
+            out.put(e.name());
+            out.put(": ");
+            out.put(desc);
+            out.put(ellipsis);
+            if format == Format::Codex {
+                out.put(" (file: ");
+                out.put(e.location());
+                out.put(")");
+            }
         }
         Format::Markdown => {
-            s.push_str("- **");
-            s.push_str(e.name);
-            s.push_str("**: ");
-            s.push_str(&desc.split_whitespace().collect::<Vec<_>>().join(" "));
-            if !e.tags.is_empty() {
-                s.push_str(" _(tags: ");
-                s.push_str(&e.tags.join(", "));
-                s.push_str(")_");
+            out.put("- **");
+            out.put(e.name());
+            out.put("**: ");
+            put_words(out, desc);
+            out.put(ellipsis);
+            let mut tags = e.tags().peekable();
+            if tags.peek().is_some() {
+                out.put(" _(tags: ");
+                for (i, tag) in tags.enumerate() {
+                    if i > 0 {
+                        out.put(", ");
+                    }
+                    out.put(tag);
+                }
+                out.put(")_");
             }
         }
     }
-    s
 }
 
-fn omission(format: Format, n: usize) -> String {
+/// The characters of one entry with its description cut to `cap`.
+fn entry_chars(format: Format, e: &impl CatalogEntry, cap: Option<usize>) -> usize {
+    let mut c = Count::default();
+    entry(&mut c, format, e, cap);
+    c.chars
+}
+
+/// The line saying how many entries were left out.
+fn omission(out: &mut impl Sink, format: Format, n: usize) {
     let skills = if n == 1 { "skill" } else { "skills" };
-    match format {
-        Format::Xml => format!("<!-- {n} more {skills} omitted to fit the budget -->"),
+    let _ = match format {
+        Format::Xml => write!(out, "<!-- {n} more {skills} omitted to fit the budget -->"),
         Format::Dbgpt | Format::Codex | Format::Markdown => {
-            format!("- … and {n} more {skills} omitted to fit the budget")
+            write!(out, "- … and {n} more {skills} omitted to fit the budget")
         }
-    }
+    };
 }
 
 /// Header lines before the entries, and footer lines after them.
 fn frame(format: Format) -> (&'static str, &'static str) {
     match format {
         Format::Xml => ("<available_skills>\n", "\n</available_skills>"),
+        Format::Codex => ("## Skills\n", ""),
         Format::Dbgpt => ("", ""),
-        Format::Codex => ("", ""),
         Format::Markdown => ("# Available skills\n\n", ""),
     }
 }
 
-fn assemble(format: Format, lines: &[String], omitted: usize, total: usize) -> String {
-    if total == 0 {
-        return match format {
-            Format::Xml => "<available_skills>\n</available_skills>".into(),
-            Format::Dbgpt | Format::Markdown => "No skills available.".into(),
-            Format::Codex => String::new(),
-        };
+/// The catalog of no skill at all.
+fn empty(format: Format) -> &'static str {
+    match format {
+        Format::Xml => "<available_skills>\n</available_skills>",
+        Format::Dbgpt | Format::Markdown => "No skills available.",
+        Format::Codex => "",
     }
-    let (head, foot) = frame(format);
-    let mut s = String::from(head);
-    if format == Format::Codex {
-        s.push_str("## Skills\n");
-        s.push_str(CODEX_INTRO);
-        s.push_str("\n### Available skills\n");
-    }
-    let mut all: Vec<&str> = lines.iter().map(String::as_str).collect();
-    let note = (omitted > 0).then(|| omission(format, omitted));
-    if let Some(n) = &note {
-        all.push(n);
-    }
-    s.push_str(&all.join("\n"));
-    s.push_str(foot);
-    s
 }
 
-fn chars(s: &str) -> usize {
-    s.chars().count()
+/// Writes the catalog of the first `kept` entries, cut to `cap`, then the omission line when
+/// entries are left out. The sink gets everything but the entries when `entries` is `None`.
+fn assemble<I>(
+    out: &mut impl Sink,
+    format: Format,
+    entries: I,
+    kept: usize,
+    omitted: usize,
+    cap: Option<usize>,
+) where
+    I: Iterator,
+    I::Item: CatalogEntry,
+{
+    let (head, foot) = frame(format);
+    out.put(head);
+    if format == Format::Codex {
+        out.put(CODEX_INTRO);
+        out.put("\n### Available skills\n");
+    }
+    for (i, e) in entries.take(kept).enumerate() {
+        if i > 0 {
+            out.put("\n");
+        }
+        entry(out, format, &e, cap);
+    }
+    if omitted > 0 {
+        if kept > 0 {
+            out.put("\n");
+        }
+        omission(out, format, omitted);
+    }
+    out.put(foot);
+}
+
+/// The characters of everything but the entries: frame, separators and omission line.
+fn fixed_chars(format: Format, kept: usize, omitted: usize) -> usize {
+    let mut c = Count::default();
+    assemble(
+        &mut c,
+        format,
+        core::iter::empty::<Entry<'_>>(),
+        0,
+        omitted,
+        None,
+    );
+    c.chars + kept.saturating_sub(1) + usize::from(kept > 0 && omitted > 0)
 }
 
 /// Renders the catalog, fitting it into `budget` characters when one is given. The text never
 /// exceeds the budget, except when the budget is smaller than the format's fixed frame plus the
 /// omission line: then that frame and line are all that is returned.
-pub fn render(format: Format, entries: &[Entry<'_>], budget: Option<usize>) -> Catalog {
-    let full: Vec<String> = entries.iter().map(|e| entry(format, e, None)).collect();
-    let text = assemble(format, &full, 0, entries.len());
-    let Some(budget) = budget else {
-        return Catalog {
-            text,
-            shortened: false,
-            omitted: 0,
-        };
+///
+/// The budget search measures text without building it: the only allocation is the returned
+/// text, sized exactly, and the work is linear in the entries' size (times the logarithm of the
+/// longest description).
+pub fn render<I>(format: Format, entries: I, budget: Option<usize>) -> Catalog
+where
+    I: IntoIterator,
+    I::IntoIter: Clone + ExactSizeIterator,
+    I::Item: CatalogEntry,
+{
+    let entries = entries.into_iter();
+    let total = entries.len();
+    let build = |kept: usize, cap: Option<usize>| {
+        let omitted = total - kept.min(total);
+        let mut size = Count::default();
+        assemble(&mut size, format, entries.clone(), kept, omitted, cap);
+        let mut text = String::with_capacity(size.bytes);
+        assemble(&mut text, format, entries.clone(), kept, omitted, cap);
+        text
     };
-    if chars(&text) <= budget {
-        return Catalog {
-            text,
-            shortened: false,
-            omitted: 0,
-        };
+    let done = |text: String, shortened: bool, omitted: usize| Catalog {
+        text,
+        shortened,
+        omitted,
+    };
+    if total == 0 {
+        return done(empty(format).to_string(), false, 0);
     }
-    // Fixed cost of everything but the entries (frame, separators) for `n` kept entries.
-    let base = |kept: usize, omitted: usize| {
-        let empty: Vec<String> = vec![String::new(); kept];
-        chars(&assemble(format, &empty, omitted, entries.len()))
+    let sum = |cap: Option<usize>| -> usize {
+        entries.clone().map(|e| entry_chars(format, &e, cap)).sum()
     };
-    let cost = |cap: usize| -> Vec<usize> {
-        entries
-            .iter()
-            .map(|e| chars(&entry(format, e, Some(cap))))
-            .collect()
+    let fixed = fixed_chars(format, total, 0);
+    let Some(budget) = budget.filter(|&b| fixed + sum(None) > b) else {
+        return done(build(total, None), false, 0);
     };
     // Largest common cap on description length that fits (binary search, monotone).
     let longest = entries
-        .iter()
-        .map(|e| chars(e.description))
+        .clone()
+        .map(|e| e.description().chars().count())
         .max()
         .unwrap_or(0);
-    let fixed = base(entries.len(), 0);
-    let fits = |cap: usize| fixed + cost(cap).iter().sum::<usize>() <= budget;
+    let fits = |cap: usize| fixed + sum(Some(cap)) <= budget;
     if longest > MIN_DESCRIPTION && fits(MIN_DESCRIPTION) {
         let (mut lo, mut hi) = (MIN_DESCRIPTION, longest);
         while lo < hi {
@@ -230,32 +314,22 @@ pub fn render(format: Format, entries: &[Entry<'_>], budget: Option<usize>) -> C
                 hi = mid - 1;
             }
         }
-        let lines: Vec<String> = entries.iter().map(|e| entry(format, e, Some(lo))).collect();
-        return Catalog {
-            text: assemble(format, &lines, 0, entries.len()),
-            shortened: true,
-            omitted: 0,
-        };
+        return done(build(total, Some(lo)), true, 0);
     }
-    // Shortest descriptions everywhere, then drop entries from the end.
-    let costs = cost(MIN_DESCRIPTION);
-    let mut kept = entries.len();
-    let mut sum: usize = costs.iter().sum();
-    while kept > 0 && base(kept, entries.len() - kept) + sum > budget {
-        kept -= 1;
-        sum -= costs[kept];
+    // Shortest descriptions everywhere, then drop entries from the end: keep the most entries
+    // whose text, with the omission line, fits.
+    let mut kept = 0;
+    let mut prefix = 0;
+    for (i, e) in entries.clone().enumerate() {
+        prefix += entry_chars(format, &e, Some(MIN_DESCRIPTION));
+        if fixed_chars(format, i + 1, total - i - 1) + prefix <= budget {
+            kept = i + 1;
+        }
     }
-    let lines: Vec<String> = entries[..kept]
-        .iter()
-        .map(|e| entry(format, e, Some(MIN_DESCRIPTION)))
-        .collect();
-    Catalog {
-        text: assemble(format, &lines, entries.len() - kept, entries.len()),
-        shortened: entries
-            .iter()
-            .any(|e| chars(e.description) > MIN_DESCRIPTION),
-        omitted: entries.len() - kept,
-    }
+    let shortened = entries
+        .clone()
+        .any(|e| e.description().chars().nth(MIN_DESCRIPTION).is_some());
+    done(build(kept, Some(MIN_DESCRIPTION)), shortened, total - kept)
 }
 
 #[cfg(test)]
@@ -281,17 +355,17 @@ mod tests {
 
     #[test]
     fn xml_matches_skills_ref() {
-        let c = render(Format::Xml, &entries()[..1], None);
+        let c = render(Format::Xml, entries().get(..1).unwrap_or(&[]), None);
         assert_eq!(
             c.text,
             "<available_skills>\n<skill>\n<name>\na-skill\n</name>\n<description>\nDoes &lt;a&gt; &amp; &quot;b&quot; for &#x27;you&#x27; — 中文描述也可以。\n</description>\n<location>\nskills/a-skill/SKILL.md\n</location>\n</skill>\n</available_skills>"
         );
         assert_eq!(
-            render(Format::Xml, &[], None).text,
+            render(Format::Xml, &[] as &[Entry<'_>], None).text,
             "<available_skills>\n</available_skills>"
         );
         assert_eq!(
-            render(Format::Dbgpt, &[], None).text,
+            render(Format::Dbgpt, &[] as &[Entry<'_>], None).text,
             "No skills available."
         );
     }
@@ -300,7 +374,7 @@ mod tests {
     fn budgets_shorten_then_drop_and_never_exceed() {
         let many: Vec<Entry<'_>> = (0..40)
             .map(|i| Entry {
-                name: ["alpha", "beta", "gamma", "delta"][i % 4],
+                name: ["alpha", "beta", "gamma", "delta"].get(i % 4).copied().unwrap_or(""),
                 description: "An honest description with <xml> & ünïcödé characters that goes on for a while to be shortened.",
                 location: "skills/x/SKILL.md",
                 tags: &[],

@@ -29,10 +29,46 @@ fn next_escape(bytes: &[u8], from: usize) -> usize {
         }
         i += 8;
     }
-    while i < bytes.len() && !needs_escape(bytes[i]) {
+    while bytes.get(i).is_some_and(|&b| !needs_escape(b)) {
         i += 1;
     }
     i
+}
+
+/// Where escaped text goes: a `String`, or a counter that measures text without building it
+/// (the catalog's budget search measures thousands of entries without allocating).
+pub(crate) trait Sink: core::fmt::Write {
+    /// Appends `s`.
+    fn put(&mut self, s: &str);
+}
+
+impl Sink for String {
+    fn put(&mut self, s: &str) {
+        self.push_str(s);
+    }
+}
+
+/// Counts the characters and bytes of what would be written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Count {
+    /// Unicode scalar values.
+    pub(crate) chars: usize,
+    /// UTF-8 bytes.
+    pub(crate) bytes: usize,
+}
+
+impl Sink for Count {
+    fn put(&mut self, s: &str) {
+        self.chars += s.chars().count();
+        self.bytes += s.len();
+    }
+}
+
+impl core::fmt::Write for Count {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        self.put(s);
+        Ok(())
+    }
 }
 
 /// Appends `s` to `out` as the inside of a JSON string, escaped exactly as Python's
@@ -47,10 +83,9 @@ pub fn json_into(out: &mut String, s: &str) {
         return;
     }
     let mut start = 0;
-    while i < bytes.len() {
+    while let Some(&b) = bytes.get(i) {
         // `start` and `i` sit next to ASCII bytes: both are character boundaries.
         out.push_str(&s[start..i]);
-        let b = bytes[i];
         match b {
             b'"' => out.push_str("\\\""),
             b'\\' => out.push_str("\\\\"),
@@ -60,10 +95,9 @@ pub fn json_into(out: &mut String, s: &str) {
             0x08 => out.push_str("\\b"),
             0x0c => out.push_str("\\f"),
             _ => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
                 out.push_str("\\u00");
-                out.push(char::from(HEX[usize::from(b >> 4)]));
-                out.push(char::from(HEX[usize::from(b & 0xf)]));
+                out.push(hex_digit(b >> 4));
+                out.push(hex_digit(b & 0xf));
             }
         }
         start = i + 1;
@@ -85,8 +119,7 @@ pub fn json_unescape_into(out: &mut String, s: &str) -> bool {
     let bytes = s.as_bytes();
     let mut start = 0;
     let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
+    while let Some(&b) = bytes.get(i) {
         if b == b'"' || b < 0x20 {
             return false;
         }
@@ -155,6 +188,11 @@ pub fn json_unescape(s: &str) -> Option<String> {
     json_unescape_into(&mut out, s).then_some(out)
 }
 
+/// The lower-case hex digit of `nibble` (0–15).
+fn hex_digit(nibble: u8) -> char {
+    char::from_digit(u32::from(nibble), 16).unwrap_or('0')
+}
+
 /// `s` escaped by [`json_into`].
 pub fn json(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
@@ -164,16 +202,26 @@ pub fn json(s: &str) -> String {
 
 /// Appends `s` escaped as Python's `html.escape(s, quote=True)` does: `&`, `<`, `>`, `"`, `'`.
 pub fn html_into(out: &mut String, s: &str) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#x27;"),
-            c => out.push(c),
-        }
+    html_to(out, s);
+}
+
+/// [`html_into`] into any sink.
+pub(crate) fn html_to(out: &mut impl Sink, s: &str) {
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        let escaped = match c {
+            '&' => "&amp;",
+            '<' => "&lt;",
+            '>' => "&gt;",
+            '"' => "&quot;",
+            '\'' => "&#x27;",
+            _ => continue,
+        };
+        out.put(s.get(start..i).unwrap_or(""));
+        out.put(escaped);
+        start = i + c.len_utf8();
     }
+    out.put(s.get(start..).unwrap_or(""));
 }
 
 /// `s` escaped by [`html_into`].

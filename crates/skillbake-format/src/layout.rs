@@ -63,8 +63,27 @@ pub mod skill {
     pub const SKILL_MD_PREFIX: usize = 31;
     /// Text range: what follows the body in `SKILL.md` (trailing whitespace), when spliced.
     pub const SKILL_MD_SUFFIX: usize = 33;
+    /// Text range: the name in the form the index hashes and lookups compare (lower case, see
+    /// [`crate::name::fold`]; the same range as `NAME` when the name is already lower case).
+    pub const KEY: usize = 35;
+    /// Row range of the list table: the body's template variables, sorted.
+    pub const TEMPLATE_VARS: usize = 37;
+    /// Data range: the body's precompiled template ([`crate::template::Program`]), or
+    /// [`super::NONE`] when it cannot be rendered.
+    pub const TEMPLATE: usize = 39;
+    /// Text range: why the body cannot be rendered (empty when it can).
+    pub const TEMPLATE_NOTE: usize = 41;
+    /// Bits of [`super::flags`].
+    pub const FLAGS: usize = 43;
     /// Cells per row.
-    pub const WIDTH: usize = 35;
+    pub const WIDTH: usize = 44;
+}
+
+/// Bits of `skill::FLAGS`.
+pub mod flags {
+    /// A request for exactly `SKILL_MD_PATH` is answered with `REPLY` as it is (no file of the
+    /// pack has that path, and the path is written the canonical way).
+    pub const OWN_PATH_IS_BODY: u32 = 1;
 }
 
 /// How a skill's body is found (`skill::BODY_FORM`).
@@ -110,7 +129,7 @@ pub mod encoding {
     pub const DEFLATE: u32 = 3;
 }
 
-/// How a file is served (`file::KIND`), in the order of the runtime's `FileKind`.
+/// How a file is served (`file::KIND`): [`crate::file_type::FileKind`] as a number.
 pub mod kind {
     /// Markdown.
     pub const MARKDOWN: u32 = 0;
@@ -132,7 +151,7 @@ pub mod field {
     pub const WIDTH: usize = 4;
 }
 
-/// One row per item of a list field (`tags`, `required_tools`).
+/// One row per item of a list (`tags`, `required_tools`, template variables).
 pub mod list {
     /// Text range: the item.
     pub const ITEM: usize = 0;

@@ -9,12 +9,33 @@
 //! * [`chunks`] — the fixed parts of DB-GPT's `load_skill` reply;
 //! * [`catalog`] — the list of skills for a system prompt, in four formats, with a budget;
 //! * [`activation`] — other shapes of a loaded skill (`<skill>`, `<skill_content>`);
-//! * [`layout`] — the binary tables of a generated registry (every column, for both sides).
+//! * [`layout`] — the binary tables of a generated registry (every column, for both sides);
+//! * [`tokens`] — a model-free estimate of a text's cost in tokens;
+//! * [`candidates`] — the routed top-K skills for the model's final choice, in every catalog
+//!   format and as JSON;
+//! * [`tools`] — the tool-definition dialects of LLM APIs;
+//! * [`file_type`] — how an embedded file is served (chunk kind) and labelled (MIME type);
+//! * [`percent`] — percent-coding for every URI skillbake writes or reads;
+//! * [`name`] — how skill names are compared (case-insensitively, as DB-GPT does);
+//! * [`template`] — precompiled Jinja2 templates: the instruction table and its interpreter.
+//!
+//! Every fact lives in one table here (formats and their names, extensions and their kinds and
+//! MIME types); the compiler, the runtime and the CLI's value lists all read the same table.
 
 #![forbid(unsafe_code)]
+#![deny(clippy::indexing_slicing, clippy::panic)]
+
+mod table;
 
 pub mod activation;
+pub mod candidates;
 pub mod catalog;
 pub mod chunks;
 pub mod escape;
+pub mod file_type;
 pub mod layout;
+pub mod name;
+pub mod percent;
+pub mod template;
+pub mod tokens;
+pub mod tools;

@@ -209,6 +209,10 @@ pub(super) fn fixture(root: &Path) -> Result<bool, String> {
         &out.join(skillbake_build::generate::BYTES_FILE),
         &generated.bytes,
     )?;
+    changed |= write_if_changed(
+        &out.join(skillbake_build::generate::ROUTE_FILE),
+        &generated.route,
+    )?;
     Ok(changed)
 }
 

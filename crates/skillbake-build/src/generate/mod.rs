@@ -6,20 +6,25 @@
 //!   precomputed `load_skill` reply, `SKILL.md` around its body, names, JSON, files; then the
 //!   tool definitions;
 //! * `skillbake_data.bin` — the tables of `skillbake_format::layout` (rows of `u32` offsets, no
-//!   pointers), then the bytes of binary and compressed files (`include_bytes!`).
+//!   pointers), then the bytes of binary and compressed files and the precompiled templates
+//!   (`include_bytes!`);
+//! * `skillbake_route.bin` — the routing index ([`route`]), pulled in with `include_bytes!`.
 //!
 //! [`pack`] builds one pack's [`Fragment`] (in parallel, cacheable by content); [`assemble`] lays
 //! the fragments out and adds the registry-wide parts (the name index, a `phf_generator` perfect
-//! hash, and the [`tools`]). Output depends only on the skills' content and relative
-//! paths: no timestamps, no absolute paths, sorted order, and `phf`'s fixed seed.
+//! hash over the names in lower case, the [`tools`] and the routing index). Output depends only
+//! on the skills' content and relative paths: no timestamps, no absolute paths, sorted order, and
+//! `phf`'s fixed seed.
 
 pub mod pack;
-pub mod pyjson;
+pub mod route;
+pub mod template;
 pub mod tools;
 
 use crate::model::Skill;
 pub use pack::{Cell, Facts, Fragment};
 use skillbake_format::layout::{self, NONE};
+use skillbake_format::tools::Format as ToolsFormat;
 use std::fmt::Write as _;
 
 /// File names written to the output directory.
@@ -28,6 +33,8 @@ pub const REGISTRY_RS: &str = "skillbake_registry.rs";
 pub const TEXT_FILE: &str = "skillbake_text.txt";
 /// See [`REGISTRY_RS`].
 pub const BYTES_FILE: &str = "skillbake_data.bin";
+/// See [`REGISTRY_RS`].
+pub const ROUTE_FILE: &str = "skillbake_route.bin";
 
 /// How generated code refers to the outside world.
 #[derive(Debug, Clone)]
@@ -45,8 +52,10 @@ pub struct Generated {
     pub code: String,
     /// `skillbake_text.txt`.
     pub text: String,
-    /// `skillbake_data.bin`: the tables, then binary and compressed files.
+    /// `skillbake_data.bin`: the tables, then binary and compressed files and templates.
     pub bytes: Vec<u8>,
+    /// `skillbake_route.bin`.
+    pub route: Vec<u8>,
 }
 
 /// The data does not fit the 32-bit offsets of the tables (4 GiB).
@@ -66,43 +75,38 @@ pub fn location(prefix: &str, rel_dir: &str) -> String {
     crate::discover::join(prefix, rel_dir)
 }
 
-/// How a file is served as a chunk.
-pub fn file_kind(path: &str, bytes: &[u8]) -> &'static str {
-    const CODE: &[&str] = &[
-        "py", "sh", "bash", "zsh", "fish", "js", "mjs", "cjs", "ts", "tsx", "jsx", "rb", "pl",
-        "php", "go", "rs", "java", "kt", "kts", "c", "h", "cc", "cpp", "hpp", "cs", "swift", "r",
-        "lua", "sql", "ps1", "bat", "cmd", "scala", "dart", "jl", "ex", "exs", "clj", "hs", "ml",
-        "vb", "groovy", "awk", "sed", "mk", "cmake",
-    ];
-    let text = std::str::from_utf8(bytes)
-        .ok()
-        .filter(|t| !t.contains('\0'));
-    let Some(text) = text else { return "Binary" };
-    let name = path.rsplit('/').next().unwrap_or(path);
-    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
-    match ext.as_deref() {
-        Some("md" | "markdown" | "mdx") => "Markdown",
-        Some(e) if CODE.contains(&e) => "Code",
-        _ if path.starts_with("scripts/") || text.starts_with("#!") => "Code",
-        _ if matches!(name, "Makefile" | "Dockerfile" | "Justfile") => "Code",
-        _ => "Text",
-    }
-}
-
 /// Generates the registry for `skills` (already validated; sorted by name here).
 pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLarge> {
+    generate_with(skills, opts, None)
+}
+
+/// [`generate`] with the routing index already built (by `check`) for the same skills.
+pub fn generate_with(
+    skills: &[Skill],
+    opts: &GenOptions,
+    route_index: Option<&route::Built>,
+) -> Result<Generated, TooLarge> {
     let mut sorted: Vec<&Skill> = skills.iter().collect();
     sorted.sort_by(|a, c| a.name.cmp(&c.name));
     let prefix = opts.location_prefix.as_str();
     let fragments = crate::par_map(&sorted, |s| pack::fragment(s, prefix))
         .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
-    assemble(&fragments, opts)
+    let route_bytes = match route_index {
+        Some(built) if built.stats.docs == sorted.len() => built.bytes.clone(),
+        _ => route::build(&sorted).map_err(|_| TooLarge)?.bytes,
+    };
+    assemble(&fragments, route_bytes, opts)
 }
 
 /// Lays the fragments (in name order) out into the blobs, rebases their cells, and adds the
-/// registry-wide parts: the name index and the tool definitions.
-pub fn assemble(fragments: &[Fragment], opts: &GenOptions) -> Result<Generated, TooLarge> {
+/// registry-wide parts: the name index, the tool definitions and `route`, the routing index of
+/// the same packs.
+pub fn assemble(
+    fragments: &[Fragment],
+    route: Vec<u8>,
+    opts: &GenOptions,
+) -> Result<Generated, TooLarge> {
     use layout::{field, file, index, list, skill};
     let rt = opts.runtime_path.trim_end_matches("::");
     let n_skills = fragments.len();
@@ -111,15 +115,18 @@ pub fn assemble(fragments: &[Fragment], opts: &GenOptions) -> Result<Generated, 
     let n_lists: usize = fragments.iter().map(|f| f.lists.len()).sum();
     let n_slots: usize = fragments.iter().map(|f| f.byte_slots as usize).sum();
 
-    // The name index over unique names (validation rejects duplicates; the first one wins).
+    // The name index over the names in the form lookups compare (lower case,
+    // `skillbake_format::name::fold`); validation rejects two names with the same form
+    // (`duplicate-name`), and the first one wins.
+    let folded: Vec<std::borrow::Cow<'_, str>> = fragments
+        .iter()
+        .map(|f| skillbake_format::name::fold(&f.facts.name))
+        .collect();
     let mut seen = std::collections::HashSet::new();
     let unique: Vec<usize> = (0..n_skills)
-        .filter(|&i| seen.insert(fragments[i].facts.name.as_str()))
+        .filter(|&i| seen.insert(folded[i].as_ref()))
         .collect();
-    let keys: Vec<&str> = unique
-        .iter()
-        .map(|&i| fragments[i].facts.name.as_str())
-        .collect();
+    let keys: Vec<&str> = unique.iter().map(|&i| folded[i].as_ref()).collect();
     let (index_key, disps, slots) = if keys.is_empty() {
         (0, Vec::new(), Vec::new())
     } else {
@@ -223,11 +230,12 @@ pub fn assemble(fragments: &[Fragment], opts: &GenOptions) -> Result<Generated, 
             description: &f.facts.description,
             skill_md_path: &f.facts.skill_md_path,
             schema: f.facts.schema.as_deref(),
+            bucket: &f.facts.bucket,
         })
         .collect();
     let tool_list = tools::tools(&sources);
     let mut tool_texts = Vec::new();
-    for format in tools::FORMATS {
+    for format in ToolsFormat::ALL {
         tool_texts.push(push(&tools::render(format, &tool_list))?);
     }
     pack::u32_of(text.len())?;
@@ -246,6 +254,11 @@ pub fn assemble(fragments: &[Fragment], opts: &GenOptions) -> Result<Generated, 
         "// {n_skills} skills, {n_files} files, {} bytes of text, {} bytes of data ({tables_len} of tables).",
         text.len(),
         data.len()
+    );
+    let _ = writeln!(
+        code,
+        "const _: () = assert!({p}::ROUTE_FORMAT == {}, \"this registry was generated by a skillbake-build whose routing index the skillbake runtime cannot read; use matching versions\");",
+        skillbake_route::FORMAT
     );
     if n_slots > 0 {
         let _ = writeln!(
@@ -279,6 +292,7 @@ pub fn assemble(fragments: &[Fragment], opts: &GenOptions) -> Result<Generated, 
     let _ = writeln!(code, "    tools: [{}],", tool_texts.join(", "));
     let _ = writeln!(code, "    text_slots: &__SKILLBAKE_TEXT_SLOTS,");
     let _ = writeln!(code, "    byte_slots: &__SKILLBAKE_BYTE_SLOTS,");
+    let _ = writeln!(code, "    route: include_bytes!(\"{ROUTE_FILE}\"),");
     let _ = writeln!(code, "}};");
     let _ = writeln!(
         code,
@@ -292,5 +306,6 @@ pub fn assemble(fragments: &[Fragment], opts: &GenOptions) -> Result<Generated, 
         code,
         text,
         bytes: data,
+        route,
     })
 }

@@ -15,10 +15,11 @@
 //! * other UTF-8 files go to the text blob as they are, files that are not UTF-8 to the data blob,
 //!   files that the configuration compresses to the data blob as raw DEFLATE.
 
-use super::{file_kind, location, TooLarge};
+use super::{location, TooLarge};
 use crate::model::Skill;
 use skillbake_format::chunks;
 use skillbake_format::escape::json_into;
+use skillbake_format::file_type::{classify, FileKind};
 use skillbake_format::layout::{self, body_form, encoding, kind, NONE};
 
 /// A table cell before assembly: plain, or relative to something the assembler places.
@@ -51,6 +52,8 @@ pub struct Facts {
     pub skill_md_path: String,
     /// The bytes of `schema.json`, when the pack has one.
     pub schema: Option<Vec<u8>>,
+    /// The routing bucket.
+    pub bucket: String,
 }
 
 /// One pack, generated.
@@ -181,11 +184,11 @@ pub(crate) fn u32_of(n: usize) -> Result<u32, TooLarge> {
 }
 
 fn kind_cell(path: &str, bytes: &[u8]) -> u32 {
-    match file_kind(path, bytes) {
-        "Markdown" => kind::MARKDOWN,
-        "Code" => kind::CODE,
-        "Text" => kind::TEXT,
-        _ => kind::BINARY,
+    match classify(path, bytes) {
+        FileKind::Markdown => kind::MARKDOWN,
+        FileKind::Code => kind::CODE,
+        FileKind::Text => kind::TEXT,
+        FileKind::Binary => kind::BINARY,
     }
 }
 
@@ -244,6 +247,8 @@ pub fn fragment(s: &Skill, prefix: &str) -> Result<Fragment, TooLarge> {
     }
     let name = seg.intern(&s.name);
     put(&mut row, col::NAME, seg.cells(name)?);
+    let key = seg.intern(&skillbake_format::name::fold(&s.name));
+    put(&mut row, col::KEY, seg.cells(key)?);
     let description = seg.intern(&s.description);
     put(&mut row, col::DESCRIPTION, seg.cells(description)?);
     let md_path = seg.intern(&skill_md_path);
@@ -289,6 +294,7 @@ pub fn fragment(s: &Skill, prefix: &str) -> Result<Fragment, TooLarge> {
     for (at, items) in [
         (col::TAGS, &s.tags),
         (col::REQUIRED_TOOLS, &s.required_tools),
+        (col::TEMPLATE_VARS, &s.template_vars),
     ] {
         row[at] = Pre::Done(Cell::List(u32_of(lists.len())?));
         for item in items {
@@ -298,8 +304,21 @@ pub fn fragment(s: &Skill, prefix: &str) -> Result<Fragment, TooLarge> {
         row[at + 1] = Pre::Done(Cell::List(u32_of(lists.len())?));
     }
 
-    // Files: paths first (small strings), then contents.
+    // The precompiled template (data), or why there is none (text).
     let mut data = Vec::new();
+    let note = match &s.template {
+        Ok(program) => {
+            row[col::TEMPLATE] = Pre::Done(Cell::Data(u32_of(data.len())?));
+            data.extend_from_slice(program);
+            row[col::TEMPLATE + 1] = Pre::Done(Cell::Data(u32_of(data.len())?));
+            ""
+        }
+        Err(why) => why.as_str(),
+    };
+    let note = seg.intern(note);
+    put(&mut row, col::TEMPLATE_NOTE, seg.cells(note)?);
+
+    // Files: paths first (small strings), then contents.
     let mut files = Vec::with_capacity(s.files.len());
     let mut byte_slots = 0u32;
     let mut contents = Vec::new();
@@ -357,6 +376,25 @@ pub fn fragment(s: &Skill, prefix: &str) -> Result<Fragment, TooLarge> {
     row[col::FILES] = Pre::Done(Cell::File(0));
     row[col::FILES + 1] = Pre::Done(Cell::File(u32_of(files.len())?));
 
+    // The precomputed reply answers a request for exactly the pack's own `SKILL.md` path when
+    // the runtime would resolve that path to the body: it is canonical (not absolute, no `\\`,
+    // no empty, `.` or `..` part) and no file of the pack has it as its path.
+    let canonical = !skill_md_path.starts_with('/')
+        && !skill_md_path.contains('\\')
+        && !skill_md_path.contains("://")
+        && skill_md_path.as_bytes().get(1) != Some(&b':')
+        && skill_md_path.trim() == skill_md_path
+        && skill_md_path
+            .split('/')
+            .all(|p| !matches!(p, "" | "." | ".."));
+    let own_is_body = canonical && !s.files.iter().any(|f| f.path == skill_md_path);
+    let flags = if own_is_body {
+        layout::flags::OWN_PATH_IS_BODY
+    } else {
+        0
+    };
+    row[col::FLAGS] = Pre::Done(Cell::Plain(flags));
+
     let skill = seg.finish_row(row)?.to_vec();
     let files = files
         .into_iter()
@@ -392,6 +430,7 @@ pub fn fragment(s: &Skill, prefix: &str) -> Result<Fragment, TooLarge> {
                 .iter()
                 .find(|f| f.path == "schema.json")
                 .map(|f| f.bytes.clone()),
+            bucket: s.route.bucket.clone(),
         },
     })
 }

@@ -3,7 +3,8 @@
 //! `parse/yaml_error.rs` (`yaml-syntax`, `yaml-limit`, `duplicate-key`).
 //!
 //! Rules that live here: `invalid-utf8`, `frontmatter-missing`, `frontmatter-unterminated`,
-//! `frontmatter-empty`, `frontmatter-not-mapping`.
+//! `frontmatter-empty`, `frontmatter-not-mapping`, `yaml-merge-key`, `frontmatter-dashes` (where
+//! DB-GPT's substring split disagrees with the line-based one).
 //!
 //! The split is line based and never looks for the substring `---`: after an optional UTF-8 BOM,
 //! the first line (trailing whitespace trimmed) must be exactly `---`, and the frontmatter ends at
@@ -204,11 +205,11 @@ pub fn parse(bytes: &[u8], file: &str, diags: &mut Vec<Diagnostic>) -> Option<Sk
         d = match near_miss {
             Some(l) => {
                 let p = idx.position(l.start, text[l.start..l.end].chars().count());
-                d.note(format!(
-                    "line {} is `{}`: a closing line must be exactly `---`, without spaces",
-                    p.line,
-                    &text[l.start..l.end]
-                ))
+                d.related(
+                    file,
+                    Some(p),
+                    "this line is not a closing line: it must be exactly `---`, without spaces",
+                )
                 .help(format!(
                     "remove the whitespace around `---` on line {}",
                     p.line
@@ -229,6 +230,9 @@ pub fn parse(bytes: &[u8], file: &str, diags: &mut Vec<Diagnostic>) -> Option<Sk
     let fm_text = &text[fm_start..closing.start];
     let body_offset = closing.next;
     let body = normalize_body(&text[body_offset..]);
+    if let Some(at) = fm_text.find("---").map(|o| fm_start + o) {
+        diags.push(dbgpt_split(text, at, closing.start, &idx, file));
+    }
     let frontmatter = parse_yaml(text, fm_start, fm_text, &idx, file, diags);
     Some(SkillMd {
         text: text.to_string(),
@@ -346,8 +350,74 @@ fn parse_yaml(
             return None;
         }
     };
+    if has_merge_key(&Value::Mapping(mapping.clone())) {
+        let at = merge_key_offset(fm_text).map(|o| idx.position(fm_start + o, 2));
+        diags.push(
+            Diagnostic::new(
+                Code::YamlMergeKey,
+                file,
+                "YAML merge keys (`<<: *anchor`) are not supported: the merged fields would be silently dropped",
+            )
+            .at(at.or(Some(fm_pos)))
+            .help("write the fields out in this mapping instead of merging them from an anchor"),
+        );
+        return None;
+    }
     let keys = scan_keys(text, fm_start, fm_start + fm_text.len());
     Some(Frontmatter { mapping, keys })
+}
+
+/// `frontmatter-dashes`: DB-GPT splits `SKILL.md` at the first `---` substring after the opening
+/// one (`text.strip().split("---", 2)`), so a `---` inside the frontmatter (in a value, a key or a
+/// comment) ends DB-GPT's frontmatter there and starts its body with the rest.
+fn dbgpt_split(
+    text: &str,
+    at: usize,
+    closing: usize,
+    idx: &LineIndex<'_>,
+    file: &str,
+) -> Diagnostic {
+    let pos = idx.position(at, 3);
+    let closing_line = idx.position(closing, 3).line;
+    Diagnostic::new(
+        Code::FrontmatterDashes,
+        file,
+        format!(
+            "`---` inside the frontmatter: DB-GPT splits SKILL.md at the first `---` anywhere, so it would end the frontmatter here (line {}, not line {closing_line}) and serve `{}` and what follows as the start of the body",
+            pos.line,
+            text[at + 3..].lines().next().unwrap_or("").trim()
+        ),
+    )
+    .at(Some(pos))
+    .help("write it without three dashes in a row (`—`, `--`, or `- - -`); quoting does not help, DB-GPT splits the raw text")
+}
+
+/// Whether a mapping anywhere in `v` has the merge key `<<`.
+fn has_merge_key(v: &Value) -> bool {
+    match v {
+        Value::Mapping(m) => m
+            .iter()
+            .any(|(k, v)| matches!(k, Value::String(s) if s == "<<") || has_merge_key(v)),
+        Value::Sequence(items) => items.iter().any(has_merge_key),
+        Value::Tagged(t) => has_merge_key(&t.value),
+        _ => false,
+    }
+}
+
+/// Byte offset of the first `<<` used as a key (`<<:` or `<< :`) in the frontmatter text.
+fn merge_key_offset(fm: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(rel) = fm[from..].find("<<") {
+        let at = from + rel;
+        if fm[at + 2..]
+            .trim_start_matches([' ', '\t'])
+            .starts_with(':')
+        {
+            return Some(at);
+        }
+        from = at + 2;
+    }
+    None
 }
 
 #[cfg(test)]
@@ -367,7 +437,8 @@ mod tests {
     #[test]
     fn splits_on_lines_never_on_substrings() {
         let (md, d) = run("---\nname: a\ndescription: a --- b\n---\n\n# Body ---\n");
-        assert!(d.is_empty(), "{d:?}");
+        // Served as written; DB-GPT's substring split would differ, which is reported.
+        assert_eq!(codes(&d), ["frontmatter-dashes"]);
         let md = md.unwrap_or_else(|| unreachable!());
         let fm = md.frontmatter.as_ref().map(|f| f.mapping.clone());
         let desc = fm.and_then(|m| m.get("description").cloned());
@@ -408,7 +479,7 @@ mod tests {
         );
         let (_, d) = run("---\nname: a\n--- \nbody");
         assert_eq!(codes(&d), ["frontmatter-unterminated"]);
-        assert!(d[0].note.is_some());
+        assert_eq!(d[0].related.first().and_then(|r| r.line), Some(3));
         assert_eq!(
             codes(&run("---\n# nothing\n---\nbody").1),
             ["frontmatter-empty"]

@@ -1,10 +1,12 @@
 //! Parse layer: turns the bytes of a pack into structured data with source positions.
 //!
-//! [`frontmatter`] splits and parses `SKILL.md`; [`json`] maps JSON pointers of `schema.json` to
-//! positions; `keys` locates frontmatter keys and `yaml_error` maps YAML errors to diagnostics.
-//! Nothing here decides whether a value is acceptable: that is [`crate::validate`].
+//! [`frontmatter`] splits and parses `SKILL.md`; [`jinja`] parses bodies as Jinja2 templates;
+//! [`json`] maps JSON pointers of `schema.json` to positions; `keys` locates frontmatter keys and
+//! `yaml_error` maps YAML errors to diagnostics. Nothing here decides whether a value is
+//! acceptable: that is [`crate::validate`].
 
 pub mod frontmatter;
+pub mod jinja;
 pub mod json;
 mod keys;
 mod yaml_error;

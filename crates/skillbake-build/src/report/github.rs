@@ -1,9 +1,21 @@
 //! GitHub Actions workflow commands: one `::error file=…,line=…,col=…,title=…::message` line per
-//! diagnostic (`::warning` for warnings), escaped as the runner expects, then the summary.
+//! diagnostic (`::warning` for warnings), escaped as the runner expects, then the summary. The
+//! message carries the note, every related place (`note: first declared here: FILE:L:C`) and the
+//! help, each on its own line.
 
 use super::Report;
 use crate::diagnostic::Severity;
 use std::fmt::Write as _;
+
+/// The GitHub Actions emitter.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Github;
+
+impl super::Emitter for Github {
+    fn render(&self, report: &Report) -> String {
+        render(report)
+    }
+}
 
 fn escape_data(s: &str) -> String {
     s.replace('%', "%25")
@@ -36,6 +48,18 @@ pub fn render(report: &Report) -> String {
             escape_property(&format!("skillbake {}", d.code))
         );
         let mut msg = format!("[{}] {}", d.code, d.message);
+        if let Some(n) = &d.note {
+            let _ = write!(msg, "\nnote: {n}");
+        }
+        for r in &d.related {
+            let _ = write!(msg, "\nnote: {}: {}", r.message, r.file);
+            if let Some(l) = r.line {
+                let _ = write!(msg, ":{l}");
+                if let Some(c) = r.column {
+                    let _ = write!(msg, ":{c}");
+                }
+            }
+        }
         if let Some(h) = &d.help {
             let _ = write!(msg, "\nhelp: {h}");
         }

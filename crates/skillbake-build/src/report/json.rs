@@ -7,9 +7,24 @@
 //! ```
 //!
 //! `file` is relative to the checked PATH and `/`-separated; `line`/`column` are 1-based or null.
+//! A diagnostic that points at other places too has `"related": [{"file", "line", "column",
+//! "message"}]`, and one with a note has `"note"`; both keys are left out otherwise.
+//! When any pack was indexed, `"cost": {"catalog_format", "catalog_chars", "catalog_tokens",
+//! "index_bytes"}` says what the full catalog costs in a prompt (tokens estimated by
+//! `skillbake_format::tokens`) and how large the routing index is.
 
 use super::Report;
 use serde::Serialize;
+
+/// The JSON emitter.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Json;
+
+impl super::Emitter for Json {
+    fn render(&self, report: &Report) -> String {
+        render(report)
+    }
+}
 
 #[derive(Serialize)]
 struct Out<'a> {
@@ -17,6 +32,8 @@ struct Out<'a> {
     errors: usize,
     warnings: usize,
     diagnostics: &'a [crate::diagnostic::Diagnostic],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cost: Option<crate::validate::route::Cost>,
 }
 
 /// Renders the report as one JSON object (pretty-printed, with a trailing newline).
@@ -26,6 +43,7 @@ pub fn render(report: &Report) -> String {
         errors: report.errors(),
         warnings: report.warnings(),
         diagnostics: &report.diagnostics,
+        cost: report.cost,
     };
     let mut s =
         serde_json::to_string_pretty(&out).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));

@@ -1,7 +1,12 @@
-//! Report layer: the outcome of a check, and its renderings — [`human`] (rustc-style, with the
-//! source line and the span underlined), [`json`] (the stable machine contract), [`github`]
-//! (workflow annotations) and [`sarif`] (SARIF 2.1.0 for code scanning).
+//! Report layer: the outcome of a check, and one [`Emitter`] per output format (typos' `Report`
+//! pattern) — [`human::Human`] (rustc-style, with the source lines, the span underlined and
+//! related places labelled), [`json::Json`] (the stable machine contract), [`github::Github`]
+//! (workflow annotations), [`sarif::Sarif`] (SARIF 2.1.0 for code scanning) and
+//! [`cargo::Cargo`] (`cargo:warning` lines for a build script). The CLI's `--format` and
+//! [`crate::Config::report_file`] pick one by [`Format`]; nothing a format can hold is left out
+//! of it (related places are JSON `related`, SARIF `relatedLocations`, notes in annotations).
 
+pub mod cargo;
 pub mod github;
 pub mod human;
 pub mod json;
@@ -9,6 +14,52 @@ pub mod sarif;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use std::collections::BTreeMap;
+
+/// Writes a whole [`Report`] in one format.
+pub trait Emitter {
+    /// The report as text, ready to write.
+    fn render(&self, report: &Report) -> String;
+
+    /// Writes [`Emitter::render`]'s text to `out` and flushes it.
+    fn emit(&self, report: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(self.render(report).as_bytes())?;
+        out.flush()
+    }
+}
+
+skillbake_format::named_enum! {
+    /// The formats a report can be written in (the CLI's `--format` values).
+    pub enum Format {
+        /// rustc-style diagnostics with source snippets ([`human::Human`]).
+        Human = "human",
+        /// One JSON object: `{"packs", "errors", "warnings", "diagnostics": [...]}`
+        /// ([`json::Json`]).
+        Json = "json",
+        /// GitHub Actions workflow annotations ([`github::Github`]).
+        Github = "github",
+        /// SARIF 2.1.0, for GitHub code scanning ([`sarif::Sarif`]).
+        Sarif = "sarif",
+    }
+}
+
+impl Format {
+    /// The emitter of this format. `color` and `quiet` (summary line only) apply to
+    /// [`Format::Human`].
+    pub fn emitter(self, color: bool, quiet: bool) -> Box<dyn Emitter> {
+        match self {
+            Format::Human => Box::new(human::Human { color, quiet }),
+            Format::Json => Box::new(json::Json),
+            Format::Github => Box::new(github::Github),
+            Format::Sarif => Box::new(sarif::Sarif),
+        }
+    }
+
+    /// Whether file paths should carry the checked root in front (machine formats are read
+    /// from the repository root, not from the checked folder).
+    pub fn wants_root_prefix(self) -> bool {
+        matches!(self, Format::Github | Format::Sarif)
+    }
+}
 
 /// Everything a check found.
 #[derive(Debug, Clone, Default)]
@@ -19,6 +70,8 @@ pub struct Report {
     pub diagnostics: Vec<Diagnostic>,
     /// Text of the files diagnostics point into (for source snippets), by diagnostic path.
     pub sources: BTreeMap<String, String>,
+    /// What the catalog and the routing index cost, when any pack was indexed.
+    pub cost: Option<crate::validate::route::Cost>,
 }
 
 impl Report {
@@ -57,11 +110,17 @@ impl Report {
         if prefix.is_empty() {
             return;
         }
-        for d in &mut self.diagnostics {
-            d.file = crate::discover::join(
+        let join = |file: &mut String| {
+            *file = crate::discover::join(
                 prefix,
-                d.file.trim_start_matches("./").trim_start_matches('.'),
+                file.trim_start_matches("./").trim_start_matches('.'),
             );
+        };
+        for d in &mut self.diagnostics {
+            join(&mut d.file);
+            for r in &mut d.related {
+                join(&mut r.file);
+            }
         }
         self.sources = std::mem::take(&mut self.sources)
             .into_iter()
@@ -69,10 +128,20 @@ impl Report {
             .collect();
     }
 
-    /// Appends another report.
+    /// Appends another report, keeping the diagnostics sorted.
     pub fn merge(&mut self, other: Report) {
         self.packs += other.packs;
+        self.cost = match (self.cost, other.cost) {
+            (Some(a), Some(b)) => Some(crate::validate::route::Cost {
+                catalog_format: a.catalog_format,
+                catalog_chars: a.catalog_chars + b.catalog_chars,
+                catalog_tokens: a.catalog_tokens + b.catalog_tokens,
+                index_bytes: a.index_bytes + b.index_bytes,
+            }),
+            (a, b) => a.or(b),
+        };
         self.diagnostics.extend(other.diagnostics);
         self.sources.extend(other.sources);
+        crate::diagnostic::sort(&mut self.diagnostics);
     }
 }

@@ -1,11 +1,39 @@
 //! SARIF 2.1.0 rendering, for GitHub code scanning (`github/codeql-action/upload-sarif`) and
 //! other SARIF consumers. One run, the tool's rules (every code, with its summary, default level
 //! and help text), one result per diagnostic with a physical location relative to
-//! `%SRCROOT%`.
+//! `%SRCROOT%` (its path percent-encoded into a URI reference) and every related place as a
+//! `relatedLocations` entry; the note and the help follow the message text.
 
 use super::Report;
 use crate::diagnostic::{Code, Severity};
 use serde_json::{json, Value};
+use skillbake_format::percent::{self, Keep};
+
+/// The SARIF emitter.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sarif;
+
+impl super::Emitter for Sarif {
+    fn render(&self, report: &Report) -> String {
+        render(report)
+    }
+}
+
+/// A physical location: the file relative to `%SRCROOT%`, and the region at `line`:`column`
+/// spanning `len` characters. A finding about a whole file or folder is anchored at its first
+/// line, so code scanning shows it (SARIF consumers expect a region).
+fn physical(file: &str, line: Option<u32>, column: Option<u32>, len: u32) -> Value {
+    let line = line.unwrap_or(1);
+    let mut region = json!({"startLine": line, "endLine": line});
+    if let Some(col) = column {
+        region["startColumn"] = json!(col);
+        region["endColumn"] = json!(col + len.max(1));
+    }
+    json!({
+        "artifactLocation": {"uri": percent::encode(file, Keep::Path), "uriBaseId": "%SRCROOT%"},
+        "region": region
+    })
+}
 
 fn level(s: Severity) -> &'static str {
     match s {
@@ -48,29 +76,37 @@ pub fn render(report: &Report) -> String {
         .map(|d| {
             let rule_index = Code::ALL.iter().position(|c| *c == d.code).unwrap_or(0);
             let mut text = d.message.clone();
+            if let Some(n) = &d.note {
+                text.push_str("\nnote: ");
+                text.push_str(n);
+            }
             if let Some(h) = &d.help {
                 text.push_str("\nhelp: ");
                 text.push_str(h);
             }
-            let mut physical = json!({
-                "artifactLocation": {"uri": d.file, "uriBaseId": "%SRCROOT%"}
-            });
-            // A finding about a whole file or folder is anchored at its first line, so code
-            // scanning shows it (SARIF consumers expect a region).
-            let line = d.line.unwrap_or(1);
-            let mut region = json!({"startLine": line, "endLine": line});
-            if let Some(col) = d.column {
-                region["startColumn"] = json!(col);
-                region["endColumn"] = json!(col + d.len.max(1));
-            }
-            physical["region"] = region;
-            json!({
+            let mut result = json!({
                 "ruleId": d.code.as_str(),
                 "ruleIndex": rule_index,
                 "level": level(d.severity),
                 "message": {"text": text},
-                "locations": [{"physicalLocation": physical}]
-            })
+                "locations": [{"physicalLocation": physical(&d.file, d.line, d.column, d.len)}]
+            });
+            if !d.related.is_empty() {
+                let related: Vec<Value> = d
+                    .related
+                    .iter()
+                    .enumerate()
+                    .map(|(id, r)| {
+                        json!({
+                            "id": id,
+                            "physicalLocation": physical(&r.file, r.line, r.column, r.len),
+                            "message": {"text": r.message}
+                        })
+                    })
+                    .collect();
+                result["relatedLocations"] = Value::Array(related);
+            }
+            result
         })
         .collect();
     let log = json!({

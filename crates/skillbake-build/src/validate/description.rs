@@ -1,4 +1,5 @@
-//! `description`: required, a non-empty string of at most 1024 characters (Unicode scalar values).
+//! `description`: required (`description-missing`), a non-empty string (`description-empty`) of
+//! at most 1024 characters (Unicode scalar values).
 
 use super::PackCtx;
 use crate::diagnostic::{Code, Diagnostic, Position};
@@ -23,12 +24,12 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             .help(help),
         ),
         Some(Value::Null) => diags.push(
-            Diagnostic::new(Code::DescriptionMissing, file, "`description` has no value")
+            Diagnostic::new(Code::DescriptionEmpty, file, "`description` has no value")
                 .at(ctx.md.key_pos("description"))
                 .help(help),
         ),
         Some(Value::String(s)) if s.trim().is_empty() => diags.push(
-            Diagnostic::new(Code::DescriptionMissing, file, "`description` is empty")
+            Diagnostic::new(Code::DescriptionEmpty, file, "`description` is empty")
                 .at(ctx.md.key_pos("description"))
                 .help(help),
         ),
@@ -46,14 +47,13 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                 );
             }
         }
-        Some(other) => diags.push(
-            Diagnostic::new(
-                Code::FieldType,
-                file,
-                format!("`description` must be a string, found {}", type_name(other)),
-            )
-            .at(ctx.md.value_pos("description"))
-            .help("write the description as text; quote it if it contains `: ` or `#`"),
-        ),
+        Some(other) => diags.push(super::fields::field_type(
+            file,
+            "description",
+            "a string",
+            type_name(other),
+            ctx.md.value_pos("description"),
+            "write the description as text; quote it if it contains `: ` or `#`",
+        )),
     }
 }

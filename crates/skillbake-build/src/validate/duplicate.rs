@@ -1,5 +1,5 @@
-//! `duplicate-name`: two packs may not share a name, nor names that differ only in ASCII case
-//! (`load_skill` falls back to a case-insensitive match, so either would shadow the other).
+//! `duplicate-name`: two packs may not share a name, nor names that differ only in letter case
+//! (lookups ignore case, as DB-GPT's do, so either would shadow the other).
 
 use crate::diagnostic::{Code, Diagnostic, Position};
 use std::collections::BTreeMap;
@@ -19,7 +19,7 @@ pub struct NameSite {
 pub fn check(sites: &[NameSite], diags: &mut Vec<Diagnostic>) {
     let mut first: BTreeMap<String, &NameSite> = BTreeMap::new();
     for site in sites {
-        let folded = site.name.to_ascii_lowercase();
+        let folded = skillbake_format::name::fold(&site.name).into_owned();
         match first.get(&folded) {
             Some(prev) => {
                 let how = if prev.name == site.name {
@@ -33,7 +33,7 @@ pub fn check(sites: &[NameSite], diags: &mut Vec<Diagnostic>) {
                 diags.push(
                     Diagnostic::new(Code::DuplicateName, &site.file, how)
                         .at(site.pos)
-                        .note(format!("first declared in `{}`", prev.file))
+                        .related(&prev.file, prev.pos, "first declared here")
                         .help("give each pack a unique name (and matching folder name)"),
                 );
             }

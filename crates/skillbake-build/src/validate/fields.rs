@@ -3,7 +3,7 @@
 //! Fields come from the Agent Skills spec, DB-GPT, the agent-skills design and Claude Code.
 
 use super::PackCtx;
-use crate::diagnostic::{did_you_mean, Code, Diagnostic};
+use crate::diagnostic::{did_you_mean, Code, Diagnostic, Position};
 use crate::parse::{key_text, type_name};
 use yaml_serde::Value;
 
@@ -86,7 +86,40 @@ pub const KNOWN_FIELDS: &[(&str, Kind, &str)] = &[
     ("hooks", Kind::Mapping, "Claude Code"),
     ("paths", Kind::StrOrList, "Claude Code"),
     ("shell", Kind::Str, "Claude Code"),
+    ("bucket", Kind::Str, "skillbake"),
+    ("route_tests", Kind::Mapping, "skillbake"),
 ];
+
+/// `field-type`: `field` (a key, or `key.sub` inside a mapping) must be `expected` but is
+/// `found`; `help` says how to write it. The one constructor of the code, whichever rule meets
+/// the wrong type (`name` and `description` have modules of their own).
+pub fn field_type(
+    file: &str,
+    field: &str,
+    expected: &str,
+    found: &str,
+    pos: Option<Position>,
+    help: impl Into<String>,
+) -> Diagnostic {
+    Diagnostic::new(
+        Code::FieldType,
+        file,
+        format!("`{field}` must be {expected}, found {found}"),
+    )
+    .at(pos)
+    .help(help)
+}
+
+/// `field-type` for a known field whose value has the wrong shape, for rules that check the
+/// inside of their own fields (`validate::route` for `route_tests` and `bucket`).
+pub fn wrong_shape(file: &str, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(Code::FieldType, file, message)
+}
+
+/// `unknown-key` for a key inside a known field's mapping (`route_tests`).
+pub fn unknown_sub_key(file: &str, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(Code::UnknownKey, file, message)
+}
 
 /// Longest allowed `compatibility`, in characters.
 pub const COMPATIBILITY_MAX: usize = 500;
@@ -168,15 +201,14 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                     }),
                 other => type_name(other),
             };
-            diags.push(
-                Diagnostic::new(
-                    Code::FieldType,
-                    file,
-                    format!("`{key}` must be {}, found {found}", kind.expected()),
-                )
-                .at(ctx.md.value_pos(&key))
-                .help(format!("write it as {}", kind.example(&key))),
-            );
+            diags.push(field_type(
+                file,
+                &key,
+                kind.expected(),
+                found,
+                ctx.md.value_pos(&key),
+                format!("write it as {}", kind.example(&key)),
+            ));
             continue;
         }
         if kind == Kind::StrMap {
@@ -206,22 +238,21 @@ fn check_string_map(ctx: &PackCtx<'_>, key: &str, v: &Value, diags: &mut Vec<Dia
     for (mk, mv) in m {
         let name = key_text(mk);
         if !matches!(mk, Value::String(_)) || !matches!(mv, Value::String(_)) {
-            let what = if matches!(mk, Value::String(_)) {
-                format!("its value is {}", type_name(mv))
+            let (expected, found) = if matches!(mk, Value::String(_)) {
+                ("a string", type_name(mv))
             } else {
-                format!("its key is {}", type_name(mk))
+                ("keyed by a string", type_name(mk))
             };
-            diags.push(
-                Diagnostic::new(
-                    Code::FieldType,
-                    &ctx.file,
-                    format!("`{key}.{name}` must map a string to a string, but {what}"),
-                )
-                .at(ctx.md.find_in_value(key, &name))
-                .help(format!(
+            diags.push(field_type(
+                &ctx.file,
+                &format!("{key}.{name}"),
+                expected,
+                found,
+                ctx.md.find_in_value(key, &name),
+                format!(
                     "quote it: `{name}: \"...\"` (YAML reads 1.0, true and dates as other types)"
-                )),
-            );
+                ),
+            ));
         }
     }
 }

@@ -1,24 +1,30 @@
 //! Validate layer: one module per group of rules. Every check appends to a shared list of
 //! diagnostics and never stops at the first problem.
 //!
+//! <!-- codes:start -->
 //! | module | codes |
 //! |---|---|
 //! | [`name`] | `name-missing`, `name-length`, `name-charset`, `name-dir-mismatch`, `name-not-portable` |
-//! | [`description`] | `description-missing`, `description-length` |
-//! | [`fields`] | `field-type`, `unknown-key`, `compatibility-length` |
-//! | [`tools`] | `unknown-tool` |
-//! | [`schema`] | `schema-json-syntax`, `schema-invalid`, `schema-remote-ref`, `schema-unresolved-ref` |
-//! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
 //! | [`duplicate`] | `duplicate-name` |
+//! | [`description`] | `description-missing`, `description-empty`, `description-length` |
+//! | [`fields`] | `compatibility-length`, `field-type`, `unknown-key` |
+//! | [`text`] | `control-character` |
+//! | [`tools`] | `unknown-tool` |
+//! | [`schema`] | `schema-json-syntax`, `schema-invalid`, `schema-remote-ref`, `schema-unresolved-ref`, `schema-ref-cycle`, `schema-unknown-format` |
+//! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
 //! | [`size`] | `file-too-large`, `pack-too-large` |
+//! | [`route`] | `route-test-failed`, `description-near-duplicate`, `catalog-over-budget` |
+//! <!-- codes:end -->
 
 pub mod body;
 pub mod description;
 pub mod duplicate;
 pub mod fields;
 pub mod name;
+pub mod route;
 pub mod schema;
 pub mod size;
+pub mod text;
 pub mod tools;
 
 use crate::config::ProjectConfig;
@@ -54,6 +60,8 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         description::check(ctx, diags);
         fields::check(ctx, diags);
         tools::check(ctx, diags);
+        route::check(ctx, diags);
+        text::check(ctx, diags);
     }
     body::check(ctx, diags);
     size::check(ctx, diags);

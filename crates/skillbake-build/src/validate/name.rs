@@ -55,16 +55,16 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         Some(Value::String(s)) => s,
         Some(other) => {
             diags.push(
-                Diagnostic::new(
-                    Code::FieldType,
+                super::fields::field_type(
                     file,
-                    format!("`name` must be a string, found {}", type_name(other)),
+                    "name",
+                    "a string",
+                    type_name(other),
+                    value_pos,
+                    format!("write the name as text, e.g. `name: {}`", ctx.pack.dir_name),
                 )
-                .at(value_pos)
-                .help(format!(
-                    "write the name as text, e.g. `name: {}`",
-                    ctx.pack.dir_name
-                )),
+                // DB-GPT's case-insensitive lookup calls `.lower()` on every name: it fails too.
+                .profile_exempt(),
             );
             return;
         }

@@ -1,5 +1,6 @@
 //! `schema.json` at the pack root: valid JSON, a valid JSON Schema (checked offline against the
-//! meta-schema of its draft), only local `$ref`s, and every local `$ref` resolves.
+//! meta-schema of its draft), only local `$ref`s, every local `$ref` resolves, no `$ref` cycle
+//! without a step into a child value, and every `format` one that validators know.
 
 use crate::diagnostic::{Code, Diagnostic, Position};
 use crate::parse::json::JsonIndex;
@@ -90,6 +91,11 @@ pub fn check(bytes: &[u8], file: &str, diags: &mut Vec<Diagnostic>) {
     if diags.len() > before {
         return;
     }
+    check_ref_cycles(&schema, file, &pos_of, diags);
+    if diags.len() > before {
+        return;
+    }
+    check_formats(&schema, String::new(), file, &pos_of, diags);
     let meta = match jsonschema::meta::validator_for(&schema) {
         Ok(m) => m,
         Err(e) => {
@@ -198,7 +204,8 @@ fn check_ref(
     let resolves = if fragment.is_empty() {
         true
     } else if fragment.starts_with('/') {
-        root.pointer(&percent_decode(fragment)).is_some()
+        // A fragment is percent-encoded (RFC 3986); a broken escape points at nothing.
+        skillbake_format::percent::decode(fragment).is_some_and(|p| root.pointer(&p).is_some())
     } else {
         has_anchor(root, fragment)
     };
@@ -215,23 +222,282 @@ fn check_ref(
     }
 }
 
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let hex = |c: u8| (c as char).to_digit(16);
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 3 <= b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
-                i += 3;
-                continue;
+/// Keywords that apply a subschema to the same instance: a cycle through them (and `$ref`) never
+/// reaches a child value, so a validator following it recurses forever.
+const IN_PLACE: &[&str] = &[
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+];
+
+/// The JSON pointer a local `$ref` leads to, if it resolves.
+fn ref_target(root: &Value, r: &str) -> Option<String> {
+    let fragment = r.strip_prefix('#')?;
+    if fragment.is_empty() {
+        return Some(String::new());
+    }
+    if fragment.starts_with('/') {
+        let ptr = skillbake_format::percent::decode(fragment)?;
+        return root.pointer(&ptr).map(|_| ptr);
+    }
+    let mut found = None;
+    find_anchor(root, String::new(), fragment, &mut found);
+    found
+}
+
+fn find_anchor(v: &Value, ptr: String, name: &str, found: &mut Option<String>) {
+    if found.is_some() {
+        return;
+    }
+    match v {
+        Value::Object(m) => {
+            let hash = format!("#{name}");
+            let is = ["$anchor", "$dynamicAnchor"]
+                .iter()
+                .any(|k| m.get(*k).and_then(Value::as_str) == Some(name))
+                || ["$id", "id"]
+                    .iter()
+                    .any(|k| m.get(*k).and_then(Value::as_str) == Some(hash.as_str()));
+            if is {
+                *found = Some(ptr);
+                return;
+            }
+            for (k, c) in m {
+                if !DATA_KEYWORDS.contains(&k.as_str()) {
+                    find_anchor(
+                        c,
+                        format!("{ptr}/{}", crate::parse::json::escape_token(k)),
+                        name,
+                        found,
+                    );
+                }
             }
         }
-        out.push(b[i]);
-        i += 1;
+        Value::Array(items) => {
+            for (i, c) in items.iter().enumerate() {
+                find_anchor(c, format!("{ptr}/{i}"), name, found);
+            }
+        }
+        _ => {}
     }
-    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The subschemas `node` (at `ptr`) applies to its own instance: (their pointer, the pointer of
+/// the `$ref` that leads there, if it is one).
+fn in_place(root: &Value, ptr: &str, node: &Value) -> Vec<(String, Option<String>)> {
+    let Value::Object(m) = node else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for kw in ["$ref", "$dynamicRef", "$recursiveRef"] {
+        if let Some(target) = m
+            .get(kw)
+            .and_then(Value::as_str)
+            .and_then(|r| ref_target(root, r))
+        {
+            out.push((target, Some(format!("{ptr}/{kw}"))));
+        }
+    }
+    for kw in IN_PLACE {
+        match m.get(*kw) {
+            Some(Value::Array(items)) => {
+                for i in 0..items.len() {
+                    out.push((format!("{ptr}/{kw}/{i}"), None));
+                }
+            }
+            Some(Value::Object(sub)) if *kw == "dependentSchemas" => {
+                for k in sub.keys() {
+                    out.push((
+                        format!("{ptr}/{kw}/{}", crate::parse::json::escape_token(k)),
+                        None,
+                    ));
+                }
+            }
+            Some(Value::Object(_) | Value::Bool(_)) => out.push((format!("{ptr}/{kw}"), None)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Reports `$ref` chains that lead back to where they started without passing through a keyword
+/// that moves to a child value (`a` → `b` → `a`, or a schema that refers to itself).
+fn check_ref_cycles(
+    root: &Value,
+    file: &str,
+    pos_of: &dyn Fn(&str) -> Option<Position>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let mut starts = Vec::new();
+    collect_pointers(root, String::new(), &mut starts);
+    let mut done: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for start in starts {
+        if done.contains(&start) {
+            continue;
+        }
+        // Depth-first along in-place edges, keeping the path.
+        let mut path: Vec<(String, Option<String>)> = vec![(start.clone(), None)];
+        let mut stack: Vec<Vec<(String, Option<String>)>> = vec![root
+            .pointer(&start)
+            .map(|n| in_place(root, &start, n))
+            .unwrap_or_default()];
+        while let Some(top) = stack.last_mut() {
+            let Some((next, via)) = top.pop() else {
+                stack.pop();
+                if let Some((p, _)) = path.pop() {
+                    done.insert(p);
+                }
+                continue;
+            };
+            if let Some(i) = path.iter().position(|(p, _)| *p == next) {
+                let mut chain: Vec<String> = path[i..]
+                    .iter()
+                    .map(|(p, _)| {
+                        if p.is_empty() {
+                            "#".to_string()
+                        } else {
+                            format!("#{p}")
+                        }
+                    })
+                    .collect();
+                chain.push(if next.is_empty() {
+                    "#".into()
+                } else {
+                    format!("#{next}")
+                });
+                let at = via.clone().unwrap_or_else(|| next.clone());
+                diags.push(
+                    Diagnostic::new(
+                        Code::SchemaRefCycle,
+                        file,
+                        format!(
+                            "`$ref`s form a cycle with nothing in between: {}; a validator following them never stops",
+                            chain.join(" → ")
+                        ),
+                    )
+                    .at(pos_of(&at))
+                    .help("point the `$ref` at the definition itself, or put the recursion under `properties`/`items` so each step validates a child value"),
+                );
+                return;
+            }
+            if done.contains(&next) {
+                continue;
+            }
+            let children = root
+                .pointer(&next)
+                .map(|n| in_place(root, &next, n))
+                .unwrap_or_default();
+            path.push((next, via));
+            stack.push(children);
+        }
+    }
+}
+
+fn collect_pointers(v: &Value, ptr: String, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            out.push(ptr.clone());
+            for (k, c) in m {
+                if !DATA_KEYWORDS.contains(&k.as_str()) {
+                    collect_pointers(
+                        c,
+                        format!("{ptr}/{}", crate::parse::json::escape_token(k)),
+                        out,
+                    );
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, c) in items.iter().enumerate() {
+                collect_pointers(c, format!("{ptr}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Formats defined by JSON Schema (2020-12 and the older drafts) and the OpenAPI data types tool
+/// schemas often carry.
+pub const KNOWN_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+    // draft 3 and 4 spellings
+    "host-name",
+    "ip-address",
+    "color",
+    "utc-millisec",
+    // OpenAPI
+    "int32",
+    "int64",
+    "float",
+    "double",
+    "byte",
+    "binary",
+    "password",
+];
+
+/// Warns about `format` values no validator knows (they are silently ignored).
+fn check_formats(
+    node: &Value,
+    ptr: String,
+    file: &str,
+    pos_of: &dyn Fn(&str) -> Option<Position>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    match node {
+        Value::Object(map) => {
+            if let Some(Value::String(f)) = map.get("format") {
+                if !KNOWN_FORMATS.contains(&f.as_str()) {
+                    let mut d = Diagnostic::new(
+                        Code::SchemaUnknownFormat,
+                        file,
+                        format!("`format` `{f}` is not a format JSON Schema defines; validators ignore it, so the value is not checked"),
+                    )
+                    .at(pos_of(&format!("{ptr}/format")));
+                    d = match crate::diagnostic::did_you_mean(f, KNOWN_FORMATS.iter().copied()) {
+                        Some(s) => d.help(format!("did you mean `\"format\": \"{s}\"`?")),
+                        None => d.help("use a standard format (`email`, `uri`, `date-time`, `uuid`, …) or describe the constraint with `pattern`"),
+                    };
+                    diags.push(d);
+                }
+            }
+            for (k, v) in map {
+                if DATA_KEYWORDS.contains(&k.as_str()) || k == "properties" && !v.is_object() {
+                    continue;
+                }
+                let child = format!("{ptr}/{}", crate::parse::json::escape_token(k));
+                check_formats(v, child, file, pos_of, diags);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                check_formats(v, format!("{ptr}/{i}"), file, pos_of, diags);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn walk<'a>(v: &'a Value, f: &mut dyn FnMut(&'a serde_json::Map<String, Value>) -> bool) -> bool {
@@ -298,5 +564,18 @@ mod tests {
         );
         assert!(codes(r##"{"$defs":{"a b":{"$anchor":"n"}},"properties":{"p":{"$ref":"#/$defs/a%20b"},"q":{"$ref":"#n"}}}"##).is_empty());
         assert!(codes(r#"{"enum": [{"$ref": "https://x"}]}"#).is_empty());
+        assert_eq!(
+            codes(
+                r##"{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}"##
+            ),
+            ["schema-ref-cycle"]
+        );
+        assert_eq!(codes(r##"{"allOf":[{"$ref":"#"}]}"##), ["schema-ref-cycle"]);
+        assert!(codes(r##"{"type":"object","properties":{"child":{"$ref":"#"}}}"##).is_empty());
+        assert_eq!(
+            codes(r#"{"type":"string","format":"emial"}"#),
+            ["schema-unknown-format"]
+        );
+        assert!(codes(r#"{"type":"string","format":"email"}"#).is_empty());
     }
 }

@@ -1,0 +1,459 @@
+//! The routing index, built at compile time: every pack's fields are tokenized (with the
+//! tokenizer the runtime uses on requests, `skillbake_route::tokenize`), weighted per field
+//! (BM25F), and each (term, pack) weight is precomputed and quantized, so that answering a
+//! request only adds small integers from static tables (`skillbake_route::index::search`).
+//!
+//! Weights: a term's weight in a pack is
+//! `idf(t) · t̃ / (K1 + t̃)` with `t̃ = Σ_fields w_f · kind · tf_f / (1 − b_f + b_f · len_f / avglen_f)`
+//! and `idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5))`, where [`FIELDS`] gives `w_f` and `b_f`,
+//! and `kind` weights CJK unigrams below words and bigrams ([`kind_weight`]). A term that occurs
+//! in `when_not_to_use` but in none of the pack's other fields gets a posting of negative
+//! weight: a request that uses it is evidence against the pack.
+//!
+//! The index is deterministic: terms in byte order, packs in name order, floating-point sums in
+//! a fixed order.
+
+use crate::model::{RouteDoc, Skill};
+use skillbake_route::index::{Fields, Posting, TooLarge, Writer};
+use skillbake_route::tokenize::{Kind, Tokenizer};
+use std::collections::{BTreeMap, HashMap};
+
+/// BM25 term-frequency saturation.
+pub const K1: f64 = 1.2;
+
+/// Per field: (field, weight `w_f`, length normalisation `b_f`). What a pack says about itself
+/// in its frontmatter weighs more than its instructions; the spread is kept moderate because,
+/// on the public sets of `cargo xtask route-eval`, sharper weights lift incidental words of
+/// short fields (see BENCHMARKS.md).
+pub const FIELDS: [(Fields, f64, f64); 8] = [
+    (Fields::NAME, 1.5, 0.5),
+    (Fields::DESCRIPTION, 1.5, 0.75),
+    (Fields::WHEN_TO_USE, 1.5, 0.75),
+    (Fields::TAGS, 1.2, 0.5),
+    (Fields::HEADINGS, 1.0, 0.75),
+    (Fields::BODY, 0.8, 0.75),
+    (Fields::SCHEMA, 0.8, 0.75),
+    (Fields::WHEN_NOT_TO_USE, 1.5, 0.75),
+];
+
+/// How much one occurrence of a kind of term counts.
+pub fn kind_weight(kind: Kind) -> f64 {
+    Weights::DEFAULT.kind(kind)
+}
+
+/// The parameters of the ranking function (the defaults are [`Weights::DEFAULT`]; other values
+/// serve the evaluation's ablations).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Weights {
+    /// Per field, in [`FIELDS`] order: (`w_f`, `b_f`).
+    pub fields: [(f64, f64); 8],
+    /// BM25 saturation.
+    pub k1: f64,
+    /// Weight of a CJK unigram occurrence (words, compounds and bigrams count 1).
+    pub unigram: f64,
+    /// Whether `when_not_to_use` counts against a pack.
+    pub negative: bool,
+    /// The tokenizer's switches (the runtime tokenizes requests with the defaults).
+    pub tokenizer: skillbake_route::tokenize::Options,
+}
+
+impl Weights {
+    /// The weights the compiler uses.
+    pub const DEFAULT: Weights = Weights {
+        fields: [
+            (FIELDS[0].1, FIELDS[0].2),
+            (FIELDS[1].1, FIELDS[1].2),
+            (FIELDS[2].1, FIELDS[2].2),
+            (FIELDS[3].1, FIELDS[3].2),
+            (FIELDS[4].1, FIELDS[4].2),
+            (FIELDS[5].1, FIELDS[5].2),
+            (FIELDS[6].1, FIELDS[6].2),
+            (FIELDS[7].1, FIELDS[7].2),
+        ],
+        k1: K1,
+        unigram: 0.3,
+        negative: true,
+        tokenizer: skillbake_route::tokenize::Options::DEFAULT,
+    };
+
+    /// How much one occurrence of a kind of term counts.
+    pub fn kind(&self, kind: Kind) -> f64 {
+        match kind {
+            Kind::Word | Kind::Compound | Kind::Bigram => 1.0,
+            Kind::Unigram => self.unigram,
+        }
+    }
+}
+
+/// The text of each field of one pack.
+#[derive(Debug, Default, Clone)]
+pub struct FieldTexts {
+    /// Texts per field, in [`FIELDS`] order.
+    pub texts: [Vec<String>; 8],
+}
+
+impl FieldTexts {
+    /// The fields of a validated pack.
+    pub fn of(skill: &Skill) -> FieldTexts {
+        let mut f = FieldTexts::default();
+        f.texts[0].push(skill.name.clone());
+        f.texts[1].push(skill.description.clone());
+        f.texts[2].clone_from(&skill.route.when_to_use);
+        f.texts[3].clone_from(&skill.tags);
+        let (headings, body) = split_body(&skill.body);
+        f.texts[4] = headings;
+        f.texts[5] = body;
+        if let Some(schema) = skill.files.iter().find(|x| x.path == "schema.json") {
+            f.texts[6] = schema_texts(&schema.bytes);
+        }
+        f.texts[7].clone_from(&skill.route.when_not_to_use);
+        f
+    }
+}
+
+/// The body's markdown headings (ATX `#` lines outside fenced code) and the rest.
+pub fn split_body(body: &str) -> (Vec<String>, Vec<String>) {
+    let mut headings = Vec::new();
+    let mut rest = Vec::new();
+    let mut fence: Option<&str> = None;
+    for line in body.lines() {
+        let t = line.trim_start();
+        if let Some(f) = fence {
+            if t.starts_with(f) {
+                fence = None;
+            }
+            rest.push(line.to_string());
+            continue;
+        }
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = Some(&t[..3]);
+            rest.push(line.to_string());
+            continue;
+        }
+        let hashes = t.chars().take_while(|&c| c == '#').count();
+        if (1..=6).contains(&hashes) && t[hashes..].starts_with([' ', '\t']) {
+            headings.push(
+                t[hashes..]
+                    .trim()
+                    .trim_end_matches('#')
+                    .trim_end()
+                    .to_string(),
+            );
+        } else {
+            rest.push(line.to_string());
+        }
+    }
+    (headings, vec![rest.join("\n")])
+}
+
+/// Property names, titles, descriptions and string `enum` values of a `schema.json`.
+pub fn schema_texts(bytes: &[u8]) -> Vec<String> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<String>, depth: usize) {
+        if depth > 32 {
+            return;
+        }
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, v) in m {
+                    match (k.as_str(), v) {
+                        ("title" | "description", serde_json::Value::String(s)) => {
+                            out.push(s.clone())
+                        }
+                        ("properties", serde_json::Value::Object(props)) => {
+                            for (name, sub) in props {
+                                out.push(name.clone());
+                                walk(sub, out, depth + 1);
+                            }
+                        }
+                        ("enum", serde_json::Value::Array(items)) => {
+                            out.extend(items.iter().filter_map(|i| i.as_str().map(str::to_string)))
+                        }
+                        _ => walk(v, out, depth + 1),
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for i in items {
+                    walk(i, out, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(bytes) {
+        walk(&v, &mut out, 0);
+    }
+    out
+}
+
+/// Sizes of a built index, for `check` and the benchmarks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stats {
+    /// Packs indexed.
+    pub docs: usize,
+    /// Distinct terms.
+    pub terms: usize,
+    /// (term, pack) pairs.
+    pub postings: usize,
+    /// Bytes of the serialized index.
+    pub bytes: usize,
+}
+
+/// A built index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Built {
+    /// The bytes (`skillbake_route.bin`), read by `skillbake_route::index::Index`.
+    pub bytes: Vec<u8>,
+    /// Its sizes.
+    pub stats: Stats,
+}
+
+/// One pack's share of the index: every distinct term with its occurrences per field (weighted
+/// by kind), in byte order, and each field's weighted length. It depends on the pack alone, so it
+/// is computed once per pack and kept by the incremental build; [`build_terms`] combines them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DocTerms {
+    /// (term, occurrences per field in [`FIELDS`] order), sorted by term.
+    pub terms: Vec<(String, [f32; 8])>,
+    /// Weighted length of each field.
+    pub len: [f64; 8],
+}
+
+/// The terms of one pack's fields, tokenized with `tok` (built with `weights.tokenizer`).
+pub fn doc_terms(doc: &FieldTexts, weights: &Weights, tok: &mut Tokenizer) -> DocTerms {
+    let mut slot: HashMap<String, usize> = HashMap::new();
+    let mut terms: Vec<(String, [f32; 8])> = Vec::new();
+    let mut len = [0f64; 8];
+    for (f, texts) in doc.texts.iter().enumerate() {
+        for text in texts {
+            tok.tokens(text, |t, kind| {
+                let i = match slot.get(t) {
+                    Some(&i) => i,
+                    None => {
+                        slot.insert(t.to_string(), terms.len());
+                        terms.push((t.to_string(), [0.0; 8]));
+                        terms.len() - 1
+                    }
+                };
+                let w = weights.kind(kind);
+                if let Some(term) = terms.get_mut(i) {
+                    term.1[f] += w as f32;
+                }
+                len[f] += w;
+            });
+        }
+    }
+    terms.sort_by(|a, b| a.0.cmp(&b.0));
+    DocTerms { terms, len }
+}
+
+/// Builds the index of `skills`, which must be sorted by name (document `d` is `skills[d]`).
+pub fn build(skills: &[&Skill]) -> Result<Built, TooLarge> {
+    let fields: Vec<FieldTexts> = skills.iter().map(|s| FieldTexts::of(s)).collect();
+    let buckets: Vec<&str> = skills.iter().map(|s| s.route.bucket.as_str()).collect();
+    build_fields(&fields, &buckets)
+}
+
+/// The [`RouteDoc`] of a validated pack (its terms tokenized with `tok`, made with the default
+/// options).
+pub fn doc(skill: &Skill, tok: &mut Tokenizer) -> RouteDoc {
+    RouteDoc {
+        name: skill.name.clone(),
+        description: skill.description.clone(),
+        rel_dir: skill.rel_dir.clone(),
+        tags: skill.tags.clone(),
+        route: skill.route.clone(),
+        terms: doc_terms(&FieldTexts::of(skill), &Weights::DEFAULT, tok),
+    }
+}
+
+/// Builds the index of `docs`, sorted by name (what [`build`] gives for the same packs).
+pub fn build_docs(docs: &[&RouteDoc]) -> Result<Built, TooLarge> {
+    let terms: Vec<&DocTerms> = docs.iter().map(|d| &d.terms).collect();
+    let buckets: Vec<&str> = docs.iter().map(|d| d.route.bucket.as_str()).collect();
+    build_terms(&terms, &buckets, &Weights::DEFAULT)
+}
+
+/// Builds the index from field texts and buckets, one per document.
+pub fn build_fields(docs: &[FieldTexts], buckets: &[&str]) -> Result<Built, TooLarge> {
+    build_fields_with(docs, buckets, &Weights::DEFAULT)
+}
+
+/// [`build_fields`] with other [`Weights`].
+pub fn build_fields_with(
+    docs: &[FieldTexts],
+    buckets: &[&str],
+    weights: &Weights,
+) -> Result<Built, TooLarge> {
+    let mut tok = Tokenizer::with_options(weights.tokenizer);
+    let terms: Vec<DocTerms> = docs
+        .iter()
+        .map(|d| doc_terms(d, weights, &mut tok))
+        .collect();
+    let refs: Vec<&DocTerms> = terms.iter().collect();
+    build_terms(&refs, buckets, weights)
+}
+
+/// Builds the index from each document's [`DocTerms`] (made with the same `weights`) and bucket.
+pub fn build_terms(
+    docs: &[&DocTerms],
+    buckets: &[&str],
+    weights: &Weights,
+) -> Result<Built, TooLarge> {
+    let n = docs.len();
+    let mut ids: HashMap<&str, u32> = HashMap::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut per_doc: Vec<Vec<(u32, [f32; 8])>> = Vec::with_capacity(n);
+    let mut lens: Vec<[f64; 8]> = Vec::with_capacity(n);
+    for doc in docs {
+        let mut terms = Vec::with_capacity(doc.terms.len());
+        for (t, tf) in &doc.terms {
+            let id = match ids.get(t.as_str()) {
+                Some(&id) => id,
+                None => {
+                    let id = u32::try_from(names.len()).map_err(|_| TooLarge)?;
+                    ids.insert(t.as_str(), id);
+                    names.push(t.clone());
+                    id
+                }
+            };
+            terms.push((id, *tf));
+        }
+        per_doc.push(terms);
+        lens.push(doc.len);
+    }
+    let mut avg = [0f64; 8];
+    for l in &lens {
+        for f in 0..8 {
+            avg[f] += l[f];
+        }
+    }
+    for a in &mut avg {
+        *a = if n == 0 {
+            1.0
+        } else {
+            (*a / n as f64).max(1.0)
+        };
+    }
+    let mut df = vec![0u32; names.len()];
+    for terms in &per_doc {
+        for (id, tf) in terms {
+            if tf[..7].iter().any(|&x| x > 0.0) || tf[7] > 0.0 {
+                df[*id as usize] += 1;
+            }
+        }
+    }
+    // (term, doc, weight, fields), weight negative for `when_not_to_use`-only terms.
+    let mut weighted: Vec<Vec<(u32, f64, Fields)>> = vec![Vec::new(); names.len()];
+    let mut max = 0f64;
+    for (d, terms) in per_doc.iter().enumerate() {
+        for (id, tf) in terms {
+            let idf = {
+                let df = f64::from(df[*id as usize]);
+                (1.0 + (n as f64 - df + 0.5) / (df + 0.5)).ln()
+            };
+            let norm = |f: usize| -> f64 {
+                let (w, b) = weights.fields[f];
+                let tf = f64::from(tf[f]);
+                if tf == 0.0 {
+                    return 0.0;
+                }
+                w * tf / (1.0 - b + b * lens[d][f] / avg[f])
+            };
+            let mut mask = Fields::default();
+            for (f, (bit, _, _)) in FIELDS.iter().enumerate().take(7) {
+                if tf[f] > 0.0 {
+                    mask |= *bit;
+                }
+            }
+            let positive: f64 = (0..7).map(norm).sum();
+            let k1 = weights.k1;
+            let (weight, fields) = if positive > 0.0 {
+                (idf * positive / (k1 + positive), mask)
+            } else {
+                let neg = norm(7);
+                if neg == 0.0 || !weights.negative {
+                    continue;
+                }
+                (-idf * neg / (k1 + neg), Fields::WHEN_NOT_TO_USE)
+            };
+            max = max.max(weight.abs());
+            weighted[*id as usize].push((d as u32, weight, fields));
+        }
+    }
+    // Global unit: the heaviest term's heaviest posting is 255 × 65535 units.
+    let unit = if max > 0.0 {
+        max / (255.0 * 65535.0)
+    } else {
+        1.0
+    };
+    let order: BTreeMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.as_str(), i))
+        .collect();
+    let mut w = Writer::new(u32::try_from(n).map_err(|_| TooLarge)?, unit as f32);
+    let mut postings_total = 0usize;
+    let mut list: Vec<Posting> = Vec::new();
+    for (term, &i) in &order {
+        list.clear();
+        let term_max = weighted[i].iter().map(|p| p.1.abs()).fold(0.0f64, f64::max);
+        let term_scale = (term_max / (255.0 * unit)).round().clamp(1.0, 65535.0);
+        for &(doc, weight, fields) in &weighted[i] {
+            let q = (weight.abs() / (term_scale * unit))
+                .round()
+                .clamp(1.0, 255.0) as u8;
+            list.push(Posting {
+                doc,
+                impact: q,
+                fields,
+            });
+        }
+        postings_total += list.len();
+        w.term(term, term_scale as u16, &list)?;
+    }
+    let mut bucket_names: Vec<String> = buckets.iter().map(|b| b.to_string()).collect();
+    bucket_names.push(String::new());
+    bucket_names.sort();
+    bucket_names.dedup();
+    let doc_buckets: Vec<u32> = buckets
+        .iter()
+        .map(|b| {
+            bucket_names
+                .binary_search_by(|x| x.as_str().cmp(b))
+                .unwrap_or(0) as u32
+        })
+        .collect();
+    w.buckets(bucket_names, doc_buckets);
+    let bytes = w.finish()?;
+    Ok(Built {
+        stats: Stats {
+            docs: n,
+            terms: order.len(),
+            postings: postings_total,
+            bytes: bytes.len(),
+        },
+        bytes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headings_are_split_from_the_body_outside_code() {
+        let (h, b) = split_body("# Title\ntext\n```\n# not a heading\n```\n## Steps ##\n#nope");
+        assert_eq!(h, ["Title", "Steps"]);
+        assert_eq!(b, ["text\n```\n# not a heading\n```\n#nope"]);
+    }
+
+    #[test]
+    fn schema_texts_walk_properties() {
+        let t = schema_texts(
+            br#"{"type":"object","description":"Send mail","properties":{"to":{"type":"string","description":"Recipient"},"mode":{"enum":["fast","slow"]}}}"#,
+        );
+        assert_eq!(t, ["Send mail", "to", "Recipient", "mode", "fast", "slow"]);
+    }
+}

@@ -1,0 +1,372 @@
+//! Precompiles a body's Jinja2 template into the instruction table of
+//! [`skillbake_format::template`], which the runtime interprets (`Registry::render`): the runtime
+//! never parses template syntax. A body using a construct the table does not express gets no
+//! table, and the reason is kept for `render` to report.
+
+use crate::parse::jinja::{self, JINJA2_GLOBALS};
+use minijinja::machinery::ast;
+use minijinja::value::ValueKind;
+use skillbake_format::template::{BinOp, Op, Program, FILTERS, METHODS, TESTS};
+
+/// The body's instruction table, or why there is none (a construct it cannot express, or a
+/// template Jinja2 rejects).
+pub fn compile(body: &str) -> Result<Program, String> {
+    let lowered = jinja::with_tree(body, |stmts, exact| {
+        if !exact {
+            return Err(
+                "Jinja2-only syntax (unary `+`, a bare tuple, `x[]`, `1.e5` or a trailing `{#`)"
+                    .to_string(),
+            );
+        }
+        let mut l = Lower {
+            ops: Vec::new(),
+            source: body,
+        };
+        l.stmts(stmts)?;
+        Ok(Program { ops: l.ops })
+    });
+    match lowered {
+        Ok(r) => {
+            r.map_err(|what| format!("the template uses {what}, which skillbake cannot render"))
+        }
+        Err(e) => Err(format!("the template does not parse: {}", e.message)),
+    }
+}
+
+struct Lower<'s> {
+    ops: Vec<Op>,
+    /// The template's source, which the runtime holds too (`Op::Span` points into it).
+    source: &'s str,
+}
+
+type R = Result<(), String>;
+
+fn unsupported<T>(what: &str) -> Result<T, String> {
+    Err(what.to_string())
+}
+
+impl Lower<'_> {
+    fn here(&self) -> u32 {
+        u32::try_from(self.ops.len()).unwrap_or(u32::MAX)
+    }
+
+    fn emit(&mut self, op: Op) -> usize {
+        self.ops.push(op);
+        self.ops.len() - 1
+    }
+
+    /// Points the jump at `at` to the next instruction.
+    fn patch(&mut self, at: usize) {
+        let here = self.here();
+        if let Some(
+            Op::Jump(t)
+            | Op::JumpIfFalse(t)
+            | Op::JumpIfFalseOrPop(t)
+            | Op::JumpIfTrueOrPop(t)
+            | Op::IterNext(t)
+            | Op::IterDone(t),
+        ) = self.ops.get_mut(at)
+        {
+            *t = here;
+        }
+    }
+
+    fn stmts(&mut self, stmts: &[ast::Stmt<'_>]) -> R {
+        stmts.iter().try_for_each(|s| self.stmt(s))
+    }
+
+    fn stmt(&mut self, stmt: &ast::Stmt<'_>) -> R {
+        use ast::Stmt as S;
+        match stmt {
+            S::Template(t) => self.stmts(&t.children),
+            S::EmitRaw(r) => {
+                // The text is a slice of the source: point at it (the parser only borrows).
+                let start = (r.raw.as_ptr() as usize).wrapping_sub(self.source.as_ptr() as usize);
+                let end = start.wrapping_add(r.raw.len());
+                let inside = self.source.get(start..end) == Some(r.raw);
+                match (u32::try_from(start), u32::try_from(end)) {
+                    (Ok(a), Ok(b)) if inside && !r.raw.contains('\r') => {
+                        self.emit(Op::Span(a, b));
+                    }
+                    // Jinja2 writes every line break of the template as `\n`.
+                    _ => {
+                        let text = r.raw.replace("\r\n", "\n").replace('\r', "\n");
+                        self.emit(Op::Text(text));
+                    }
+                }
+                Ok(())
+            }
+            S::EmitExpr(e) => {
+                self.expr(&e.expr)?;
+                self.emit(Op::Emit);
+                Ok(())
+            }
+            S::IfCond(i) => {
+                self.expr(&i.expr)?;
+                let to_else = self.emit(Op::JumpIfFalse(0));
+                self.stmts(&i.true_body)?;
+                let to_end = self.emit(Op::Jump(0));
+                self.patch(to_else);
+                self.stmts(&i.false_body)?;
+                self.patch(to_end);
+                Ok(())
+            }
+            S::ForLoop(f) => {
+                if f.recursive {
+                    return unsupported("a recursive loop");
+                }
+                if f.filter_expr.is_some() {
+                    return unsupported("a loop filter (`for … if …`)");
+                }
+                let ast::Expr::Var(target) = &f.target else {
+                    return unsupported("unpacking in a loop target");
+                };
+                self.expr(&f.iter)?;
+                self.emit(Op::IterStart);
+                let top = self.here();
+                let next = self.emit(Op::IterNext(0));
+                self.emit(Op::Store(target.id.to_string()));
+                self.stmts(&f.body)?;
+                self.emit(Op::Jump(top));
+                self.patch(next);
+                let done = self.emit(Op::IterDone(0));
+                self.stmts(&f.else_body)?;
+                self.patch(done);
+                Ok(())
+            }
+            S::Set(s) => {
+                let ast::Expr::Var(target) = &s.target else {
+                    return unsupported("`{% set %}` of anything but one name");
+                };
+                self.expr(&s.expr)?;
+                self.emit(Op::Store(target.id.to_string()));
+                Ok(())
+            }
+            S::WithBlock(w) => {
+                let mut names = Vec::new();
+                for (target, value) in &w.assignments {
+                    let ast::Expr::Var(t) = target else {
+                        return unsupported("unpacking in `{% with %}`");
+                    };
+                    self.expr(value)?;
+                    names.push(t.id.to_string());
+                }
+                self.emit(Op::PushScope);
+                for n in names.into_iter().rev() {
+                    self.emit(Op::Store(n));
+                }
+                self.stmts(&w.body)?;
+                self.emit(Op::PopScope);
+                Ok(())
+            }
+            S::SetBlock(_) => unsupported("`{% set %}…{% endset %}`"),
+            S::AutoEscape(_) => unsupported("`{% autoescape %}`"),
+            S::FilterBlock(_) => unsupported("`{% filter %}`"),
+            S::Block(_) => unsupported("`{% block %}`"),
+            S::Import(_) | S::FromImport(_) => unsupported("`{% import %}`"),
+            S::Extends(_) => unsupported("`{% extends %}`"),
+            S::Include(_) => unsupported("`{% include %}`"),
+            S::Macro(_) => unsupported("`{% macro %}`"),
+            S::CallBlock(_) => unsupported("`{% call %}`"),
+            S::Do(_) => unsupported("`{% do %}`"),
+        }
+    }
+
+    fn args(&mut self, args: &[ast::CallArg<'_>]) -> Result<u8, String> {
+        for a in args {
+            match a {
+                ast::CallArg::Pos(e) => self.expr(e)?,
+                _ => return unsupported("keyword or `*` arguments"),
+            }
+        }
+        u8::try_from(args.len()).map_err(|_| "more than 255 arguments".to_string())
+    }
+
+    fn expr(&mut self, expr: &ast::Expr<'_>) -> R {
+        use ast::Expr as E;
+        match expr {
+            E::Var(v) => {
+                if JINJA2_GLOBALS.contains(&v.id) {
+                    return unsupported("a Jinja2 global as a value");
+                }
+                if matches!(v.id, "self" | "super" | "caller" | "varargs" | "kwargs") {
+                    return unsupported(&format!("`{}`", v.id));
+                }
+                self.emit(Op::Var(v.id.to_string()));
+            }
+            E::Const(c) => self.constant(&c.value)?,
+            E::Slice(s) => {
+                self.expr(&s.expr)?;
+                let mut mask = 0u8;
+                for (bit, part) in [(1u8, &s.start), (2, &s.stop), (4, &s.step)] {
+                    if let Some(e) = part {
+                        self.expr(e)?;
+                        mask |= bit;
+                    }
+                }
+                self.emit(Op::Slice(mask));
+            }
+            E::UnaryOp(u) => {
+                self.expr(&u.expr)?;
+                self.emit(match u.op {
+                    ast::UnaryOpKind::Not => Op::Not,
+                    ast::UnaryOpKind::Neg => Op::Neg,
+                });
+            }
+            E::BinOp(b) => {
+                use ast::BinOpKind as K;
+                let op = match b.op {
+                    K::ScAnd | K::ScOr => {
+                        self.expr(&b.left)?;
+                        let j = self.emit(if matches!(b.op, K::ScAnd) {
+                            Op::JumpIfFalseOrPop(0)
+                        } else {
+                            Op::JumpIfTrueOrPop(0)
+                        });
+                        self.expr(&b.right)?;
+                        self.patch(j);
+                        return Ok(());
+                    }
+                    K::Eq => BinOp::Eq,
+                    K::Ne => BinOp::Ne,
+                    K::Lt => BinOp::Lt,
+                    K::Lte => BinOp::Le,
+                    K::Gt => BinOp::Gt,
+                    K::Gte => BinOp::Ge,
+                    K::Add => BinOp::Add,
+                    K::Sub => BinOp::Sub,
+                    K::Mul => BinOp::Mul,
+                    K::Div => BinOp::Div,
+                    K::FloorDiv => BinOp::FloorDiv,
+                    K::Rem => BinOp::Rem,
+                    K::Pow => BinOp::Pow,
+                    K::Concat => BinOp::Concat,
+                    K::In => BinOp::In,
+                };
+                self.expr(&b.left)?;
+                self.expr(&b.right)?;
+                self.emit(Op::Bin(op));
+            }
+            E::Compare(c) => {
+                // `a < b < c` is `(a < b) and (b < c)`, each operand pure.
+                let mut left = &c.expr;
+                let mut jumps = Vec::new();
+                for (i, op) in c.ops.iter().enumerate() {
+                    use ast::CompareOpKind as K;
+                    let kind = match op.op {
+                        K::Eq => BinOp::Eq,
+                        K::Ne => BinOp::Ne,
+                        K::Lt => BinOp::Lt,
+                        K::Lte => BinOp::Le,
+                        K::Gt => BinOp::Gt,
+                        K::Gte => BinOp::Ge,
+                        K::In => BinOp::In,
+                        K::NotIn => BinOp::NotIn,
+                    };
+                    self.expr(left)?;
+                    self.expr(&op.expr)?;
+                    self.emit(Op::Bin(kind));
+                    if i + 1 < c.ops.len() {
+                        jumps.push(self.emit(Op::JumpIfFalseOrPop(0)));
+                    }
+                    left = &op.expr;
+                }
+                for j in jumps {
+                    self.patch(j);
+                }
+            }
+            E::IfExpr(i) => {
+                self.expr(&i.test_expr)?;
+                let to_else = self.emit(Op::JumpIfFalse(0));
+                self.expr(&i.true_expr)?;
+                let to_end = self.emit(Op::Jump(0));
+                self.patch(to_else);
+                match &i.false_expr {
+                    Some(f) => self.expr(f)?,
+                    None => {
+                        self.emit(Op::Var(String::new()));
+                    }
+                }
+                self.patch(to_end);
+            }
+            E::Filter(f) => {
+                let Some(id) = FILTERS.iter().position(|n| *n == f.name) else {
+                    return unsupported(&format!("the filter `{}`", f.name));
+                };
+                let Some(e) = &f.expr else {
+                    return unsupported("a filter block");
+                };
+                self.expr(e)?;
+                let argc = self.args(&f.args)?;
+                self.emit(Op::Filter(u8::try_from(id).unwrap_or(u8::MAX), argc));
+            }
+            E::Test(t) => {
+                let Some(id) = TESTS.iter().position(|n| *n == t.name) else {
+                    return unsupported(&format!("the test `{}`", t.name));
+                };
+                self.expr(&t.expr)?;
+                let argc = self.args(&t.args)?;
+                self.emit(Op::Test(u8::try_from(id).unwrap_or(u8::MAX), argc));
+            }
+            E::GetAttr(g) => {
+                self.expr(&g.expr)?;
+                self.emit(Op::Attr(g.name.to_string()));
+            }
+            E::GetItem(g) => {
+                self.expr(&g.expr)?;
+                self.expr(&g.subscript_expr)?;
+                self.emit(Op::Item);
+            }
+            E::Call(c) => match &c.expr {
+                E::Var(v) if v.id == "range" => {
+                    let argc = self.args(&c.args)?;
+                    self.emit(Op::Range(argc));
+                }
+                E::GetAttr(g) if METHODS.contains(&g.name) => {
+                    self.expr(&g.expr)?;
+                    let argc = self.args(&c.args)?;
+                    self.emit(Op::Method(g.name.to_string(), argc));
+                }
+                _ => return unsupported("a function or method call"),
+            },
+            E::List(l) => {
+                for e in &l.items {
+                    self.expr(e)?;
+                }
+                self.emit(Op::List(u32::try_from(l.items.len()).unwrap_or(u32::MAX)));
+            }
+            E::Tuple(_) => return unsupported("a tuple"),
+            E::Map(_) => return unsupported("a dict literal"),
+        }
+        Ok(())
+    }
+
+    fn constant(&mut self, v: &minijinja::Value) -> R {
+        let op = match v.kind() {
+            ValueKind::None => Op::None,
+            ValueKind::Bool => Op::Bool(v.is_true()),
+            ValueKind::String => Op::Str(v.as_str().unwrap_or_default().to_string()),
+            ValueKind::Number if v.is_integer() => match v.as_i64() {
+                Some(i) => Op::Int(i),
+                None => return unsupported("integers beyond 64 bits"),
+            },
+            ValueKind::Number => match f64::try_from(v.clone()) {
+                Ok(f) => Op::Float(f),
+                Err(_) => return unsupported("this number"),
+            },
+            ValueKind::Seq if !v.is_tuple() => {
+                let items: Vec<minijinja::Value> = match v.try_iter() {
+                    Ok(it) => it.collect(),
+                    Err(_) => return unsupported("this constant"),
+                };
+                for it in &items {
+                    self.constant(it)?;
+                }
+                Op::List(u32::try_from(items.len()).unwrap_or(u32::MAX))
+            }
+            _ => return unsupported("this constant"),
+        };
+        self.emit(op);
+        Ok(())
+    }
+}
