@@ -52,6 +52,8 @@
 extern crate self as skillbake;
 
 pub mod chunk;
+#[cfg(feature = "exec")]
+pub mod exec;
 /// An MCP server (tools, resources, the catalog as instructions) for a registry (feature `mcp`).
 #[cfg(feature = "mcp")]
 pub mod mcp;
@@ -62,12 +64,13 @@ pub mod route;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use registry::{File, Registry, RenderError, Resolution, Skill};
+pub use registry::{File, LookupError, Registry, RenderError, Resolution, Skill};
 #[cfg(feature = "route")]
 pub use route::{RouteOptions, Routed};
 pub use skillbake_format::activation::Shape as Activation;
 pub use skillbake_format::catalog::{Catalog, Format as CatalogFormat};
 pub use skillbake_format::file_type::FileKind;
+pub use skillbake_format::semver::{Req as VersionReq, Version};
 pub use skillbake_format::tools::Format as ToolsFormat;
 
 /// Defines `pub static REGISTRY: skillbake::Registry` from the registry that

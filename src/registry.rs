@@ -12,8 +12,10 @@ use skillbake_format::catalog::{self, Catalog, CatalogEntry};
 use skillbake_format::escape::json_unescape_into;
 use skillbake_format::file_type::FileKind;
 use skillbake_format::layout::{self, body_form, encoding, NONE};
+use skillbake_format::semver::{self, Req, Version};
 use skillbake_format::template;
 use skillbake_format::tools::Format as ToolsFormat;
+use std::fmt;
 
 /// Why [`Registry::render`] gave no text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +55,45 @@ impl std::fmt::Debug for Registry {
             .finish_non_exhaustive()
     }
 }
+
+/// Why [`Registry::lookup`] found no skill.
+#[derive(Debug, Clone, Copy)]
+pub enum LookupError<'r> {
+    /// No skill has this name, even ignoring ASCII case.
+    UnknownSkill,
+    /// The text after `@` is not a version range.
+    InvalidRange(semver::Error),
+    /// The skill exists (here at the version an agent gets by name) but none of its versions
+    /// matches the range.
+    NoMatchingVersion(Skill<'r>),
+}
+
+impl fmt::Display for LookupError<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LookupError::UnknownSkill => f.write_str("no skill has this name"),
+            LookupError::InvalidRange(e) => {
+                write!(f, "the text after `@` is not a version range: {e}")
+            }
+            LookupError::NoMatchingVersion(s) => {
+                write!(
+                    f,
+                    "no version of `{}` matches; embedded versions: ",
+                    s.name()
+                )?;
+                for (i, v) in s.versions().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    f.write_str(v.version().unwrap_or("(none)"))?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for LookupError<'_> {}
 
 /// What a `load_skill` request resolved to.
 #[derive(Debug, Clone, Copy)]
@@ -98,8 +139,13 @@ impl Registry {
         Registry { parts }
     }
 
-    /// Number of skills.
+    /// Number of skills (each counted once, however many versions it has).
     pub fn len(&self) -> usize {
+        self.parts.index_slots.rows
+    }
+
+    /// Number of rows of the skill table: every version of every skill.
+    fn rows(&self) -> usize {
         self.parts.skills.rows
     }
 
@@ -113,14 +159,14 @@ impl Registry {
         self.parts
     }
 
-    /// The skill at position `row` in name order.
+    /// The pack at row `row` of the skill table (by name, then version).
     pub(crate) fn skill(&self, row: usize) -> Option<Skill<'_>> {
-        (row < self.len()).then_some(Skill { reg: self, row })
+        (row < self.rows()).then_some(Skill { reg: self, row })
     }
 
-    /// The row of the skill whose name in lower case ([`skillbake_format::name::fold`]) is
-    /// `key`: one `phf` probe, one comparison.
-    fn lookup(&self, key: &str) -> Option<usize> {
+    /// The default row of the skill whose name in lower case ([`skillbake_format::name::fold`])
+    /// is `key`: one `phf` probe, one comparison.
+    fn probe(&self, key: &str) -> Option<usize> {
         let p = self.parts;
         let (buckets, slots) = (p.index_disps.rows, p.index_slots.rows);
         if buckets == 0 || slots == 0 {
@@ -142,16 +188,68 @@ impl Registry {
         (skill.s(layout::skill::KEY) == key).then_some(row)
     }
 
-    /// The skill with exactly this name (letter case included).
-    pub fn get_exact(&self, name: &str) -> Option<Skill<'_>> {
-        self.get(name).filter(|s| s.name() == name)
+    /// The `n`-th skill in name order, at the version an agent gets by name (what
+    /// [`Registry::iter`] yields `n`-th; the routing index numbers skills this way). Without
+    /// several versions of a skill that is record `n`; otherwise the records are walked.
+    pub(crate) fn nth_default(&self, n: usize) -> Option<Skill<'_>> {
+        if self.rows() == self.len() {
+            return self.skill(n);
+        }
+        self.iter().nth(n)
     }
 
-    /// The skill named `name`, ignoring letter case (as DB-GPT does: `PDF-Tools` answers
-    /// `pdf-tools`); the skill keeps the name as written. The index holds every name in lower
-    /// case ([`skillbake_format::name::fold`]), and no two names fold alike.
-    pub fn get(&self, name: &str) -> Option<Skill<'_>> {
-        if let Some(row) = self.lookup(name) {
+    /// The skill with exactly this name (letter case included), at the version an agent gets by
+    /// name.
+    pub fn get_exact(&self, name: &str) -> Option<Skill<'_>> {
+        self.get_name(name).filter(|s| s.name() == name)
+    }
+
+    /// The skill a request names: `name` (the version an agent gets: the newest, or the newest
+    /// the agent's `[requires]` allows), or `name@range` with a Cargo-style range (`name@1`,
+    /// `name@^1.2`, `name@~1.2.0`, `name@=1.2.0`, `name@>=1, <3`): the newest version in range.
+    /// The name ignores letter case, as DB-GPT does.
+    pub fn get(&self, request: &str) -> Option<Skill<'_>> {
+        self.lookup(request).ok()
+    }
+
+    /// [`Registry::get`], saying why nothing was found.
+    pub fn lookup(&self, request: &str) -> Result<Skill<'_>, LookupError<'_>> {
+        // A name may hold an `@` where `name-charset` was lowered: the whole request is tried as
+        // a name first, and a range follows the last `@` (ranges never hold one).
+        if let Some(skill) = self.get_name(request) {
+            return Ok(skill);
+        }
+        let (name, range) = match request.rsplit_once('@') {
+            Some((name, range)) => (name, Some(range)),
+            None => (request, None),
+        };
+        let skill = self.get_name(name).ok_or(LookupError::UnknownSkill)?;
+        match range {
+            None => Ok(skill),
+            Some(range) => {
+                let req = Req::parse(range).map_err(LookupError::InvalidRange)?;
+                skill
+                    .version_matching(&req)
+                    .ok_or(LookupError::NoMatchingVersion(skill))
+            }
+        }
+    }
+
+    /// The newest version of skill `name` (letter case ignored) in `range`.
+    pub fn get_version(&self, name: &str, range: &Req<'_>) -> Option<Skill<'_>> {
+        self.get_name(name)?.version_matching(range)
+    }
+
+    /// Every embedded pack: each version of each skill, by name, then oldest version first.
+    pub fn all_versions(&self) -> impl ExactSizeIterator<Item = Skill<'_>> + '_ {
+        (0..self.rows()).map(move |row| Skill { reg: self, row })
+    }
+
+    /// The default version of the skill named `name`, ignoring letter case (as DB-GPT does:
+    /// `PDF-Tools` answers `pdf-tools`); the skill keeps the name as written. The index holds
+    /// every name in lower case ([`skillbake_format::name::fold`]), and no two names fold alike.
+    fn get_name(&self, name: &str) -> Option<Skill<'_>> {
+        if let Some(row) = self.probe(name) {
             return self.skill(row);
         }
         // ASCII names up to 64 bytes are lower-cased on the stack.
@@ -164,19 +262,22 @@ impl Registry {
             let lower = buf.get_mut(..bytes.len())?;
             lower.copy_from_slice(bytes);
             lower.make_ascii_lowercase();
-            return self.skill(self.lookup(std::str::from_utf8(lower).ok()?)?);
+            return self.skill(self.probe(std::str::from_utf8(lower).ok()?)?);
         }
         let folded = skillbake_format::name::fold(name);
-        self.skill(self.lookup(folded.as_ref())?)
+        self.skill(self.probe(folded.as_ref())?)
     }
 
-    /// Every skill, in name order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = Skill<'_>> + '_ {
-        (0..self.len()).map(move |row| Skill { reg: self, row })
+    /// Every skill once, in name order, at the version an agent gets by name (see
+    /// [`Registry::all_versions`] for every version).
+    pub fn iter(&self) -> impl Iterator<Item = Skill<'_>> + Clone + '_ {
+        (0..self.rows())
+            .map(move |row| Skill { reg: self, row })
+            .filter(|s| s.is_default())
     }
 
     /// Every skill name, in order.
-    pub fn names(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.iter().map(|s| s.name())
     }
 
@@ -186,7 +287,7 @@ impl Registry {
     /// process asks for once; storing it for every format would grow the binary by several
     /// percent of the packs).
     pub fn catalog(&self, format: catalog::Format, budget: Option<usize>) -> Catalog {
-        let skills = (0..self.len()).map(move |row| Skill { reg: self, row });
+        let skills: Vec<Skill<'_>> = self.iter().collect();
         catalog::render(format, skills, budget)
     }
 
@@ -262,9 +363,23 @@ impl<'r> Skill<'r> {
         self.reg
     }
 
-    /// The skill's position in name order.
+    /// The skill's position among the skills in name order, each at its default version (what
+    /// the routing index numbers documents by, and what [`Registry::len`] counts).
     pub(crate) fn index(&self) -> usize {
-        self.row
+        let reg = self.reg;
+        if reg.rows() == reg.len() {
+            return self.row;
+        }
+        let default = reg.get_name(self.name()).map_or(self.row, |s| s.row);
+        (0..default)
+            .filter(|&row| Skill { reg, row }.is_default())
+            .count()
+    }
+
+    /// The skill's slot in per-skill tables sized by [`Registry::len`] (see [`Skill::index`]).
+    #[cfg(feature = "exec")]
+    pub(crate) fn ordinal(&self) -> usize {
+        self.index()
     }
 
     fn cell(&self, col: usize) -> u32 {
@@ -368,6 +483,57 @@ impl<'r> Skill<'r> {
     pub fn version(&self) -> Option<&'static str> {
         let (start, end) = self.range(layout::skill::VERSION);
         (start != NONE).then(|| text_at(self.parts(), start, end))
+    }
+
+    /// `version` as a semantic version (`1.2` reads as 1.2.0 where the build allowed it); `None`
+    /// without a version or when it is not one. Ranges match this.
+    pub fn semver(&self) -> Option<Version<'static>> {
+        Version::parse_lenient(self.version()?)
+    }
+
+    /// Whether this is the version of the skill an agent gets by name.
+    pub fn is_default(&self) -> bool {
+        self.cell(layout::skill::FLAGS) & layout::flags::DEFAULT != 0
+    }
+
+    /// The rows of every version of this skill (this one alone when the table says nothing).
+    fn version_rows(&self) -> std::ops::Range<usize> {
+        let rows = self.rows(layout::skill::VERSIONS, &self.parts().skills);
+        if rows.contains(&self.row) {
+            rows
+        } else {
+            self.row..self.row + 1
+        }
+    }
+
+    /// Every embedded version of this skill, oldest first (this one included).
+    pub fn versions(&self) -> impl ExactSizeIterator<Item = Skill<'r>> + 'r {
+        let reg = self.reg;
+        self.version_rows().map(move |row| Skill { reg, row })
+    }
+
+    /// The newest version of this skill that `range` matches.
+    pub fn version_matching(&self, range: &Req<'_>) -> Option<Skill<'r>> {
+        let reg = self.reg;
+        self.version_rows()
+            .rev()
+            .map(|row| Skill { reg, row })
+            .find(|s| s.semver().is_some_and(|v| range.matches(&v)))
+    }
+
+    /// `requires:`: the skills this pack relies on, as (name, version range), as written.
+    pub fn requires(&self) -> impl ExactSizeIterator<Item = (&'static str, &'static str)> + '_ {
+        let p = self.parts();
+        let rows = self.rows(layout::skill::REQUIRES, &p.lists);
+        let end = rows.end;
+        rows.step_by(2).map(move |row| {
+            let item = |row: usize| {
+                let c = |col| p.lists.cell(p.data, layout::list::WIDTH, row, col);
+                text_at(p, c(layout::list::ITEM), c(layout::list::ITEM + 1))
+            };
+            let range = if row + 1 < end { item(row + 1) } else { "" };
+            (item(row), range)
+        })
     }
 
     /// `tags` (a list, or a comma-separated string split as DB-GPT does).

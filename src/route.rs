@@ -98,7 +98,7 @@ impl Registry {
             .into_iter()
             .filter_map(|h| {
                 Some(Routed {
-                    skill: self.skill(h.doc as usize)?,
+                    skill: self.nth_default(h.doc as usize)?,
                     score: h.score,
                     matched: h.fields,
                 })

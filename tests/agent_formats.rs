@@ -52,9 +52,9 @@ fn tool_definitions_in_every_dialect() {
         };
         if format != ToolsFormat::JsonSchema {
             assert_eq!(load["name"], "load_skill");
-            // load_skill, find_skills, and one tool per pack with a schema.json (read-file,
-            // send-email).
-            assert_eq!(v.as_array().unwrap().len(), 4, "{format:?}");
+            // load_skill, find_skills, and one tool per pack with a schema.json (every bundled
+            // pack).
+            assert_eq!(v.as_array().unwrap().len(), 2 + names.len(), "{format:?}");
         }
         let allowed: Vec<&str> = schema["properties"]["skill_name"]["enum"]
             .as_array()
@@ -73,7 +73,7 @@ fn tool_definitions_in_every_dialect() {
         serde_json::json!(["query"])
     );
     assert_eq!(openai[2]["type"], "function");
-    assert_eq!(openai[2]["function"]["name"], "read-file");
+    assert_eq!(openai[2]["function"]["name"], "csv-data-analysis");
     assert!(openai[2]["function"]["parameters"].get("$schema").is_none());
 }
 

@@ -311,6 +311,70 @@ fn fast_path_answers_exactly_as_the_parsed_commands() {
     assert!(stdout(&run(&["load", "--help"])).contains("Usage"));
 }
 
+#[test]
+fn load_and_cat_take_version_ranges() {
+    let by_name = run(&["load", "send-email"]);
+    for request in [
+        "send-email@1",
+        "send-email@^1.0",
+        "send-email@=1.0.0",
+        "Send-Email@*",
+    ] {
+        let o = run(&["load", request]);
+        assert_eq!(o.status.code(), Some(0), "{request}");
+        assert_eq!(o.stdout, by_name.stdout, "{request}");
+    }
+    let o = run(&["load", "send-email@2"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        "{\"chunks\": [{\"output_type\": \"text\", \"content\": \"Skill 'send-email@2' not found\"}]}\n"
+    );
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(
+        err,
+        "skillbake: `send-email@2`: no version of `send-email` matches; embedded versions: 1.0.0\n"
+    );
+    let o = run(&["load", "send-email@one"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8(o.stderr)
+        .unwrap()
+        .contains("the text after `@` is not a version range"));
+
+    let o = run(&["cat", "send-email@=1.0.0", "SKILL.md"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        o.stdout,
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("skills/send-email/SKILL.md"))
+            .unwrap()
+    );
+    let o = run(&["cat", "send-email@>=2", "SKILL.md"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn diff_usage_errors_exit_2() {
+    for args in [
+        &["diff"][..],
+        &["diff", "skills"],
+        &["diff", "--baseline", "HEAD", "a", "b"],
+        &["diff", "skills", "no-such-folder-or-revision-xyz"],
+    ] {
+        let o = run(args);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    // Two folders: no git needed.
+    let o = run(&["diff", "skills", "skills", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["summary"]["unchanged"], 5);
+}
+
 /// `load --var` renders the body as DB-GPT renders prompt templates, from the precompiled
 /// template; without `--var` the body is served as written (DB-GPT's `load_skill`).
 #[test]

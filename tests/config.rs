@@ -49,6 +49,7 @@ fn profiles_change_what_is_known_and_how_loud() {
         default,
         [
             (Code::NameNotPortable, Severity::Warning),
+            (Code::VersionInvalid, Severity::Error),
             (Code::BodyJinja, Severity::Warning)
         ]
     );
@@ -61,6 +62,7 @@ fn profiles_change_what_is_known_and_how_loud() {
         [
             (Code::NameNotPortable, Severity::Error),
             (Code::UnknownKey, Severity::Error),
+            (Code::VersionInvalid, Severity::Error),
             (Code::UnknownKey, Severity::Error),
             (Code::BodyJinja, Severity::Warning)
         ]

@@ -27,8 +27,13 @@ fn block_on<F: Future>(f: F) -> F::Output {
 /// Starts `skillbake serve` from an empty folder (the server must not need `skills/`) and
 /// initializes an MCP session with it.
 async fn connect(dir: &std::path::Path) -> Client {
+    connect_with(dir, &[]).await
+}
+
+/// [`connect`] with more arguments for `skillbake serve`.
+async fn connect_with(dir: &std::path::Path, extra: &[&str]) -> Client {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_skillbake"));
-    cmd.arg("serve").current_dir(dir);
+    cmd.arg("serve").args(extra).current_dir(dir);
     let transport = TokioChildProcess::new(cmd).unwrap();
     ().serve(transport).await.unwrap()
 }
@@ -254,6 +259,8 @@ fn list_skills_and_pack_tools() {
             .map(|s| {
                 json!({
                     "name": s.name(),
+                    "version": s.version(),
+                    "versions": [s.version()],
                     "description": s.description(),
                     "location": s.skill_md_path(),
                     "uri": format!("skill://{}/SKILL.md", s.name()),
@@ -438,6 +445,60 @@ fn find_skills_routes_like_the_library() {
         }
         let none = call(&client, "find_skills", json!({"query": "zzqx"})).await;
         assert_eq!(only_text(&none), "[]");
+        client.cancel().await.unwrap();
+    });
+}
+
+/// With an explicit policy, a runnable pack's tool runs the pack: one text content holding the
+/// unified result, `isError` exactly when `ok` is false.
+#[test]
+fn pack_tools_execute_under_an_explicit_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "hello from a file\n").unwrap();
+    let cache_arg = cache.display().to_string();
+    block_on(async {
+        let client = connect_with(
+            dir.path(),
+            &["--allow", "filesystem:read", "--cache-dir", &cache_arg],
+        )
+        .await;
+        let r = call(
+            &client,
+            "read-file",
+            json!({"path": file.display().to_string()}),
+        )
+        .await;
+        assert!(!is_error(&r), "{r:?}");
+        let v: Value = serde_json::from_str(only_text(&r)).unwrap();
+        assert_eq!(v["ok"], true);
+        assert_eq!(v["data"]["content"], "hello from a file\n");
+        assert_eq!(v["error"], Value::Null);
+
+        // A failure is an error result carrying the same unified text.
+        let r = call(&client, "read-file", json!({"path": "/no/such/file"})).await;
+        assert!(is_error(&r));
+        let v: Value = serde_json::from_str(only_text(&r)).unwrap();
+        assert_eq!(
+            (v["ok"].clone(), v["error"]["code"].clone()),
+            (json!(false), json!("FILE_NOT_FOUND"))
+        );
+        let r = call(&client, "read-file", json!({"path": 7})).await;
+        assert!(is_error(&r));
+        let v: Value = serde_json::from_str(only_text(&r)).unwrap();
+        assert_eq!(v["error"]["code"], "INVALID_PARAMS");
+
+        // send-email needs `smtp`, which this server does not grant.
+        let r = call(
+            &client,
+            "send-email",
+            json!({"to": ["a@example.com"], "subject": "Hi", "body": "Report attached."}),
+        )
+        .await;
+        assert!(is_error(&r));
+        let v: Value = serde_json::from_str(only_text(&r)).unwrap();
+        assert_eq!(v["error"]["code"], "PERMISSION_DENIED");
         client.cancel().await.unwrap();
     });
 }

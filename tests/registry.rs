@@ -132,7 +132,9 @@ fn typed_fields() {
     let send = BUNDLED.get("send-email").unwrap();
     let schema: serde_json::Value = serde_json::from_str(send.schema_json().unwrap()).unwrap();
     assert_eq!(schema["type"], "object");
-    assert!(BUNDLED.get("excel").unwrap().schema_json().is_none());
+    let excel: serde_json::Value =
+        serde_json::from_str(BUNDLED.get("excel").unwrap().schema_json().unwrap()).unwrap();
+    assert_eq!(excel["required"], serde_json::json!(["path"]));
 }
 
 #[test]

@@ -1,13 +1,14 @@
 //! Every rule has fixtures as data under `tests/fixtures/rules/<code>/`: `fail/` must raise the
 //! code (its rendered diagnostics are snapshotted), `pass/` must raise nothing at all. Cases
 //! that git cannot store (a FIFO, a non-UTF-8 file name) are built at run time from `pass/`, as
-//! the `GENERATED` marker says. `tests/fixtures/accepted/*` are inputs other loaders get wrong
-//! and that must pass cleanly.
+//! the `GENERATED` marker says. Rules that compare with a baseline (`check --baseline`) have a
+//! third folder, `baseline/`, that both are checked against. `tests/fixtures/accepted/*` are
+//! inputs other loaders get wrong and that must pass cleanly.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
 use skillbake_build::report::human;
-use skillbake_build::{check, CheckOptions, Code};
+use skillbake_build::{check, Baseline, CheckOptions, Code};
 use std::path::{Path, PathBuf};
 
 mod common;
@@ -40,6 +41,19 @@ fn generated_fail(code: Code, pass: &Path, tmp: &Path) -> PathBuf {
     root
 }
 
+/// The options a rule's fixtures are checked with: against `baseline/` when the rule compares
+/// with a baseline (`check --baseline`).
+fn options(dir: &Path) -> CheckOptions {
+    let baseline = dir.join("baseline");
+    CheckOptions {
+        baseline: baseline.is_dir().then(|| Baseline {
+            dir: baseline,
+            label: "baseline".into(),
+        }),
+        ..CheckOptions::default()
+    }
+}
+
 #[test]
 fn every_code_has_a_failing_and_a_passing_fixture() {
     let rules = fixtures().join("rules");
@@ -60,7 +74,7 @@ fn every_code_has_a_failing_and_a_passing_fixture() {
         } else {
             dir.join("fail")
         };
-        let failed = check(&fail, &CheckOptions::default());
+        let failed = check(&fail, &options(&dir));
         let seen: Vec<&str> = failed
             .report
             .diagnostics
@@ -87,7 +101,7 @@ fn every_code_has_a_failing_and_a_passing_fixture() {
             insta::assert_snapshot!(format!("rule-{code}"), human::render(&failed.report, false));
         });
 
-        let passed = check(&dir.join("pass"), &CheckOptions::default());
+        let passed = check(&dir.join("pass"), &options(&dir));
         assert!(
             passed.report.diagnostics.is_empty(),
             "{code}: pass/ raised:\n{}",

@@ -178,23 +178,94 @@ fn every_module_has_a_doc_comment() {
     }
 }
 
+/// The one module allowed to contain `unsafe`: the sandbox step between fork and exec.
+const UNSAFE_MODULE: &str = "crates/skillbake-sandbox/src/pre_exec.rs";
+
 #[test]
 fn no_ignored_or_should_panic_tests_and_no_unsafe() {
-    let (ignore, should_panic, unsafe_kw) = (
+    let (ignore, should_panic, unsafe_kw, allow_unsafe) = (
         ["#[", "ignore]"].concat(),
         ["#[", "should_panic"].concat(),
         ["unsafe", " {"].concat(),
+        ["allow(", "unsafe_code)"].concat(),
     );
+    let mut unsafe_seen = false;
     for f in all_rust_files() {
         let text = std::fs::read_to_string(&f).unwrap();
-        for bad in [&ignore, &should_panic, &unsafe_kw] {
+        let is_unsafe_module = f == Path::new(UNSAFE_MODULE);
+        for bad in [&ignore, &should_panic] {
             assert!(
                 !text.contains(bad.as_str()),
                 "{} contains {bad}",
                 f.display()
             );
         }
+        if !is_unsafe_module {
+            for bad in [&unsafe_kw, &allow_unsafe] {
+                assert!(
+                    !text.contains(bad.as_str()),
+                    "{} contains {bad}: `unsafe` belongs in {UNSAFE_MODULE} only",
+                    f.display()
+                );
+            }
+            continue;
+        }
+        // Every unsafe block of the module is preceded by a SAFETY comment.
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            if !line.contains(unsafe_kw.as_str()) || line.trim_start().starts_with("//") {
+                continue;
+            }
+            unsafe_seen = true;
+            let comment_above = lines[..i]
+                .iter()
+                .rev()
+                .take_while(|l| l.trim_start().starts_with("//") || l.contains(unsafe_kw.as_str()))
+                .any(|l| l.contains("// SAFETY:"));
+            assert!(
+                comment_above,
+                "{}:{}: `unsafe` block without a `// SAFETY:` comment",
+                f.display(),
+                i + 1
+            );
+        }
     }
+    assert!(
+        unsafe_seen,
+        "{UNSAFE_MODULE} was expected to hold the unsafe blocks"
+    );
+}
+
+/// Every crate forbids `unsafe` through the workspace lints, except the sandbox crate, which
+/// denies it (so that its one module can allow it) and requires SAFETY comments.
+#[test]
+fn unsafe_is_forbidden_in_every_crate_but_the_sandbox() {
+    let mut manifests = vec![
+        PathBuf::from("Cargo.toml"),
+        PathBuf::from("xtask/Cargo.toml"),
+    ];
+    for e in std::fs::read_dir("crates").unwrap() {
+        manifests.push(e.unwrap().path().join("Cargo.toml"));
+    }
+    for m in manifests {
+        let text = std::fs::read_to_string(&m).unwrap();
+        if m == Path::new("crates/skillbake-sandbox/Cargo.toml") {
+            assert!(text.contains("unsafe_code = \"deny\""), "{}", m.display());
+            assert!(
+                text.contains("undocumented_unsafe_blocks = \"deny\""),
+                "{}",
+                m.display()
+            );
+        } else {
+            assert!(
+                text.contains("[lints]\nworkspace = true"),
+                "{} does not use the workspace lints (unsafe_code = \"forbid\")",
+                m.display()
+            );
+        }
+    }
+    let root = std::fs::read_to_string("Cargo.toml").unwrap();
+    assert!(root.contains("unsafe_code = \"forbid\""));
 }
 
 #[test]
@@ -227,4 +298,31 @@ fn codes_are_stable() {
         })
         .collect();
     insta::assert_snapshot!("codes", list);
+}
+
+/// README's table of result codes is the executor's `ErrorCode` table.
+#[cfg(feature = "exec")]
+#[test]
+fn readme_result_codes_match_the_executor() {
+    use skillbake::exec::ErrorCode;
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let start = readme
+        .find("<!-- exec-codes:start -->\n")
+        .expect("exec-codes:start")
+        + 26;
+    let end = readme
+        .find("<!-- exec-codes:end -->")
+        .expect("exec-codes:end");
+    let mut expected = String::from("| code | when |\n|---|---|\n");
+    for &c in ErrorCode::ALL {
+        expected.push_str(&format!(
+            "| `{}` | {} |\n",
+            c.as_str(),
+            c.summary().replace('|', "\\|")
+        ));
+    }
+    assert!(
+        readme[start..end] == expected,
+        "README.md's result codes are out of date; replace them with:\n{expected}"
+    );
 }

@@ -7,13 +7,20 @@ use std::process::ExitCode;
 
 /// `skillbake cat`.
 pub fn run(skill_name: &str, path: &str) -> Result<ExitCode> {
-    let Some(skill) = BUNDLED.get(skill_name) else {
-        let names: Vec<&str> = BUNDLED.names().collect();
-        eprintln!(
-            "skillbake: no skill named '{skill_name}'. Available: {}",
-            names.join(", ")
-        );
-        return Ok(ExitCode::from(1));
+    let skill = match BUNDLED.lookup(skill_name) {
+        Ok(skill) => skill,
+        Err(skillbake::LookupError::UnknownSkill) => {
+            let names: Vec<&str> = BUNDLED.names().collect();
+            eprintln!(
+                "skillbake: no skill named '{skill_name}'. Available: {}",
+                names.join(", ")
+            );
+            return Ok(ExitCode::from(1));
+        }
+        Err(why) => {
+            eprintln!("skillbake: `{skill_name}`: {why}");
+            return Ok(ExitCode::from(1));
+        }
     };
     match skill.find_file(path) {
         Some(file) => {

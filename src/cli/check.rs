@@ -33,6 +33,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         allow,
         quiet,
         color,
+        baseline,
     } = args;
     let paths = if paths.is_empty() {
         vec![PathBuf::from("skills")]
@@ -75,6 +76,17 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let several = paths.len() > 1;
     let mut report = Report::default();
     for p in &paths {
+        // Each folder against itself at the baseline revision; the temporary copy lives until
+        // its check is done.
+        let side = match &baseline {
+            Some(rev) => Some(super::diff::baseline_of(p, rev)?),
+            None => None,
+        };
+        let mut opts = opts.clone();
+        opts.baseline = side.as_ref().map(|s| skillbake_build::Baseline {
+            dir: s.path().to_path_buf(),
+            label: s.label(),
+        });
         let mut checked = skillbake_build::check(p, &opts).report;
         if several || format.wants_root_prefix() {
             checked.prefix_paths(&p.to_string_lossy().replace('\\', "/"));

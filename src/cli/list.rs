@@ -14,6 +14,8 @@ fn skill_json(s: &Skill<'_>) -> Value {
         "description": s.description(),
         "location": s.skill_md_path(),
         "version": s.version(),
+        "versions": s.versions().map(|v| v.version()).collect::<Vec<_>>(),
+        "requires": s.requires().collect::<std::collections::BTreeMap<_, _>>(),
         "tags": s.tags().collect::<Vec<_>>(),
         "required_tools": s.required_tools().collect::<Vec<_>>(),
         "files": s.files().map(|f| json!({
@@ -48,6 +50,15 @@ pub fn run(format: ListFormat) -> Result<ExitCode> {
                     .collect::<Vec<_>>()
                     .join(" ");
                 s.push_str(&format!("{:width$}  {description}\n", skill.name()));
+                // Versions kept beside the one agents get by name, one indented line each.
+                for other in skill.versions().filter(|v| !v.is_default()) {
+                    s.push_str(&format!(
+                        "{:width$}  @{}  {}\n",
+                        "",
+                        other.version().unwrap_or(""),
+                        other.skill_md_path()
+                    ));
+                }
             }
             s
         }

@@ -53,12 +53,18 @@ pub fn run(
             }
         });
     }
-    let (file_path, resolution) = match BUNDLED.get(skill_name) {
-        Some(skill) => {
+    let (file_path, resolution) = match BUNDLED.lookup(skill_name) {
+        Ok(skill) => {
             let path = file_path.unwrap_or(skill.skill_md_path());
             (path, skill.resolve(path))
         }
-        None => (file_path.unwrap_or(""), Resolution::SkillNotFound),
+        Err(why) => {
+            // DB-GPT's reply on stdout; why, for a person, on stderr.
+            if skill_name.contains('@') {
+                eprintln!("skillbake: `{skill_name}`: {why}");
+            }
+            (file_path.unwrap_or(""), Resolution::SkillNotFound)
+        }
     };
     let mut out = String::new();
     resolution.write_reply(skill_name, file_path, &mut out);

@@ -5,6 +5,7 @@
 
 mod cat;
 mod check;
+mod diff;
 mod explain;
 pub mod fast;
 mod list;
@@ -12,6 +13,7 @@ mod load;
 mod output;
 mod prompt;
 mod route;
+mod run;
 mod serve;
 mod tools;
 
@@ -30,6 +32,38 @@ and serve the packs compiled into this binary with DB-GPT's load_skill protocol,
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// Output format of `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// For the terminal: per pack, the verdict and every change.
+    Human,
+    /// One JSON object (schema_version 1): summary and every pack with its changes.
+    Json,
+    /// Markdown for a pull-request comment.
+    Markdown,
+}
+
+/// Arguments of `skillbake diff`.
+#[derive(Debug, clap::Args)]
+pub struct DiffArgs {
+    /// OLD and NEW: each a skills folder, a git revision (`main`, `v1.2.0`, `HEAD~1`: the
+    /// `skills` folder at that revision) or `REV:PATH`. With --baseline, at most the folder to
+    /// compare (default `skills`).
+    sides: Vec<String>,
+    /// Compare the folder with itself at this git revision, read through git without a checkout.
+    #[arg(long, value_name = "REV")]
+    baseline: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
+    format: DiffFormat,
+    /// Rule set both sides are checked with, overriding their config files' `profile`.
+    #[arg(long, value_parser = skillbake_build::config::Profile::NAMES)]
+    profile: Option<String>,
+    /// Colour the human output.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
 }
 
 /// Output format of `list`.
@@ -82,12 +116,19 @@ pub struct CheckArgs {
     /// Colour the human output.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+    /// Also compare every pack with its state at this git revision (read through git, no
+    /// checkout): `version-not-bumped` and `permission-escalation`.
+    #[arg(long, value_name = "REV")]
+    baseline: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Validate skill packs on disk and report every problem.
     Check(CheckArgs),
+    /// What changed between two states of a skills folder, per pack: every change classified,
+    /// the version bump it needs against the bump made.
+    Diff(DiffArgs),
     /// Explain a diagnostic code: what it checks, why, examples, how to fix or silence it.
     Explain {
         /// The code, e.g. `unknown-key` (omit to list every code).
@@ -145,7 +186,8 @@ enum Command {
         /// <skill_content> block.
         #[arg(long, value_parser = load::formats(), default_value = load::CHUNKS)]
         format: String,
-        /// Skill name (letter case ignored, as in DB-GPT).
+        /// Skill name (letter case ignored, as in DB-GPT), or NAME@RANGE for another embedded
+        /// version (`send-email@1`, `send-email@^1.2`, `send-email@=1.2.0`).
         skill_name: String,
         /// File path to echo (and, when it names another file of the pack, to serve)
         /// [default: the pack's own SKILL.md path].
@@ -158,11 +200,18 @@ enum Command {
     /// Serve the embedded skills as an MCP server on stdin/stdout.
     ///
     /// Tools: load_skill, find_skills, list_skills, and one per pack with a schema.json. Resources:
-    /// skill://{name}/{path} for every embedded file. Instructions: the skill catalog.
-    Serve,
+    /// skill://{name}/{path} for every embedded file. Instructions: the skill catalog. With
+    /// --execute (or any --allow), pack tools run runnable packs under that policy.
+    Serve(serve::ServeArgs),
+    /// Run a skill's entrypoint with JSON parameters and print the unified result
+    /// {"ok", "data", "error"} (exit 0 only when ok).
+    Run(run::RunArgs),
+    /// DB-GPT's execute_skill_script_file: run scripts/SCRIPT of a skill and print DB-GPT's
+    /// chunks (exit 0 only when the script succeeded).
+    ExecScript(run::ExecScriptArgs),
     /// Write the exact bytes of an embedded file to stdout.
     Cat {
-        /// Skill name (letter case ignored, as in DB-GPT).
+        /// Skill name (letter case ignored, as in DB-GPT), or NAME@RANGE.
         skill_name: String,
         /// Path of the file relative to the pack (e.g. SKILL.md, scripts/run.py).
         path: String,
@@ -174,6 +223,7 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Diff(args) => diff::run(args),
         Command::Explain { code } => explain::run(code.as_deref()),
         Command::List { format } => list::run(format),
         Command::Prompt {
@@ -201,7 +251,9 @@ pub fn run() -> ExitCode {
             vars,
         } => load::run(&format, &skill_name, file_path.as_deref(), &vars),
         Command::Cat { skill_name, path } => cat::run(&skill_name, &path),
-        Command::Serve => serve::run(),
+        Command::Serve(args) => serve::run(args),
+        Command::Run(args) => run::run(args),
+        Command::ExecScript(args) => run::exec_script(args),
     };
     finish(result)
 }

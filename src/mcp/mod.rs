@@ -10,18 +10,25 @@
 //!     a JSON array of the top `top_k` (default 5, at most 50) candidates with their scores,
 //!     matched fields, descriptions, `when_to_use`, `when_not_to_use` and parameters.
 //!   * `load_skill {skill_name, file_path?}` answers the same bytes as [`Registry::load_skill`]
-//!     as one text content; `file_path` defaults to the skill's `SKILL.md` path. The result is an
-//!     error result (`isError: true`) when the skill or file is not found.
-//!   * `list_skills {}` answers a JSON array of `{name, description, location, uri}`.
-//!   * A pack tool validates its arguments against the pack's `schema.json` and answers the
-//!     pack's instructions (the `load_skill` reply) followed by a JSON text echoing the validated
-//!     arguments. skillbake embeds instructions and files; it does not run the pack's scripts,
-//!     and the result says so.
+//!     as one text content; `file_path` defaults to the skill's `SKILL.md` path. `skill_name`
+//!     may be `NAME@RANGE` for another embedded version (`send-email@1`, `send-email@=1.4.2`).
+//!     The result is an error result (`isError: true`) when the skill or file is not found.
+//!   * `list_skills {}` answers a JSON array of `{name, version, versions, description,
+//!     location, uri}`: each skill once, at the version an agent gets by name.
+//!   * A pack tool, on a server built with [`Server::with_policy`](crate::mcp::Server::with_policy) (`skillbake serve --allow
+//!     ...` or `--execute`), **runs** a runnable pack (one with an `entrypoint`) through
+//!     [`crate::exec::Executor`]: one text content with the unified result
+//!     `{"ok", "data", "error"}`, and `isError: true` exactly when `ok` is false. A server built
+//!     with [`Server::new`](crate::mcp::Server::new) (no policy) runs nothing: the tool validates its arguments against
+//!     the pack's `schema.json` and answers the pack's instructions (the `load_skill` reply)
+//!     followed by a JSON text echoing the validated arguments with `"executed": false` and a
+//!     note saying why; so does a pack without an `entrypoint` on any server.
 //!
 //!   Bad arguments (missing or mistyped, unknown skill, schema violations) give error results
 //!   the model can read and correct; an unknown tool is a JSON-RPC `invalid params` error.
 //! * **Resources**: `skill://{name}/{path}` for every embedded file (`SKILL.md` included, exactly
-//!   as written), with a MIME type from the extension
+//!   as written; the files of a version agents do not get by name under
+//!   `skill://{name}@{version}/{path}`, the `@` percent-encoded), with a MIME type from the extension
 //!   ([`mime_type`](skillbake_format::file_type::mime_type), the same table that decides how
 //!   `load_skill` serves the file); UTF-8 files are served as text, binary files as
 //!   base64 blobs. The template `skill://{name}/{path}` is listed too. An unknown URI is a
@@ -41,6 +48,7 @@ mod uri;
 
 pub use uri::{resource_uri, RESOURCE_TEMPLATE, URI_PREFIX};
 
+use crate::exec::{Executor, Policy};
 use crate::{CatalogFormat, File, FileKind, Registry, ToolsFormat};
 use base64::Engine as _;
 use rmcp::model::{
@@ -69,9 +77,11 @@ pub const FIND_SKILLS: &str = "find_skills";
 /// Most candidates `find_skills` returns.
 pub const FIND_SKILLS_MAX: u64 = 50;
 
-const LIST_SKILLS_DESCRIPTION: &str = "List the embedded skills: a JSON array of {name, description, location, uri}. location is the file_path to pass to load_skill; uri is the skill's SKILL.md as an MCP resource.";
+const LIST_SKILLS_DESCRIPTION: &str = "List the embedded skills: a JSON array of {name, version, versions, description, location, uri}. location is the file_path to pass to load_skill; uri is the skill's SKILL.md as an MCP resource; versions lists every embedded version (load one with skill_name NAME@=VERSION).";
 
-const NOT_EXECUTED: &str = "skillbake serves this skill's instructions and files; it does not execute scripts. The arguments are valid against the skill's schema.json: carry out the call by following the instructions with them.";
+const NOT_EXECUTED: &str = "This server was started without an execution policy, so it does not execute scripts (start it with `skillbake serve --execute`, or `--allow PERMISSION` to grant permissions, to run runnable skills). The arguments are valid against the skill's schema.json: carry out the call by following the instructions with them.";
+
+const NOT_RUNNABLE: &str = "This skill has no entrypoint, so there is no script to execute. The arguments are valid against the skill's schema.json: carry out the call by following the instructions with them.";
 
 /// Why the MCP server could not start or stopped with a failure.
 #[derive(Debug)]
@@ -121,7 +131,12 @@ impl std::error::Error for Error {
 /// Serves `registry` over stdin/stdout until the client closes the connection. Must run inside
 /// a tokio runtime with I/O enabled. Nothing but MCP messages is written to stdout.
 pub async fn serve_stdio(registry: &'static Registry) -> Result<(), Error> {
-    let server = Server::new(registry)?;
+    serve(Server::new(registry)?).await
+}
+
+/// Serves `server` over stdin/stdout until the client closes the connection (see
+/// [`serve_stdio`]); build it with [`Server::with_policy`] to run the packs' scripts.
+pub async fn serve(server: Server) -> Result<(), Error> {
     let running = server
         .serve(rmcp::transport::stdio())
         .await
@@ -144,6 +159,7 @@ pub struct Server {
     tools: Vec<Tool>,
     packs: HashMap<String, PackTool>,
     instructions: String,
+    executor: Option<std::sync::Arc<Executor<'static>>>,
 }
 
 impl fmt::Debug for Server {
@@ -221,7 +237,20 @@ impl Server {
             tools,
             packs,
             instructions: registry.catalog(CatalogFormat::Xml, None).text,
+            executor: None,
         })
+    }
+
+    /// A server whose pack tools run runnable packs under `policy` (see the module docs).
+    pub fn with_policy(registry: &'static Registry, policy: Policy) -> Result<Self, Error> {
+        let mut server = Server::new(registry)?;
+        server.executor = Some(std::sync::Arc::new(Executor::new(registry, policy)));
+        Ok(server)
+    }
+
+    /// Whether pack tools run scripts.
+    pub fn executes(&self) -> bool {
+        self.executor.is_some()
     }
 
     /// The tools this server lists: the registry's MCP tool definitions, then `list_skills`.
@@ -229,14 +258,16 @@ impl Server {
         &self.tools
     }
 
-    /// Every resource: one per embedded file of every skill, in name then path order.
+    /// Every resource: one per embedded file of every version of every skill, in name, version
+    /// and path order.
     pub fn resources(&self) -> Vec<Resource> {
         let mut out = Vec::new();
-        for skill in self.registry.iter() {
+        for skill in self.registry.all_versions() {
+            let id = resource_name(&skill);
             for file in skill.files() {
                 let mut r = Resource::new(
-                    resource_uri(skill.name(), file.path()),
-                    format!("{}/{}", skill.name(), file.path()),
+                    resource_uri(&id, file.path()),
+                    format!("{id}/{}", file.path()),
                 )
                 .with_mime_type(mime_type(file.path(), served_kind(&file)))
                 .with_size(file.bytes().len() as u64);
@@ -249,10 +280,18 @@ impl Server {
         out
     }
 
-    /// Reads a `skill://{name}/{path}` resource; `None` when it names no embedded file.
+    /// Reads a `skill://{name}/{path}` resource; `None` when it names no embedded file. The
+    /// name may carry a version: `name@1.4.2` is exactly that version, `name@^1` the newest in
+    /// the range.
     pub fn read(&self, uri: &str) -> Option<ResourceContents> {
         let (name, path) = parse_uri(uri)?;
-        let skill = self.registry.get(&name)?;
+        let request = match name.rsplit_once('@') {
+            Some((n, v)) if skillbake_format::semver::Version::parse(v).is_ok() => {
+                format!("{n}@={v}")
+            }
+            _ => name,
+        };
+        let skill = self.registry.get(&request)?;
         let file = skill.file(&path)?;
         Some(contents(uri, file.path(), file.bytes(), served_kind(&file)))
     }
@@ -356,6 +395,8 @@ impl Server {
             .map(|s| {
                 json!({
                     "name": s.name(),
+                    "version": s.version(),
+                    "versions": s.versions().map(|v| v.version()).collect::<Vec<_>>(),
                     "description": s.description(),
                     "location": s.skill_md_path(),
                     "uri": resource_uri(s.name(), "SKILL.md"),
@@ -392,11 +433,16 @@ impl Server {
         let instructions = self
             .registry
             .load_skill(skill.name(), skill.skill_md_path());
+        let note = if self.executor.is_some() {
+            NOT_RUNNABLE
+        } else {
+            NOT_EXECUTED
+        };
         let echo = json!({
             "tool": tool,
             "arguments": args,
             "executed": false,
-            "note": NOT_EXECUTED,
+            "note": note,
             "files": format!("{}{}/", URI_PREFIX, skill.name()),
         });
         match serde_json::to_string_pretty(&echo) {
@@ -451,7 +497,27 @@ impl ServerHandler for Server {
             LIST_SKILLS => self.list_skills(&args),
             FIND_SKILLS => self.find_skills(&args),
             name => match self.packs.get(name) {
-                Some(pack) => self.pack_tool(name, pack, args),
+                Some(pack) => match (&self.executor, runnable(self.registry, pack.skill)) {
+                    (Some(executor), true) => {
+                        let executor = std::sync::Arc::clone(executor);
+                        let skill = pack.skill;
+                        // A run blocks for up to its timeout: keep it off the server's thread.
+                        let outcome = tokio::task::spawn_blocking(move || {
+                            executor.execute(skill, Value::Object(args))
+                        })
+                        .await
+                        .map_err(|e| {
+                            McpError::internal_error(format!("the run failed: {e}"), None)
+                        })?;
+                        let text = ContentBlock::text(outcome.to_json());
+                        if outcome.ok() {
+                            CallToolResult::success(vec![text])
+                        } else {
+                            CallToolResult::error(vec![text])
+                        }
+                    }
+                    _ => self.pack_tool(name, pack, args),
+                },
                 None => {
                     let tools: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
                     return Err(McpError::invalid_params(
@@ -503,6 +569,22 @@ impl ServerHandler for Server {
                 Some(json!({ "uri": request.uri })),
             )),
         }
+    }
+}
+
+/// Whether the skill has an `entrypoint`.
+fn runnable(registry: &Registry, skill: &str) -> bool {
+    registry
+        .get_exact(skill)
+        .is_some_and(|s| s.field_json("entrypoint").is_some())
+}
+
+/// The name part of a pack's resource URIs: the skill's name for the version agents get by
+/// name, `name@version` for the others.
+fn resource_name(skill: &crate::Skill<'_>) -> String {
+    match skill.version() {
+        Some(v) if !skill.is_default() => format!("{}@{v}", skill.name()),
+        _ => skill.name().to_string(),
     }
 }
 

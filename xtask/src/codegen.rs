@@ -3,6 +3,8 @@
 //!
 //! * README.md's rules table (between `<!-- rules:start -->` and `<!-- rules:end -->`), from
 //!   `Code::ALL`: code, default severity, summary, module;
+//! * README.md's change-rule table of `skillbake diff` (between `<!-- change-rules:start -->`
+//!   and `<!-- change-rules:end -->`), from `diff::Rule::ALL`: rule, bump, area, summary;
 //! * the codes table of `crates/skillbake-build/src/validate/mod.rs` (between its
 //!   `codes:start`/`codes:end` markers): each validate module and the codes it raises;
 //! * in every `crates/skillbake-build/rules/<code>.md`, the rendered diagnostic of the
@@ -78,6 +80,15 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
         &rules_table(),
     )
     .ok_or("README.md lacks the `<!-- rules:start -->` / `<!-- rules:end -->` markers")?;
+    let new = replace_between(
+        &new,
+        "<!-- change-rules:start -->\n",
+        "<!-- change-rules:end -->",
+        &change_rules_table(),
+    )
+    .ok_or(
+        "README.md lacks the `<!-- change-rules:start -->` / `<!-- change-rules:end -->` markers",
+    )?;
     out.push(Output {
         path: readme,
         old,
@@ -140,6 +151,22 @@ pub(crate) fn rules_table() -> String {
             c.default_severity(),
             c.summary().replace('|', "\\|"),
             c.module()
+        ));
+    }
+    s
+}
+
+/// README's change-rule table of `skillbake diff`.
+pub(crate) fn change_rules_table() -> String {
+    use skillbake_build::diff::Rule;
+    let mut s = String::from("| rule | needs | area | recognises |\n|---|---|---|---|\n");
+    for &r in Rule::ALL {
+        s.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            r.as_str(),
+            r.bump(),
+            r.area().as_str(),
+            r.summary().replace('|', "\\|")
         ));
     }
     s

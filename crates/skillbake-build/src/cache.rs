@@ -17,7 +17,8 @@
 //! of the tree (which finds additions, deletions, renames and link problems), packs with any
 //! diagnostic (so warnings are reported on every build), the cross-pack rules (`duplicate-name`,
 //! and over the routing index `route-test-failed`, `description-near-duplicate`,
-//! `catalog-over-budget`: the index is rebuilt from every pack's cached terms, a [`RouteDoc`]),
+//! `catalog-over-budget`: the index is rebuilt from every pack's cached terms, a [`RouteDoc`]; and
+//! the requirements that choose each skill's default version, from every pack's [`CrossPack`]),
 //! the name index and tool definitions. Any error makes the whole check run again
 //! without the cache, so a failing build reports exactly what `skillbake check` reports. The
 //! output is byte-identical to a build without the cache (`tests/incremental.rs`).
@@ -25,11 +26,13 @@
 use crate::check::{self, check_one};
 use crate::diagnostic::{Diagnostic, Position, Severity};
 use crate::discover::{self, PackEntry, PackSource};
+use crate::generate::versions;
 use crate::generate::{pack, Cell, Facts, Fragment, TooLarge};
 use crate::glob::GlobSet;
-use crate::model::{RouteDoc, RouteTest, Routing};
+use crate::model::{CrossPack, RouteDoc, RouteTest, Routing};
 use crate::report::Report;
 use crate::validate::duplicate::NameSite;
+use crate::validate::requires::Requirement;
 use crate::CheckOptions;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -41,7 +44,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 pub const CACHE_FILE: &str = "skillbake_cache.bin";
 
 /// Changes whenever the cache's layout or the meaning of a fragment changes.
-const FORMAT: &[u8; 8] = b"SKBC0003";
+const FORMAT: &[u8; 8] = b"SKBC0004";
 
 /// A stamp taken less than this after the file changed does not vouch for its content.
 const RACY: Duration = Duration::from_secs(2);
@@ -128,7 +131,7 @@ struct Entry {
     files: Vec<CachedFile>,
     fragment: Fragment,
     /// What the cross-pack rules and the routing index need of the pack.
-    doc: RouteDoc,
+    cross: CrossPack,
     /// Written to the cache (false for packs with diagnostics, checked again every time).
     keep: bool,
 }
@@ -147,7 +150,9 @@ pub struct Built {
     pub report: Report,
     /// Every pack's fragment in name order (empty when there are errors).
     pub fragments: Vec<Fragment>,
-    /// The routing index of the same packs.
+    /// Per fragment, whether it is the version of its skill an agent gets by name.
+    pub defaults: Vec<bool>,
+    /// The routing index of the default versions.
     pub route: Option<crate::generate::route::Built>,
     /// What was reused.
     pub stats: Stats,
@@ -160,7 +165,7 @@ pub struct Built {
 struct Meta {
     rel_dir: String,
     files: Vec<CachedFile>,
-    doc: RouteDoc,
+    cross: CrossPack,
     keep: bool,
 }
 
@@ -170,7 +175,6 @@ enum Processed {
     Checked {
         diags: Vec<Diagnostic>,
         sources: Vec<(String, String)>,
-        site: Option<NameSite>,
         entry: Option<Entry>,
     },
 }
@@ -213,6 +217,9 @@ pub fn build(
         ..Stats::default()
     };
 
+    if opts.baseline.is_some() {
+        return full(root, opts, prefix, stats, context);
+    }
     let cached = load(&out.join(CACHE_FILE), &context);
     stats.cache_hit = cached.is_some();
     let mut cached: HashMap<String, Entry> = cached
@@ -245,7 +252,6 @@ pub fn build(
         ..Report::default()
     };
     report.sources.extend(sources);
-    let mut names = Vec::new();
     let mut entries = Vec::new();
     let mut complete = true;
     for p in processed {
@@ -256,23 +262,16 @@ pub fn build(
                 } else {
                     stats.reused_by_hash += 1;
                 }
-                names.push(NameSite {
-                    name: entry.fragment.facts.name.clone(),
-                    file: String::new(),
-                    pos: None,
-                });
                 entries.push(entry);
             }
             Processed::Checked {
                 diags: d,
                 sources,
-                site,
                 entry,
             } => {
                 stats.generated += 1;
                 diags.extend(d);
                 report.sources.extend(sources);
-                names.extend(site);
                 match entry {
                     Some(e) => entries.push(e),
                     None => complete = false,
@@ -280,44 +279,22 @@ pub fn build(
             }
         }
     }
-    let route = check::finish(
+    // Record order (by name, then version), which the defaults and the fragments follow.
+    entries.sort_by(|a, b| versions::cmp(&key(a), &key(b)));
+    let crosses: Vec<&CrossPack> = entries.iter().map(|e| &e.cross).collect();
+    let finished = check::finish(
         root,
         &configured,
         opts,
-        &names,
-        entries.iter().map(|e: &Entry| &e.doc).collect(),
+        &crosses,
+        |_, _| {},
         &mut diags,
         &mut report,
     );
     let failed = diags.iter().any(|d| d.severity == Severity::Error);
     if failed || !complete {
         // Report exactly what a check without the cache reports (sources included).
-        let checked = crate::check(root, opts);
-        if checked.report.has_errors() {
-            return Ok(Built {
-                report: checked.report,
-                fragments: Vec::new(),
-                route: None,
-                stats,
-                meta: Vec::new(),
-                context,
-            });
-        }
-        // No error after all (a pack lost a file between the walk and the read): generate
-        // from that check.
-        let mut skills: Vec<&crate::model::Skill> = checked.skills.iter().collect();
-        skills.sort_by(|a, b| a.name.cmp(&b.name));
-        let fragments = crate::par_map(&skills, |s| pack::fragment(s, prefix))
-            .into_iter()
-            .collect::<Result<Vec<_>, _>>()?;
-        return Ok(Built {
-            report: checked.report,
-            fragments,
-            route: checked.route,
-            stats,
-            meta: Vec::new(),
-            context,
-        });
+        return full(root, opts, prefix, stats, context);
     }
     // Warnings the cross-pack rules raised on packs taken from the cache quote files that were
     // not read: read them now.
@@ -332,7 +309,6 @@ pub fn build(
         }
     }
     report.diagnostics = diags;
-    entries.sort_by(|a, b| a.fragment.facts.name.cmp(&b.fragment.facts.name));
     let (meta, fragments) = entries
         .into_iter()
         .map(|e| {
@@ -340,7 +316,7 @@ pub fn build(
                 Meta {
                     rel_dir: e.rel_dir,
                     files: e.files,
-                    doc: e.doc,
+                    cross: e.cross,
                     keep: e.keep,
                 },
                 e.fragment,
@@ -350,11 +326,60 @@ pub fn build(
     Ok(Built {
         report,
         fragments,
-        route,
+        defaults: finished.defaults,
+        route: finished.route,
         stats,
         meta,
         context,
     })
+}
+
+/// The build without the cache: a whole check, then every pack generated (after an error, so
+/// that the report is exactly `check`'s, and for a check against a baseline).
+fn full(
+    root: &Path,
+    opts: &CheckOptions,
+    prefix: &str,
+    stats: Stats,
+    context: [u8; 32],
+) -> Result<Built, TooLarge> {
+    let checked = crate::check(root, opts);
+    if checked.report.has_errors() {
+        return Ok(Built {
+            report: checked.report,
+            fragments: Vec::new(),
+            defaults: Vec::new(),
+            route: None,
+            stats,
+            meta: Vec::new(),
+            context,
+        });
+    }
+    // No error after all (a pack lost a file between the walk and the read): generate from
+    // that check.
+    let skills = versions::order(&checked.skills);
+    let fragments = crate::par_map(&skills, |s| pack::fragment(s, prefix))
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Built {
+        report: checked.report,
+        fragments,
+        defaults: skills.iter().map(|s| s.default).collect(),
+        route: checked.route,
+        stats,
+        meta: Vec::new(),
+        context,
+    })
+}
+
+/// An entry's place in record order.
+fn key(e: &Entry) -> versions::Key<'_> {
+    versions::Key {
+        name: &e.fragment.facts.name,
+        version: e.fragment.facts.version.as_deref(),
+        rel_dir: &e.fragment.facts.rel_dir,
+        default: true,
+    }
 }
 
 /// Reuses, or checks and generates, one pack.
@@ -409,7 +434,7 @@ fn process(pack: PackEntry, cached: Option<Entry>, ctx: &Ctx<'_>) -> Processed {
                     rel_dir,
                     files,
                     fragment: c.fragment,
-                    doc: c.doc,
+                    cross: c.cross,
                     keep: true,
                 },
                 false,
@@ -431,21 +456,23 @@ fn checked(
     diags.extend(outcome.diags);
     // A pack with diagnostics is not cached (checked again next time, so its warnings are
     // reported on every build) but still generated: they may all be warnings.
-    let doc = outcome.doc;
-    let entry = outcome.skill.as_ref().zip(doc).and_then(|(skill, doc)| {
-        let fragment = pack::fragment(skill, ctx.prefix).ok()?;
-        Some(Entry {
-            rel_dir,
-            files,
-            fragment,
-            doc,
-            keep: clean,
-        })
-    });
+    let entry = outcome
+        .skill
+        .as_ref()
+        .zip(outcome.cross)
+        .and_then(|(skill, cross)| {
+            let fragment = pack::fragment(skill, ctx.prefix).ok()?;
+            Some(Entry {
+                rel_dir,
+                files,
+                fragment,
+                cross,
+                keep: clean,
+            })
+        });
     Processed::Checked {
         diags,
         sources: outcome.sources,
-        site: outcome.site,
         entry,
     }
 }
@@ -568,7 +595,72 @@ fn put_entry(w: &mut impl Write, e: &Meta, fr: &Fragment) -> std::io::Result<()>
         None => w.write_all(&[0])?,
     }
     put_bytes(w, facts.bucket.as_bytes())?;
-    put_doc(w, &e.doc)
+    put_opt(w, facts.version.as_deref())?;
+    put_bytes(w, facts.rel_dir.as_bytes())?;
+    put_cross(w, &e.cross)
+}
+
+fn put_opt(w: &mut impl Write, s: Option<&str>) -> std::io::Result<()> {
+    match s {
+        Some(s) => {
+            w.write_all(&[1])?;
+            put_bytes(w, s.as_bytes())
+        }
+        None => w.write_all(&[0]),
+    }
+}
+
+fn put_cross(w: &mut impl Write, c: &CrossPack) -> std::io::Result<()> {
+    let s = &c.site;
+    put_bytes(w, s.name.as_bytes())?;
+    put_bytes(w, s.file.as_bytes())?;
+    put_pos(w, s.pos)?;
+    put_opt(w, s.version.as_deref())?;
+    put_pos(w, s.version_pos)?;
+    w.write_all(&[u8::from(s.versioned_dir)])?;
+    put_u64(w, c.requires.len() as u64)?;
+    for r in &c.requires {
+        put_bytes(w, r.skill.as_bytes())?;
+        put_bytes(w, r.range.as_bytes())?;
+        put_bytes(w, r.file.as_bytes())?;
+        put_pos(w, r.name_pos)?;
+        put_pos(w, r.range_pos)?;
+    }
+    put_doc(w, &c.doc)
+}
+
+fn get_opt(r: &mut impl Read) -> Option<Option<String>> {
+    Some(match get_u8(r)? {
+        1 => Some(get_string(r)?),
+        _ => None,
+    })
+}
+
+fn get_cross(r: &mut impl Read) -> Option<CrossPack> {
+    let site = NameSite {
+        name: get_string(r)?,
+        file: get_string(r)?,
+        pos: get_pos(r)?,
+        version: get_opt(r)?,
+        version_pos: get_pos(r)?,
+        versioned_dir: get_u8(r)? == 1,
+    };
+    let n = get_count(r)?;
+    let mut requires = Vec::with_capacity(n.min(1 << 16));
+    for _ in 0..n {
+        requires.push(Requirement {
+            skill: get_string(r)?,
+            range: get_string(r)?,
+            file: get_string(r)?,
+            name_pos: get_pos(r)?,
+            range_pos: get_pos(r)?,
+        });
+    }
+    Some(CrossPack {
+        site,
+        requires,
+        doc: get_doc(r)?,
+    })
 }
 
 fn put_strings(w: &mut impl Write, items: &[String]) -> std::io::Result<()> {
@@ -807,11 +899,13 @@ fn get_entry(r: &mut impl Read) -> Option<Entry> {
         _ => None,
     };
     let bucket = get_string(r)?;
-    let doc = get_doc(r)?;
+    let version = get_opt(r)?;
+    let pack_dir = get_string(r)?;
+    let cross = get_cross(r)?;
     Some(Entry {
         rel_dir,
         files,
-        doc,
+        cross,
         keep: true,
         fragment: Fragment {
             text,
@@ -827,6 +921,8 @@ fn get_entry(r: &mut impl Read) -> Option<Entry> {
                 skill_md_path,
                 schema,
                 bucket,
+                version,
+                rel_dir: pack_dir,
             },
         },
     })

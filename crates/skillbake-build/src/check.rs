@@ -4,11 +4,12 @@ use crate::config::{self, Level, Profile, ProjectConfig, CONFIG_FILE};
 use crate::diagnostic::{sort, Code, Diagnostic, Severity};
 use crate::discover::{discover, PackSource, SKILL_MD};
 use crate::glob::GlobSet;
-use crate::model::{default_bucket, RouteDoc, Routing, Skill};
+use crate::model::{default_bucket, CrossPack, RouteDoc, Routing, Skill};
 use crate::parse::frontmatter::{self, SkillMd};
 use crate::parse::{key_text, yaml_to_json};
 use crate::report::Report;
-use crate::validate::{self, duplicate, tools::list_items, PackCtx};
+use crate::validate::requires::{self, Requirement};
+use crate::validate::{self, duplicate, tools::list_items, version, PackCtx};
 use std::path::{Path, PathBuf};
 use yaml_serde::Value;
 
@@ -40,6 +41,22 @@ pub struct CheckOptions {
     pub lints: Vec<(Code, Level)>,
     /// Report every warning as an error (`--deny warnings`).
     pub deny_warnings: bool,
+    /// Skills the agent relies on, as (name, version range), in addition to the config
+    /// file's `[requires]` (`Config::require`).
+    pub requires: Vec<(String, String)>,
+    /// The skills folder as it was before the change under review (`check --baseline REV`:
+    /// a revision read with [`crate::diff::git::read`], or any folder): adds
+    /// `version-not-bumped` and `permission-escalation` (see [`crate::diff::gate`]).
+    pub baseline: Option<Baseline>,
+}
+
+/// The state a check compares against.
+#[derive(Debug, Clone)]
+pub struct Baseline {
+    /// The skills folder as it was.
+    pub dir: PathBuf,
+    /// What it is, for messages (`main:skills`).
+    pub label: String,
 }
 
 /// What one pack contributes to the check.
@@ -47,10 +64,9 @@ pub struct CheckOptions {
 pub(crate) struct PackOutcome {
     pub(crate) diags: Vec<Diagnostic>,
     pub(crate) skill: Option<Skill>,
-    pub(crate) site: Option<duplicate::NameSite>,
     pub(crate) sources: Vec<(String, String)>,
-    /// What the cross-pack rules and the routing index need of the pack.
-    pub(crate) doc: Option<RouteDoc>,
+    /// What the cross-pack rules need of the pack (with `skill`, when it has a model).
+    pub(crate) cross: Option<CrossPack>,
 }
 
 /// The configuration in effect for a check, with what reading it reported.
@@ -111,22 +127,56 @@ pub(crate) fn configure(root: &Path, opts: &CheckOptions) -> Configured {
     }
 }
 
-/// The cross-pack rules — `duplicate-name`, then over the routing index of `docs` (built here,
-/// in name order) `route-test-failed`, `description-near-duplicate` and `catalog-over-budget`,
-/// with the catalog's cost in the report — then levels, `--deny warnings` and the order. Returns
-/// the routing index.
+/// What [`finish`] computed besides diagnostics.
+pub(crate) struct Finished {
+    /// Per pack (in the order given), whether it is the version of its skill an agent gets by
+    /// name.
+    pub(crate) defaults: Vec<bool>,
+    /// The routing index of the default versions, in name order.
+    pub(crate) route: Option<crate::generate::route::Built>,
+}
+
+/// The cross-pack rules: `duplicate-name`; the agent's and the packs' requirements, which say
+/// which version of each skill is the default (`then` sees those defaults and may add
+/// diagnostics); over the routing index of the default versions (built here, in name order)
+/// `route-test-failed`, `description-near-duplicate` and `catalog-over-budget`, with the
+/// catalog's cost in the report; then levels, `--deny warnings` and the order.
 pub(crate) fn finish(
     root: &Path,
     configured: &Configured,
     opts: &CheckOptions,
-    names: &[duplicate::NameSite],
-    mut docs: Vec<&RouteDoc>,
+    packs: &[&CrossPack],
+    then: impl FnOnce(&[bool], &mut Vec<Diagnostic>),
     diags: &mut Vec<Diagnostic>,
     report: &mut Report,
-) -> Option<crate::generate::route::Built> {
+) -> Finished {
     let cfg = &configured.cfg;
-    duplicate::check(names, diags);
+    let names: Vec<duplicate::NameSite> = packs.iter().map(|p| p.site.clone()).collect();
+    duplicate::check(&names, diags);
+    let mut agent = cfg.requires.clone();
+    if !agent.is_empty() {
+        if let Ok(text) = std::fs::read_to_string(&configured.path) {
+            report.sources.insert(configured.label.clone(), text);
+        }
+    }
+    agent.extend(opts.requires.iter().map(|(skill, range)| Requirement {
+        skill: skill.clone(),
+        range: range.clone(),
+        file: "build.rs".into(),
+        name_pos: None,
+        range_pos: None,
+    }));
+    let pack_requires: Vec<Vec<Requirement>> = packs.iter().map(|p| p.requires.clone()).collect();
+    let defaults = requires::resolve(&names, &pack_requires, &agent, diags);
+    then(&defaults, diags);
     let mut route = None;
+    // Routing chooses among skills, each at the version an agent gets by name.
+    let mut docs: Vec<&RouteDoc> = packs
+        .iter()
+        .zip(&defaults)
+        .filter(|(_, &d)| d)
+        .map(|(p, _)| &p.doc)
+        .collect();
     if !docs.is_empty() {
         docs.sort_by(|a, b| a.name.cmp(&b.name));
         if let Ok(built) = crate::generate::route::build_docs(&docs) {
@@ -160,7 +210,7 @@ pub(crate) fn finish(
         }
     }
     sort(diags);
-    route
+    Finished { defaults, route }
 }
 
 /// Checks the skills root (or single pack) at `root`.
@@ -181,25 +231,41 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
 
     let compress = GlobSet::new(&cfg.compress);
     let outcomes = check_packs(found.packs, cfg, &compress);
-    let mut skills = Vec::new();
-    let mut names = Vec::new();
-    let mut docs = Vec::new();
+    let mut skills: Vec<Skill> = Vec::new();
+    let mut crosses = Vec::new();
     for outcome in outcomes {
         diags.extend(outcome.diags);
-        skills.extend(outcome.skill);
-        names.extend(outcome.site);
-        docs.extend(outcome.doc);
+        if let (Some(skill), Some(cross)) = (outcome.skill, outcome.cross) {
+            skills.push(skill);
+            crosses.push(cross);
+        }
         report.sources.extend(outcome.sources);
     }
-    let route = finish(
+    let refs: Vec<&CrossPack> = crosses.iter().collect();
+    let finished = finish(
         root,
         &configured,
         opts,
-        &names,
-        docs.iter().collect(),
+        &refs,
+        |defaults, diags| {
+            for (skill, &default) in skills.iter_mut().zip(defaults) {
+                skill.default = default;
+            }
+            if let Some(baseline) = &opts.baseline {
+                let old_opts = CheckOptions {
+                    config_file: None,
+                    baseline: None,
+                    ..opts.clone()
+                };
+                let old = check(&baseline.dir, &old_opts);
+                let diff = crate::diff::diff(&old.skills, &skills, &baseline.label, ".");
+                diags.extend(crate::diff::gate::diagnostics(&diff, &skills));
+            }
+        },
         &mut diags,
         &mut report,
     );
+    let route = finished.route;
     add_missing_sources(&mut report, &diags, &skills);
     report.diagnostics = diags;
     tracked.sort();
@@ -244,13 +310,20 @@ pub(crate) fn check_one(
         config: cfg,
     };
     validate::check_pack(&ctx, &mut out.diags);
+    let mut requires = Vec::new();
+    if ctx.md.frontmatter.is_some() {
+        requires = requires::check(&ctx, &mut out.diags);
+    }
     out.keep_sources(&pack, Some(&md.text));
     if let Some(mut skill) = model(&pack, &md) {
-        out.site = Some(duplicate::NameSite {
+        let site = duplicate::NameSite {
             name: skill.name.clone(),
             file: file.clone(),
             pos: md.value_pos("name"),
-        });
+            version: skill.version.clone(),
+            version_pos: md.value_pos("version"),
+            versioned_dir: pack.dir_version().is_some(),
+        };
         skill.compress = pack
             .files
             .iter()
@@ -259,7 +332,11 @@ pub(crate) fn check_one(
             .collect();
         skill.files = std::mem::take(&mut pack.files);
         let mut tok = skillbake_route::tokenize::Tokenizer::new();
-        out.doc = Some(crate::generate::route::doc(&skill, &mut tok));
+        out.cross = Some(CrossPack {
+            site,
+            requires,
+            doc: crate::generate::route::doc(&skill, &mut tok),
+        });
         out.skill = Some(skill);
     }
     out
@@ -330,26 +407,16 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
         })
         .collect();
     let json = yaml_to_json(&Value::Mapping(fm.mapping.clone()));
-    let version = match fm.mapping.get("version") {
-        Some(Value::String(s)) => Some(s.clone()),
-        // A number keeps the spelling it has in the file (`1.10`, not `1.1`).
-        Some(Value::Number(n)) => Some(
-            md.value_pos("version")
-                .and_then(|p| {
-                    // `value_pos` spans the value as written, comment and trailing blanks excluded.
-                    let line = md.index().line_text(p.line)?;
-                    let skip = (p.column as usize).saturating_sub(1);
-                    Some(
-                        line.chars()
-                            .skip(skip)
-                            .take(p.len as usize)
-                            .collect::<String>(),
-                    )
-                })
-                .filter(|s| !s.is_empty())
-                .unwrap_or_else(|| n.to_string()),
-        ),
-        _ => None,
+    let version = version::written(md);
+    let requires = match fm.mapping.get("requires") {
+        Some(Value::Mapping(m)) => m
+            .iter()
+            .filter_map(|(k, v)| match (k, v) {
+                (Value::String(k), Value::String(v)) => Some((k.clone(), v.clone())),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
     };
     let list = |k: &str| fm.mapping.get(k).map(list_items).unwrap_or_default();
     let texts = |k: &str| match fm.mapping.get(k) {
@@ -382,6 +449,8 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
         version,
         files: Vec::new(),
         compress: Vec::new(),
+        requires,
+        default: true,
         template_vars: crate::parse::jinja::analyse(&md.body)
             .map(|a| a.vars)
             .unwrap_or_default(),

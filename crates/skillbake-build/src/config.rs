@@ -24,6 +24,11 @@
 //! # Files (globs relative to the skills root) stored DEFLATE-compressed in the binary and
 //! # inflated on first access; `SKILL.md` is never compressed (its reply is precomputed).
 //! compress = ["**/assets/**", "*.pdf"]
+//!
+//! [requires]
+//! # Skills the agent relies on, with Cargo-style version ranges, resolved at build time: the
+//! # agent gets the newest embedded version in range (see `validate::requires`).
+//! send-email = "^1"
 //! ```
 //!
 //! Rule that lives here: `config-invalid`.
@@ -100,6 +105,8 @@ impl Profile {
                 // which stays an error).
                 | Code::FieldType,
             ) => Some(Level::Warn),
+            // DB-GPT reads `version` as any string or number.
+            (Profile::DbGpt, Code::VersionInvalid) => Some(Level::Allow),
             _ => None,
         }
     }
@@ -132,6 +139,8 @@ pub struct ProjectConfig {
     pub max_pack_size: u64,
     /// Glob patterns of files (relative to the skills root) to store compressed.
     pub compress: Vec<String>,
+    /// `[requires]`: the skills (and version ranges) the agent relies on, resolved at build time.
+    pub requires: Vec<crate::validate::requires::Requirement>,
     /// `[route]` and `[catalog]`: routing tests, near-duplicates and the catalog budget.
     pub route: RouteConfig,
 }
@@ -185,6 +194,7 @@ impl Default for ProjectConfig {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             max_pack_size: DEFAULT_MAX_PACK_SIZE,
             compress: Vec::new(),
+            requires: Vec::new(),
             route: RouteConfig::default(),
         }
     }
@@ -252,6 +262,8 @@ struct RawConfig {
     #[serde(default)]
     embed: RawEmbed,
     #[serde(default)]
+    requires: BTreeMap<toml::Spanned<String>, toml::Spanned<String>>,
+    #[serde(default)]
     route: RawRoute,
     #[serde(default)]
     catalog: RawCatalog,
@@ -293,7 +305,7 @@ struct RawLimits {
     max_pack_size: Option<u64>,
 }
 
-const HELP: &str = "supported: `profile = \"default\"|\"agentskills\"|\"dbgpt\"`, `ignore = [\"glob\", ...]`, `[lints] code = \"allow\"|\"warn\"|\"deny\"`, `[tools] known = [...]`, `[limits] max-file-size = BYTES, max-pack-size = BYTES`, `[embed] compress = [\"glob\", ...]`, `[route] top = K, duplicate-threshold = 0.0..=1.0`, `[catalog] format = \"xml\"|\"dbgpt\"|\"codex\"|\"markdown\", max-tokens = N, max-chars = N`";
+const HELP: &str = "supported: `profile = \"default\"|\"agentskills\"|\"dbgpt\"`, `ignore = [\"glob\", ...]`, `[lints] code = \"allow\"|\"warn\"|\"deny\"`, `[tools] known = [...]`, `[limits] max-file-size = BYTES, max-pack-size = BYTES`, `[route] top = K, duplicate-threshold = 0.0..=1.0`, `[catalog] format = \"xml\"|\"dbgpt\"|\"codex\"|\"markdown\", max-tokens = N, max-chars = N`, `[embed] compress = [\"glob\", ...]`, `[requires] skill-name = \"^1.2\"`";
 
 /// Parses the text of a configuration file. `file` is the name used in diagnostics. Every problem
 /// is reported.
@@ -407,6 +419,15 @@ pub fn parse(text: &str, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
     }
     if let Some(n) = raw.limits.max_pack_size {
         cfg.max_pack_size = n;
+    }
+    for (skill, range) in &raw.requires {
+        cfg.requires.push(crate::validate::requires::Requirement {
+            skill: skill.get_ref().clone(),
+            range: range.get_ref().clone(),
+            file: file.to_string(),
+            name_pos: at(&skill.span()),
+            range_pos: at(&range.span()),
+        });
     }
     if diags.is_empty() {
         Ok(cfg)

@@ -171,12 +171,42 @@ codes! {
     PackTooLarge = "pack-too-large", Warning, "validate/size.rs", "A pack's files add up to more than `[limits] max-pack-size` (default 10 MiB).";
     /// `skillbake.toml` problems.
     ConfigInvalid = "config-invalid", Error, "config.rs", "`skillbake.toml` is not valid TOML or has unknown keys, values or wrong types.";
+    /// `version` is not semver.
+    VersionInvalid = "version-invalid", Error, "validate/version.rs", "`version` is not a semantic version (`MAJOR.MINOR.PATCH`, in quotes).";
+    /// A `NAME@VERSION` folder holds another version.
+    VersionDirMismatch = "version-dir-mismatch", Error, "validate/version.rs", "A pack in a `NAME@VERSION` folder declares another `version`, or none.";
+    /// Two packs of one skill with the same version.
+    DuplicateVersion = "duplicate-version", Error, "validate/duplicate.rs", "Two packs of one skill declare the same version.";
+    /// A requirement that is not a version range.
+    RequiresInvalid = "requires-invalid", Error, "validate/requires.rs", "A requirement (`requires:` of a pack, `[requires]` of `skillbake.toml`) is not a version range.";
+    /// A pack requires what is not embedded.
+    RequiresUnsatisfied = "requires-unsatisfied", Error, "validate/requires.rs", "A pack's `requires:` names a skill, or a version range, that no embedded pack satisfies.";
+    /// Packs requiring each other.
+    RequiresCycle = "requires-cycle", Error, "validate/requires.rs", "Packs require each other in a cycle.";
+    /// The agent requires what is not embedded.
+    AgentRequiresUnsatisfied = "agent-requires-unsatisfied", Error, "validate/requires.rs", "The agent's `[requires]` (`skillbake.toml`, or `Config::require`) names a skill, or a version range, that no embedded pack satisfies.";
+    /// A change bigger than the version bump (`check --baseline`).
+    VersionNotBumped = "version-not-bumped", Error, "diff/gate.rs", "Against the baseline (`check --baseline REV`), a pack changed without the version bump the change needs (major for breaking, minor for compatible).";
+    /// A new permission (`check --baseline`).
+    PermissionEscalation = "permission-escalation", Warning, "diff/gate.rs", "Against the baseline (`check --baseline REV`), a pack asks for a permission it did not have.";
     /// A routing test case that does not route as declared.
     RouteTestFailed = "route-test-failed", Error, "validate/route.rs", "A request in a pack's `route_tests` does not route as declared: a `match` request misses the top `[route] top`, or a `no_match` request reaches it.";
     /// Two packs that routing cannot tell apart.
     DescriptionNearDuplicate = "description-near-duplicate", Warning, "validate/route.rs", "On a pack's own description, another pack scores nearly as high (`[route] duplicate-threshold`): routing cannot tell them apart.";
     /// The catalog costs more than the configured budget.
     CatalogOverBudget = "catalog-over-budget", Error, "validate/route.rs", "The full skill catalog costs more than `[catalog] max-tokens` or `max-chars` in `skillbake.toml`.";
+    /// `entrypoint` names no file of the pack.
+    EntrypointNotFound = "entrypoint-not-found", Error, "validate/entrypoint.rs", "`entrypoint` does not name a file of the pack (a `/`-separated path relative to the pack, without `..`).";
+    /// `entrypoint` names a binary file.
+    EntrypointBinary = "entrypoint-binary", Error, "validate/entrypoint.rs", "The `entrypoint` is a binary file, not a script an interpreter can run.";
+    /// No known interpreter runs the entrypoint.
+    UnknownInterpreter = "unknown-interpreter", Error, "validate/entrypoint.rs", "Neither the `#!` line nor the extension of the `entrypoint` names an interpreter skillbake can start (python3, bash, sh, node).";
+    /// A runnable pack without `schema.json`.
+    SchemaMissing = "schema-missing", Warning, "validate/entrypoint.rs", "A runnable pack (one with an `entrypoint`) has no `schema.json`, so the parameters of a call cannot be checked.";
+    /// `timeout` out of range.
+    TimeoutInvalid = "timeout-invalid", Error, "validate/entrypoint.rs", "`timeout` is not a number of seconds above 0 and at most 86400 (one day).";
+    /// `permission` outside the vocabulary.
+    UnknownPermission = "unknown-permission", Error, "validate/permission.rs", "`permission` names something outside the permission vocabulary (network, smtp, filesystem:read, filesystem:write, filesystem, subprocess).";
 }
 
 impl Code {
@@ -202,6 +232,7 @@ impl Code {
                 | Code::NameMissing
                 | Code::DuplicateName
                 | Code::ConfigInvalid
+                | Code::DuplicateVersion
         )
     }
 }

@@ -45,6 +45,17 @@ impl PackSource {
         join(&self.rel_dir, file)
     }
 
+    /// The skill name the folder's name stands for: the folder's name, or its part before `@`
+    /// for a folder of one version (`send-email@1.2.0` → `send-email`).
+    pub fn dir_skill_name(&self) -> &str {
+        split_versioned(&self.dir_name).0
+    }
+
+    /// The version a `NAME@VERSION` folder names (`send-email@1.2.0` → `1.2.0`).
+    pub fn dir_version(&self) -> Option<&str> {
+        split_versioned(&self.dir_name).1
+    }
+
     /// The file at `path` relative to the pack, if any.
     pub fn file(&self, path: &str) -> Option<&SourceFile> {
         self.files
@@ -128,6 +139,22 @@ pub fn is_ignored(name: &str) -> bool {
             name,
             "node_modules" | "__pycache__" | "Thumbs.db" | "desktop.ini"
         )
+}
+
+/// Splits a pack folder's name into skill name and version when it is `NAME@VERSION`:
+/// `send-email@1.2.0` → (`send-email`, `Some("1.2.0")`). The split is at the last `@`, and only
+/// when what follows reads as a version (`1.2.0`, `1.2`, `v2`), so a folder named after a skill
+/// whose name holds an `@` (possible where `name-charset` is lowered) stays whole.
+pub fn split_versioned(dir_name: &str) -> (&str, Option<&str>) {
+    match dir_name.rsplit_once('@') {
+        Some((name, version))
+            if !name.is_empty()
+                && skillbake_format::semver::Version::parse_lenient(version).is_some() =>
+        {
+            (name, Some(version))
+        }
+        _ => (dir_name, None),
+    }
 }
 
 /// Joins two `/`-separated relative paths, either of which may be empty.

@@ -34,6 +34,7 @@ mod check;
 pub mod config;
 #[doc(hidden)]
 pub mod diagnostic;
+pub mod diff;
 #[doc(hidden)]
 pub mod discover;
 #[doc(hidden)]
@@ -49,7 +50,7 @@ pub mod source;
 #[doc(hidden)]
 pub mod validate;
 
-pub use check::{check, CheckOptions, Checked};
+pub use check::{check, Baseline, CheckOptions, Checked};
 pub use config::{Level, Profile};
 pub use diagnostic::{Code, Diagnostic, Position, Related, Severity};
 pub use report::{Emitter, Report};
@@ -155,6 +156,15 @@ impl Config {
     /// Accept `name` in `required_tools` in addition to DB-GPT's built-ins and the config file.
     pub fn extra_tool(&mut self, name: impl Into<String>) -> &mut Self {
         self.options.extra_tools.push(name.into());
+        self
+    }
+
+    /// The agent relies on skill `name` in the version range `range` (Cargo syntax: `"^1"`,
+    /// `"~1.2"`, `"=1.2.0"`, `">=1, <3"`), like a `[requires]` entry of `skillbake.toml`: the
+    /// agent gets the newest embedded version in range by name, and the build fails
+    /// (`agent-requires-unsatisfied`) when no embedded version is in range.
+    pub fn require(&mut self, name: impl Into<String>, range: impl Into<String>) -> &mut Self {
+        self.options.requires.push((name.into(), range.into()));
         self
     }
 
@@ -267,12 +277,13 @@ impl Config {
             location_prefix: prefix,
         };
         let t = std::time::Instant::now();
+        let skills = built.defaults.iter().filter(|&&d| d).count();
         let route = match &built.route {
-            Some(r) if r.stats.docs == built.fragments.len() => r.bytes.clone(),
+            Some(r) if r.stats.docs == skills => r.bytes.clone(),
             _ => Vec::new(),
         };
-        let generated =
-            generate::assemble(&built.fragments, route, &opts).map_err(Error::TooLarge)?;
+        let generated = generate::assemble(&built.fragments, &built.defaults, route, &opts)
+            .map_err(Error::TooLarge)?;
         let assemble = t.elapsed();
         let t = std::time::Instant::now();
         write_if_changed(&out.join(generate::REGISTRY_RS), generated.code.as_bytes())?;

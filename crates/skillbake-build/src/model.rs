@@ -28,6 +28,11 @@ pub struct Skill {
     pub files: Vec<SourceFile>,
     /// Paths of the files to store compressed (`[embed] compress` in `skillbake.toml`), sorted.
     pub compress: Vec<String>,
+    /// `requires:` as (skill name, version range), in source order.
+    pub requires: Vec<(String, String)>,
+    /// Whether this is the version of its skill an agent gets by name (see
+    /// [`crate::validate::requires`]); exactly one pack of each name is.
+    pub default: bool,
     /// The variables the body reads as a Jinja2 template, sorted (DB-GPT's `input_variables`).
     pub template_vars: Vec<String>,
     /// The body's precompiled template ([`skillbake_format::template::Program::encode`]), or
@@ -91,4 +96,17 @@ pub struct RouteDoc {
     pub route: Routing,
     /// The pack's terms, as the index weighs them.
     pub terms: crate::generate::route::DocTerms,
+}
+
+/// Everything the cross-pack rules read of one pack — its name site (`duplicate-name`), its
+/// `requires:` (which version is the default) and its routing facts — kept by the incremental
+/// build for the packs it does not check again.
+#[derive(Debug, Clone)]
+pub struct CrossPack {
+    /// Where the name (and version) is declared.
+    pub site: crate::validate::duplicate::NameSite,
+    /// `requires:` with its places.
+    pub requires: Vec<crate::validate::requires::Requirement>,
+    /// What routing indexes and checks.
+    pub doc: RouteDoc,
 }

@@ -20,7 +20,7 @@
 /// An absent value (optional cells, ranges, row numbers).
 pub const NONE: u32 = u32::MAX;
 
-/// One row per skill, in name order.
+/// One row per pack: every version of every skill, by name, then version (oldest first).
 pub mod skill {
     /// Text range: the name.
     pub const NAME: usize = 0;
@@ -75,8 +75,13 @@ pub mod skill {
     pub const TEMPLATE_NOTE: usize = 41;
     /// Bits of [`super::flags`].
     pub const FLAGS: usize = 43;
+    /// Row range of this table: every version of this skill, oldest first (the rows are
+    /// ordered by name, then version).
+    pub const VERSIONS: usize = 44;
+    /// Row range of the list table: `requires:` as name, range, name, range, …
+    pub const REQUIRES: usize = 46;
     /// Cells per row.
-    pub const WIDTH: usize = 44;
+    pub const WIDTH: usize = 48;
 }
 
 /// Bits of `skill::FLAGS`.
@@ -84,6 +89,8 @@ pub mod flags {
     /// A request for exactly `SKILL_MD_PATH` is answered with `REPLY` as it is (no file of the
     /// pack has that path, and the path is written the canonical way).
     pub const OWN_PATH_IS_BODY: u32 = 1;
+    /// This row is the version of its skill an agent gets by name (the one the index holds).
+    pub const DEFAULT: u32 = 2;
 }
 
 /// How a skill's body is found (`skill::BODY_FORM`).
@@ -151,7 +158,7 @@ pub mod field {
     pub const WIDTH: usize = 4;
 }
 
-/// One row per item of a list (`tags`, `required_tools`, template variables).
+/// One row per item of a list (`tags`, `required_tools`, template variables, `requires:`).
 pub mod list {
     /// Text range: the item.
     pub const ITEM: usize = 0;

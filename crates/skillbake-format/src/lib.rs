@@ -17,7 +17,12 @@
 //! * [`file_type`] — how an embedded file is served (chunk kind) and labelled (MIME type);
 //! * [`percent`] — percent-coding for every URI skillbake writes or reads;
 //! * [`name`] — how skill names are compared (case-insensitively, as DB-GPT does);
-//! * [`template`] — precompiled Jinja2 templates: the instruction table and its interpreter.
+//! * [`template`] — precompiled Jinja2 templates: the instruction table and its interpreter;
+//! * [`permission`] — the permission vocabulary packs declare and executors grant;
+//! * [`interpreter`] — which interpreter runs a pack's script (shebang, extension);
+//! * [`python`] — Python's `str.strip()` whitespace and `repr(float)`, for DB-GPT's replies.
+//! * [`semver`] — versions and Cargo-style version ranges, for `version`, `requires` and
+//!   `name@range` lookups.
 //!
 //! Every fact lives in one table here (formats and their names, extensions and their kinds and
 //! MIME types); the compiler, the runtime and the CLI's value lists all read the same table.
@@ -33,9 +38,13 @@ pub mod catalog;
 pub mod chunks;
 pub mod escape;
 pub mod file_type;
+pub mod interpreter;
 pub mod layout;
 pub mod name;
 pub mod percent;
+pub mod permission;
+pub mod python;
+pub mod semver;
 pub mod template;
 pub mod tokens;
 pub mod tools;

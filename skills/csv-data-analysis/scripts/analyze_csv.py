@@ -2,12 +2,18 @@
 """Profile a CSV file: column types, missing values, distributions and grouped aggregates.
 
 Usage:
+    python3 scripts/analyze_csv.py '{"path": "data.csv", "group_by": "region", "agg": ["revenue"]}'
     python3 scripts/analyze_csv.py data.csv
     python3 scripts/analyze_csv.py data.csv --format markdown
     python3 scripts/analyze_csv.py data.csv --group-by region --agg revenue --agg units
 
 Standard library only (csv, statistics, json, argparse). Output is JSON by default
 ({"ok": true, ...}); on error {"ok": false, "error": {"code", "message"}} and exit code 1.
+
+A single argument holding a JSON object is the parameters (schema.json; the skill contract of
+`skillbake run` and DB-GPT's execute_skill_script_file, which pass them in sys.argv[1]); the
+answer is then a unified result {"ok", "data", "error"} with the profile (or the markdown text)
+under "data".
 """
 
 import argparse
@@ -362,8 +368,9 @@ def to_markdown(result):
     return "\n".join(out) + "\n"
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description="Profile a CSV file (types, missing values, stats, group-by).")
+def build_parser(exit_on_error=True):
+    parser = argparse.ArgumentParser(description="Profile a CSV file (types, missing values, stats, group-by).",
+                                     exit_on_error=exit_on_error)
     parser.add_argument("path", help="CSV/TSV file")
     parser.add_argument("--format", choices=["json", "markdown"], default="json")
     parser.add_argument("--delimiter", help="field delimiter (default: sniffed from the file)")
@@ -374,7 +381,56 @@ def main(argv=None):
     parser.add_argument("--max-groups", dest="max_groups", type=int, default=50)
     parser.add_argument("--max-rows", dest="max_rows", type=int, default=0, help="only read the first N rows")
     parser.add_argument("--output", help="also write the result to this file")
-    args = parser.parse_args(argv)
+    return parser
+
+
+CONTRACT_KEYS = {"path", "format", "delimiter", "encoding", "top", "group_by", "agg", "max_groups", "max_rows"}
+
+
+def contract_main(text):
+    """The skill contract: the parameters (schema.json) as one JSON object; prints a unified
+    result {"ok", "data", "error"}."""
+    try:
+        try:
+            params = json.loads(text)
+        except ValueError as exc:
+            raise CliError("BAD_ARGS", "the parameters are not valid JSON: %s" % exc)
+        if not isinstance(params, dict):
+            raise CliError("BAD_ARGS", "the parameters must be a JSON object")
+        unknown = sorted(set(params) - CONTRACT_KEYS)
+        if unknown:
+            raise CliError("BAD_ARGS", "unknown parameter(s): %s" % ", ".join(unknown))
+        if not isinstance(params.get("path"), str) or not params["path"]:
+            raise CliError("BAD_ARGS", "missing required parameter: path")
+        argv = []
+        for key in ("format", "delimiter", "encoding", "top", "group_by", "max_groups", "max_rows"):
+            if params.get(key) is not None:
+                argv += ["--" + key.replace("_", "-"), str(params[key])]
+        agg = params.get("agg") or []
+        for column in [agg] if isinstance(agg, str) else agg:
+            argv += ["--agg", str(column)]
+        args = build_parser(exit_on_error=False).parse_args(argv + ["--", params["path"]])
+        if args.delimiter == "\\t":
+            args.delimiter = "\t"
+        result = analyze(args)
+        data = to_markdown(result) if args.format == "markdown" else \
+            {k: v for k, v in result.items() if k != "ok"}
+        out = {"ok": True, "data": data, "error": None}
+    except argparse.ArgumentError as exc:
+        out = {"ok": False, "data": None, "error": {"code": "BAD_ARGS", "message": str(exc)}}
+    except CliError as exc:
+        out = {"ok": False, "data": None, "error": {"code": exc.code, "message": str(exc)}}
+    except (OSError, csv.Error) as exc:
+        out = {"ok": False, "data": None, "error": {"code": "READ_ERROR", "message": str(exc)}}
+    sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+    return 0 if out["ok"] else 1
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if len(argv) == 1 and argv[0].lstrip().startswith("{"):
+        return contract_main(argv[0])
+    args = build_parser().parse_args(argv)
     if args.delimiter == "\\t":
         args.delimiter = "\t"
     try:

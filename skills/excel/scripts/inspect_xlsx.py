@@ -2,12 +2,17 @@
 """Inspect an .xlsx/.xlsm workbook without third-party packages.
 
     python3 scripts/inspect_xlsx.py book.xlsx [--rows 5] [--cols 12] [--sheet NAME]
+    python3 scripts/inspect_xlsx.py '{"path": "book.xlsx", "rows": 5, "cols": 12, "sheet": "Data"}'
 
 Prints JSON: sheets (name, state, used range), per-sheet counts of values, formulas,
 formulas WITHOUT a cached value (never calculated, e.g. written by openpyxl), merged ranges,
 data validations, plus a preview of the first rows with shared strings resolved and
 date-formatted numbers shown as ISO dates; uncalculated formulas appear as their formula
 text. Standard library only (zipfile + ElementTree).
+
+A single argument holding a JSON object is the parameters (schema.json; the skill contract of
+`skillbake run` and DB-GPT's execute_skill_script_file, which pass them in sys.argv[1]); the
+answer is then a unified result {"ok", "data", "error"}.
 """
 
 import argparse
@@ -233,21 +238,68 @@ def inspect(path, rows, cols, only):
     return result
 
 
+def checked(path, rows, cols, sheet):
+    """inspect() with its failures as results."""
+    try:
+        return inspect(path, rows, cols, sheet)
+    except FileNotFoundError:
+        return {"ok": False, "error": {"code": "FILE_NOT_FOUND", "message": "no such file: %s" % path}}
+    except zipfile.BadZipFile:
+        return {"ok": False, "error": {"code": "NOT_XLSX", "message": "%s is not an xlsx/xlsm (zip) file" % path}}
+    except IsADirectoryError:
+        return {"ok": False, "error": {"code": "FILE_NOT_FOUND", "message": "%s is a folder, not a file" % path}}
+    except (ValueError, ET.ParseError) as exc:
+        return {"ok": False, "error": {"code": "NOT_XLSX", "message": str(exc)}}
+
+
+def contract_result(text):
+    """The parameters of the skill contract (schema.json) checked, then inspect()'s result."""
+    def fail(message):
+        return {"ok": False, "error": {"code": "INVALID_PARAMS", "message": message}}
+
+    try:
+        params = json.loads(text)
+    except ValueError as exc:
+        return fail("the parameters are not valid JSON: %s" % exc)
+    if not isinstance(params, dict):
+        return fail("the parameters must be a JSON object")
+    unknown = sorted(set(params) - {"path", "rows", "cols", "sheet"})
+    if unknown:
+        return fail("unknown parameter(s): %s" % ", ".join(unknown))
+    if not isinstance(params.get("path"), str) or not params["path"]:
+        return fail("missing required parameter: path")
+    rows, cols = params.get("rows", 5), params.get("cols", 12)
+    if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in (rows, cols)):
+        return fail("rows and cols must be integers >= 0")
+    sheet = params.get("sheet")
+    if sheet is not None and not isinstance(sheet, str):
+        return fail("sheet must be a string")
+    return checked(params["path"], rows, cols, sheet)
+
+
+def contract_main(text):
+    """The skill contract: the parameters as one JSON object; prints a unified result
+    {"ok", "data", "error"}."""
+    result = contract_result(text)
+    if result.get("ok"):
+        out = {"ok": True, "data": {k: v for k, v in result.items() if k != "ok"}, "error": None}
+    else:
+        out = {"ok": False, "data": None, "error": result["error"]}
+    sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2, default=str) + "\n")
+    return 0 if out["ok"] else 1
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if len(argv) == 1 and argv[0].lstrip().startswith("{"):
+        return contract_main(argv[0])
     parser = argparse.ArgumentParser(description="Inspect an xlsx workbook (stdlib only).")
     parser.add_argument("path")
     parser.add_argument("--rows", type=int, default=5, help="preview rows per sheet (default 5)")
     parser.add_argument("--cols", type=int, default=12, help="preview columns per sheet (default 12)")
     parser.add_argument("--sheet", help="inspect only this sheet")
     args = parser.parse_args(argv)
-    try:
-        result = inspect(args.path, args.rows, args.cols, args.sheet)
-    except FileNotFoundError:
-        result = {"ok": False, "error": {"code": "FILE_NOT_FOUND", "message": "no such file: %s" % args.path}}
-    except zipfile.BadZipFile:
-        result = {"ok": False, "error": {"code": "NOT_XLSX", "message": "%s is not an xlsx/xlsm (zip) file" % args.path}}
-    except (ValueError, ET.ParseError) as exc:
-        result = {"ok": False, "error": {"code": "NOT_XLSX", "message": str(exc)}}
+    result = checked(args.path, args.rows, args.cols, args.sheet)
     sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2, default=str) + "\n")
     return 0 if result.get("ok") else 1
 

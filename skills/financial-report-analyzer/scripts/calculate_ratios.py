@@ -3,10 +3,15 @@
 
 Usage:
     python3 scripts/calculate_ratios.py INPUT [--basis average|ending] [--output FILE]
+    python3 scripts/calculate_ratios.py '{"input": "statements.csv", "basis": "average"}'
 
 INPUT is a CSV or JSON file (see SKILL.md for the accepted layouts). The result is
 printed as JSON (UTF-8). Missing items and zero denominators never crash the script:
 the affected ratio is null and a warning explains why.
+
+A single argument holding a JSON object is the parameters (schema.json; the skill contract of
+`skillbake run` and DB-GPT's execute_skill_script_file, which pass them in sys.argv[1]); the
+answer is then a unified result {"ok", "data", "error"}.
 
 Standard library only.
 """
@@ -373,7 +378,39 @@ def analyze(path, basis="average", company=None):
     }
 
 
+def contract_main(text):
+    """The skill contract: the parameters (schema.json) as one JSON object; prints a unified
+    result {"ok", "data", "error"}."""
+    try:
+        try:
+            params = json.loads(text)
+        except ValueError as exc:
+            raise InputError("the parameters are not valid JSON: %s" % exc)
+        if not isinstance(params, dict):
+            raise InputError("the parameters must be a JSON object")
+        unknown = sorted(set(params) - {"input", "basis", "company"})
+        if unknown:
+            raise InputError("unknown parameter(s): %s" % ", ".join(unknown))
+        if not isinstance(params.get("input"), str) or not params["input"]:
+            raise InputError("missing required parameter: input (a CSV or JSON file)")
+        basis = params.get("basis", "average")
+        if basis not in ("average", "ending"):
+            raise InputError("basis must be 'average' or 'ending'")
+        company = params.get("company")
+        if company is not None and not isinstance(company, str):
+            raise InputError("company must be a string")
+        result = analyze(params["input"], basis, company)
+        out = {"ok": True, "data": {k: v for k, v in result.items() if k != "ok"}, "error": None}
+    except (OSError, InputError) as exc:
+        out = {"ok": False, "data": None, "error": {"code": "INPUT_ERROR", "message": str(exc)}}
+    sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+    return 0 if out["ok"] else 1
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if len(argv) == 1 and argv[0].lstrip().startswith("{"):
+        return contract_main(argv[0])
     parser = argparse.ArgumentParser(description="Compute financial ratios from statement data (CSV/JSON).")
     parser.add_argument("input", help="path to a CSV or JSON file with statement items")
     parser.add_argument("--basis", choices=["average", "ending"], default="average",

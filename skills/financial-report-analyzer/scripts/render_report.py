@@ -3,12 +3,20 @@
 
 Usage:
     python3 scripts/render_report.py RATIOS_JSON [--analysis FILE] [--output report.html]
+    python3 scripts/render_report.py '{"ratios": "ratios.json", "analysis": "## 结论\n...", "output": "report.html"}'
 
 Placeholders in the template: ${title}, ${periods}, ${latest_period}, ${currency_unit},
 ${generated_at}, and the HTML comments <!-- SUMMARY_CARDS -->, <!-- TREND_CHART -->,
 <!-- RATIOS_TABLE -->, <!-- GROWTH_TABLE -->, <!-- FLAGS_LIST -->, <!-- ANALYSIS -->,
 <!-- NOTES -->. The analysis file is plain text with light markdown (#/## headings,
 "- " bullets, **bold**, blank-line paragraphs). Without --output the HTML goes to stdout.
+
+A single argument holding a JSON object is the parameters (the skill contract of DB-GPT's
+execute_skill_script_file and `skillbake exec-script`, which pass them in sys.argv[1]):
+"ratios" (the path of calculate_ratios.py's JSON, or that result itself, or its "data"),
+"analysis" (the analysis text itself), "title", and "output" (a file name inside OUTPUT_DIR,
+default report.html). The answer is a unified result {"ok", "data": {"output", "bytes"},
+"error"}.
 
 Standard library only.
 """
@@ -252,7 +260,51 @@ def render(data, template_text, analysis_text, title=None):
     return page
 
 
+def contract_main(text):
+    """The skill contract: the parameters as one JSON object; writes the report into OUTPUT_DIR
+    and prints a unified result {"ok", "data", "error"}."""
+    try:
+        try:
+            params = json.loads(text)
+        except ValueError as exc:
+            raise ValueError("the parameters are not valid JSON: %s" % exc)
+        if not isinstance(params, dict):
+            raise ValueError("the parameters must be a JSON object")
+        unknown = sorted(set(params) - {"ratios", "analysis", "title", "output"})
+        if unknown:
+            raise ValueError("unknown parameter(s): %s" % ", ".join(unknown))
+        ratios = params.get("ratios")
+        if isinstance(ratios, str):
+            with open(ratios, encoding="utf-8") as handle:
+                ratios = json.load(handle)
+        if isinstance(ratios, dict) and isinstance(ratios.get("data"), dict):
+            ratios = ratios["data"]  # a unified result of calculate_ratios.py
+        if not isinstance(ratios, dict) or "periods" not in ratios:
+            raise ValueError("ratios must be calculate_ratios.py's result (or the path of a file holding it)")
+        name = params.get("output") or "report.html"
+        if not isinstance(name, str) or os.path.isabs(name) or ".." in name.replace("\\", "/").split("/"):
+            raise ValueError("output must be a file name inside OUTPUT_DIR, e.g. report.html")
+        for key in ("analysis", "title"):
+            if params.get(key) is not None and not isinstance(params[key], str):
+                raise ValueError("%s must be a string" % key)
+        with open(DEFAULT_TEMPLATE, encoding="utf-8") as handle:
+            template_text = handle.read()
+        page = render(ratios, template_text, params.get("analysis") or "", params.get("title"))
+        path = os.path.join(os.environ.get("OUTPUT_DIR") or os.getcwd(), name)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(page)
+        out = {"ok": True, "data": {"output": os.path.abspath(path), "bytes": len(page.encode("utf-8"))},
+               "error": None}
+    except (OSError, ValueError) as exc:
+        out = {"ok": False, "data": None, "error": {"code": "RENDER_ERROR", "message": str(exc)}}
+    sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+    return 0 if out["ok"] else 1
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if len(argv) == 1 and argv[0].lstrip().startswith("{"):
+        return contract_main(argv[0])
     parser = argparse.ArgumentParser(description="Render the HTML financial report from ratios JSON.")
     parser.add_argument("ratios", help="JSON produced by calculate_ratios.py")
     parser.add_argument("--analysis", help="text/markdown file with the written analysis")

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Read a slice of a local text file and print a unified result: {"ok", "data", "error"}.
 
+    python3 scripts/read_file.py '{"path": "data.txt", "encoding": "gb18030"}'
     python3 scripts/read_file.py notes/todo.md
     python3 scripts/read_file.py --path logs/app.log --max-length 5000 --offset 5000
     python3 scripts/read_file.py --json '{"path": "data.txt", "encoding": "gb18030"}'
+
+A single argument holding a JSON object is the parameters (the skill contract of
+`skillbake run` and DB-GPT's execute_skill_script_file, which pass them in sys.argv[1]).
 
 Parameters follow schema.json: path (required), max_length (1..200000, default 20000),
 offset (default 0, in characters), encoding (default utf-8). Set READ_FILE_ROOT (or pass
@@ -151,7 +155,18 @@ def run(params, root):
     return result(True, data)
 
 
+def contract_params(argv):
+    """The parameters when the only argument is a JSON object (the skill contract), else None."""
+    if len(argv) == 1 and argv[0].lstrip().startswith("{"):
+        return argv[0]
+    return None
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    contract = contract_params(argv)
+    if contract is not None:
+        argv = ["--json", contract]
     parser = argparse.ArgumentParser(description="Read a local text file (unified JSON result).")
     parser.add_argument("file", nargs="?", help="path of the file (same as --path)")
     parser.add_argument("--path")

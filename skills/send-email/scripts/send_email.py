@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Send one email over SMTP and print a unified result: {"ok", "data", "error"}.
 
-Parameters (see schema.json) come from --json, --params-file, or individual flags
+Parameters (see schema.json) come from one JSON-object argument (the skill contract of
+`skillbake run` and DB-GPT's execute_skill_script_file, which pass them in sys.argv[1]; there
+`"dry_run": true` previews instead of sending), --json, --params-file, or individual flags
 (flags win over JSON):
 
+    python3 scripts/send_email.py '{"to": "a@example.com", "subject": "Hi", "body": "Hello"}'
     python3 scripts/send_email.py --json '{"to": "a@example.com", "subject": "Hi", "body": "Hello"}'
     python3 scripts/send_email.py --to a@example.com --subject Hi --body Hello --attach report.pdf
     python3 scripts/send_email.py --params-file params.json --dry-run
@@ -305,7 +308,26 @@ def collect_params(args):
     return params
 
 
+def contract_params(argv):
+    """The parameters when the only argument is a JSON object (the skill contract), else None."""
+    if len(argv) == 1 and argv[0].lstrip().startswith("{"):
+        return argv[0]
+    return None
+
+
+def take_dry_run(params, flag):
+    """`dry_run` may be a parameter (the contract) as well as the --dry-run flag."""
+    value = params.pop("dry_run", False)
+    if not isinstance(value, bool):
+        raise SkillError("INVALID_PARAMS", "dry_run must be true or false")
+    return flag or value
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    contract = contract_params(argv)
+    if contract is not None:
+        argv = ["--json", contract]
     parser = argparse.ArgumentParser(description="Send an email via SMTP (unified JSON result).")
     parser.add_argument("--json", help="parameters as a JSON object (see schema.json)")
     parser.add_argument("--params-file", dest="params_file", help="file containing the JSON parameters")
@@ -321,7 +343,8 @@ def main(argv=None):
     parser.add_argument("--dry-run", dest="dry_run", action="store_true", help="validate and print, do not send")
     args = parser.parse_args(argv)
     try:
-        out = run(collect_params(args), args.dry_run)
+        params = collect_params(args)
+        out = run(params, take_dry_run(params, args.dry_run))
     except SkillError as exc:
         out = result(False, code=exc.code, message=str(exc))
     except (ValueError, OSError) as exc:  # bad JSON, unreadable params/body file

@@ -28,11 +28,14 @@
 //!    instructions with callgrind when valgrind is installed), each loader's own breakdown (load,
 //!    first answer, per lookup), `check` throughput, and `cargo bench --bench load`;
 //! 6. writes `BENCHMARKS.md` and `benches/cold-start.svg`.
+//!
+//! `cargo xtask bench exec` measures running a skill instead (see [`exec`]).
 
 mod args;
 mod build_cost;
 mod builds;
 mod divan;
+mod exec;
 mod machine;
 mod measure;
 mod packs;
@@ -77,6 +80,9 @@ const START: &str = "<!-- bench:start -->\n";
 const END: &str = "<!-- bench:end -->";
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    if args.first().map(String::as_str) == Some("exec") {
+        return exec::run(args.get(1..).unwrap_or(&[]));
+    }
     let opts = options(args)?;
     let root = root();
     if fixture(&root)? {

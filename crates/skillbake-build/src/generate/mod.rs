@@ -20,6 +20,7 @@ pub mod pack;
 pub mod route;
 pub mod template;
 pub mod tools;
+pub mod versions;
 
 use crate::model::Skill;
 pub use pack::{Cell, Facts, Fragment};
@@ -86,24 +87,35 @@ pub fn generate_with(
     opts: &GenOptions,
     route_index: Option<&route::Built>,
 ) -> Result<Generated, TooLarge> {
-    let mut sorted: Vec<&Skill> = skills.iter().collect();
-    sorted.sort_by(|a, c| a.name.cmp(&c.name));
+    let sorted = versions::order(skills);
     let prefix = opts.location_prefix.as_str();
     let fragments = crate::par_map(&sorted, |s| pack::fragment(s, prefix))
         .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
+    let defaults: Vec<bool> = sorted.iter().map(|s| s.default).collect();
+    // Routing chooses among skills, each at the version an agent gets by name.
+    let groups = versions::groups(&sorted);
+    let routed: Vec<&Skill> = sorted
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| groups.get(*i).is_some_and(|g| g.default == *i))
+        .map(|(_, s)| *s)
+        .collect();
     let route_bytes = match route_index {
-        Some(built) if built.stats.docs == sorted.len() => built.bytes.clone(),
-        _ => route::build(&sorted).map_err(|_| TooLarge)?.bytes,
+        Some(built) if built.stats.docs == routed.len() => built.bytes.clone(),
+        _ => route::build(&routed).map_err(|_| TooLarge)?.bytes,
     };
-    assemble(&fragments, route_bytes, opts)
+    assemble(&fragments, &defaults, route_bytes, opts)
 }
 
-/// Lays the fragments (in name order) out into the blobs, rebases their cells, and adds the
-/// registry-wide parts: the name index, the tool definitions and `route`, the routing index of
-/// the same packs.
+/// Lays the fragments (in record order: by name, then version, see [`versions::cmp`]) out into
+/// the blobs, rebases their cells, and adds the registry-wide parts: each skill's run of
+/// versions and its default (`defaults[i]` marks fragment `i` as the version an agent gets by
+/// name, see [`versions::groups_of`]), the name index over the defaults, the tool definitions
+/// and `route`, the routing index of the same skills.
 pub fn assemble(
     fragments: &[Fragment],
+    defaults: &[bool],
     route: Vec<u8>,
     opts: &GenOptions,
 ) -> Result<Generated, TooLarge> {
@@ -122,9 +134,21 @@ pub fn assemble(
         .iter()
         .map(|f| skillbake_format::name::fold(&f.facts.name))
         .collect();
+    let keys: Vec<versions::Key<'_>> = fragments
+        .iter()
+        .enumerate()
+        .map(|(i, f)| versions::Key {
+            name: &f.facts.name,
+            version: f.facts.version.as_deref(),
+            rel_dir: &f.facts.rel_dir,
+            default: defaults.get(i).copied().unwrap_or(true),
+        })
+        .collect();
+    let groups = versions::groups_of(&keys);
+    let is_default = |i: usize| groups.get(i).is_some_and(|g| g.default == i);
     let mut seen = std::collections::HashSet::new();
     let unique: Vec<usize> = (0..n_skills)
-        .filter(|&i| seen.insert(folded[i].as_ref()))
+        .filter(|&i| is_default(i) && seen.insert(folded[i].as_ref()))
         .collect();
     let keys: Vec<&str> = unique.iter().map(|&i| folded[i].as_ref()).collect();
     let (index_key, disps, slots) = if keys.is_empty() {
@@ -178,8 +202,24 @@ pub fn assemble(
             };
             base.checked_add(v).filter(|&x| x != NONE).ok_or(TooLarge)
         };
+        let row = cells[0].len() / skill::WIDTH;
         for c in &f.skill {
             cells[0].push(rebase(c)?);
+        }
+        // The run of this skill's versions, and whether this row is the default.
+        if let Some(cell) = cells[0].get_mut(row * skill::WIDTH..(row + 1) * skill::WIDTH) {
+            let group = groups.get(row).copied().unwrap_or_default();
+            if let Some(v) = cell.get_mut(skill::VERSIONS) {
+                *v = pack::u32_of(group.start)?;
+            }
+            if let Some(v) = cell.get_mut(skill::VERSIONS + 1) {
+                *v = pack::u32_of(group.end)?;
+            }
+            if let Some(v) = cell.get_mut(skill::FLAGS) {
+                if group.default == row {
+                    *v |= layout::flags::DEFAULT;
+                }
+            }
         }
         for row in &f.files {
             for c in row {
@@ -223,9 +263,12 @@ pub fn assemble(
         let end = pack::u32_of(text.len())?;
         Ok(format!("({start}, {end})"))
     };
+    // Tools list each skill once, at the version an agent gets by name.
     let sources: Vec<tools::ToolSource<'_>> = fragments
         .iter()
-        .map(|f| tools::ToolSource {
+        .enumerate()
+        .filter(|(i, _)| is_default(*i))
+        .map(|(_, f)| tools::ToolSource {
             name: &f.facts.name,
             description: &f.facts.description,
             skill_md_path: &f.facts.skill_md_path,
@@ -251,7 +294,8 @@ pub fn assemble(
     );
     let _ = writeln!(
         code,
-        "// {n_skills} skills, {n_files} files, {} bytes of text, {} bytes of data ({tables_len} of tables).",
+        "// {} skills ({n_skills} packs), {n_files} files, {} bytes of text, {} bytes of data ({tables_len} of tables).",
+        unique.len(),
         text.len(),
         data.len()
     );

@@ -54,6 +54,10 @@ pub struct Facts {
     pub schema: Option<Vec<u8>>,
     /// The routing bucket.
     pub bucket: String,
+    /// `version` as written.
+    pub version: Option<String>,
+    /// The pack's folder relative to the skills root.
+    pub rel_dir: String,
 }
 
 /// One pack, generated.
@@ -290,11 +294,17 @@ pub fn fragment(s: &Skill, prefix: &str) -> Result<Fragment, TooLarge> {
     row[col::FIELDS] = Pre::Done(Cell::Field(0));
     row[col::FIELDS + 1] = Pre::Done(Cell::Field(u32_of(fields.len())?));
 
+    let requires: Vec<String> = s
+        .requires
+        .iter()
+        .flat_map(|(k, v)| [k.clone(), v.clone()])
+        .collect();
     let mut lists = Vec::new();
     for (at, items) in [
         (col::TAGS, &s.tags),
         (col::REQUIRED_TOOLS, &s.required_tools),
         (col::TEMPLATE_VARS, &s.template_vars),
+        (col::REQUIRES, &requires),
     ] {
         row[at] = Pre::Done(Cell::List(u32_of(lists.len())?));
         for item in items {
@@ -431,6 +441,8 @@ pub fn fragment(s: &Skill, prefix: &str) -> Result<Fragment, TooLarge> {
                 .find(|f| f.path == "schema.json")
                 .map(|f| f.bytes.clone()),
             bucket: s.route.bucket.clone(),
+            version: s.version.clone(),
+            rel_dir: s.rel_dir.clone(),
         },
     })
 }

@@ -150,16 +150,11 @@ pub(super) fn lines(text: &str, from: usize) -> impl Iterator<Item = Line> + '_ 
     })
 }
 
-/// Python's `str.isspace()`: Unicode White_Space plus the information separators U+001C–U+001F.
-pub fn is_python_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
 /// The body as DB-GPT sees it: `\r\n` and lone `\r` become `\n` (Python's universal newlines),
 /// then leading and trailing whitespace is stripped (Python's `str.strip()`).
 pub fn normalize_body(raw: &str) -> String {
     let unified = raw.replace("\r\n", "\n").replace('\r', "\n");
-    unified.trim_matches(is_python_space).to_string()
+    skillbake_format::python::strip(&unified).to_string()
 }
 
 /// Decodes and parses a `SKILL.md`. `file` is the path used in diagnostics. Every problem found is

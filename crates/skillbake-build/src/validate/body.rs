@@ -8,9 +8,10 @@
 
 use super::PackCtx;
 use crate::diagnostic::{Code, Diagnostic, Position};
-use crate::parse::frontmatter::{is_python_space, SkillMd};
+use crate::parse::frontmatter::SkillMd;
 use crate::parse::jinja;
 use crate::source::LineIndex;
+use skillbake_format::python::is_space as is_python_space;
 
 /// Longest body, in lines, before `body-too-long`.
 pub const MAX_LINES: usize = 500;
@@ -40,7 +41,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         let raw = md.raw_body();
         let lead = raw.len()
             - raw
-                .trim_start_matches(crate::parse::frontmatter::is_python_space)
+                .trim_start_matches(skillbake_format::python::is_space)
                 .len();
         let first = idx.position(md.body_offset + lead, 0).line;
         diags.push(

@@ -1,10 +1,14 @@
-//! `duplicate-name`: two packs may not share a name, nor names that differ only in letter case
-//! (lookups ignore case, as DB-GPT's do, so either would shadow the other).
+//! `duplicate-name` and `duplicate-version`: two packs may not share a name, nor names that
+//! differ only in letter case (lookups ignore case, as DB-GPT's do, so either would shadow the
+//! other) — unless they are versions of one skill kept side by side: each with its own semantic
+//! `version`, all but at most one of them in a `NAME@VERSION` folder. Two of those may not have
+//! the same version.
 
 use crate::diagnostic::{Code, Diagnostic, Position};
+use crate::validate::version;
 use std::collections::BTreeMap;
 
-/// A pack's name and where it is declared.
+/// A pack's name and version, and where they are declared.
 #[derive(Debug, Clone)]
 pub struct NameSite {
     /// The declared name.
@@ -13,33 +17,97 @@ pub struct NameSite {
     pub file: String,
     /// Position of the `name` value.
     pub pos: Option<Position>,
+    /// `version` as written.
+    pub version: Option<String>,
+    /// Position of the `version` value.
+    pub version_pos: Option<Position>,
+    /// Whether the pack's folder is `NAME@VERSION`.
+    pub versioned_dir: bool,
 }
 
-/// Reports every pack whose name was already taken by an earlier pack (in sorted path order).
+/// Why `later` cannot sit beside `earlier`, if it cannot.
+fn conflict(earlier: &NameSite, later: &NameSite) -> Option<Diagnostic> {
+    if earlier.name != later.name {
+        return Some(
+            Diagnostic::new(
+                Code::DuplicateName,
+                &later.file,
+                format!(
+                    "skill name `{}` differs only in letter case from `{}` in `{}`",
+                    later.name, earlier.name, earlier.file
+                ),
+            )
+            .at(later.pos)
+            .related(&earlier.file, earlier.pos, "first declared here")
+            .help("give each pack a unique name (and matching folder name)"),
+        );
+    }
+    let duplicate = |help: String| {
+        Diagnostic::new(
+            Code::DuplicateName,
+            &later.file,
+            format!(
+                "skill name `{}` is also used by `{}`",
+                later.name, earlier.file
+            ),
+        )
+        .at(later.pos)
+        .related(&earlier.file, earlier.pos, "first declared here")
+        .help(help)
+    };
+    let (Some(a), Some(b)) = (
+        version::effective(earlier.version.as_deref()),
+        version::effective(later.version.as_deref()),
+    ) else {
+        return Some(duplicate(format!(
+            "give each pack a unique name (and matching folder name); to serve several versions of `{}` side by side, give each one its own semantic `version` and put all but one in a `{}@VERSION` folder",
+            later.name, later.name
+        )));
+    };
+    if a.precedence(&b).is_eq() {
+        return Some(
+            Diagnostic::new(
+                Code::DuplicateVersion,
+                &later.file,
+                format!(
+                    "`{}` {b} is also declared by `{}`",
+                    later.name, earlier.file
+                ),
+            )
+            .at(later.version_pos.or(later.pos))
+            .related(
+                &earlier.file,
+                earlier.version_pos.or(earlier.pos),
+                "first declared here",
+            )
+            .help("give each version of the skill its own version number (build metadata after `+` does not count), or delete the copy"),
+        );
+    }
+    if !earlier.versioned_dir && !later.versioned_dir {
+        let (older, v) = if a.precedence(&b).is_lt() {
+            (&earlier.file, a)
+        } else {
+            (&later.file, b)
+        };
+        return Some(duplicate(format!(
+            "to serve both versions side by side, rename the folder of the older one (`{older}`) to `{}@{v}`",
+            later.name
+        )));
+    }
+    None
+}
+
+/// Reports every pack whose name or version was already taken by an earlier pack (in sorted path
+/// order).
 pub fn check(sites: &[NameSite], diags: &mut Vec<Diagnostic>) {
-    let mut first: BTreeMap<String, &NameSite> = BTreeMap::new();
+    let mut seen: BTreeMap<String, Vec<&NameSite>> = BTreeMap::new();
     for site in sites {
-        let folded = skillbake_format::name::fold(&site.name).into_owned();
-        match first.get(&folded) {
-            Some(prev) => {
-                let how = if prev.name == site.name {
-                    format!("skill name `{}` is also used by `{}`", site.name, prev.file)
-                } else {
-                    format!(
-                        "skill name `{}` differs only in letter case from `{}` in `{}`",
-                        site.name, prev.name, prev.file
-                    )
-                };
-                diags.push(
-                    Diagnostic::new(Code::DuplicateName, &site.file, how)
-                        .at(site.pos)
-                        .related(&prev.file, prev.pos, "first declared here")
-                        .help("give each pack a unique name (and matching folder name)"),
-                );
-            }
-            None => {
-                first.insert(folded, site);
-            }
+        let earlier = seen
+            .entry(skillbake_format::name::fold(&site.name).into_owned())
+            .or_default();
+        match earlier.iter().find_map(|e| conflict(e, site)) {
+            Some(d) => diags.push(d),
+            None => earlier.push(site),
         }
     }
 }

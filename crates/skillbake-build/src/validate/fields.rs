@@ -1,6 +1,7 @@
 //! Known frontmatter fields and their types; unknown keys get a did-you-mean.
 //!
-//! Fields come from the Agent Skills spec, DB-GPT, the agent-skills design and Claude Code.
+//! Fields come from the Agent Skills spec, DB-GPT, the agent-skills design, Claude Code and
+//! skillbake's own execution fields (`entrypoint`, `timeout`, `idempotent`, `exclusive`).
 
 use super::PackCtx;
 use crate::diagnostic::{did_you_mean, Code, Diagnostic, Position};
@@ -14,6 +15,8 @@ pub enum Kind {
     Str,
     /// A string or a number (kept as written).
     StrOrNum,
+    /// A number.
+    Number,
     /// `true` or `false`.
     Bool,
     /// A list of strings, or one comma-separated string (DB-GPT).
@@ -33,6 +36,7 @@ impl Kind {
         match self {
             Kind::Str => "a string",
             Kind::StrOrNum => "a string (or a number)",
+            Kind::Number => "a number",
             Kind::Bool => "`true` or `false`",
             Kind::List => "a list of strings or one comma-separated string",
             Kind::StrOrList => "a string or a list of strings",
@@ -45,6 +49,7 @@ impl Kind {
     fn example(self, key: &str) -> String {
         match self {
             Kind::Str | Kind::StrOrNum => format!("`{key}: \"...\"`"),
+            Kind::Number => format!("`{key}: 30`"),
             Kind::Bool => format!("`{key}: true`"),
             Kind::List | Kind::StrOrList => format!("`{key}: [a, b]`"),
             Kind::Mapping | Kind::StrMap => {
@@ -86,8 +91,13 @@ pub const KNOWN_FIELDS: &[(&str, Kind, &str)] = &[
     ("hooks", Kind::Mapping, "Claude Code"),
     ("paths", Kind::StrOrList, "Claude Code"),
     ("shell", Kind::Str, "Claude Code"),
+    ("requires", Kind::StrMap, "skillbake"),
     ("bucket", Kind::Str, "skillbake"),
     ("route_tests", Kind::Mapping, "skillbake"),
+    ("entrypoint", Kind::Str, "skillbake"),
+    ("timeout", Kind::Number, "skillbake"),
+    ("idempotent", Kind::Bool, "skillbake"),
+    ("exclusive", Kind::Bool, "skillbake"),
 ];
 
 /// `field-type`: `field` (a key, or `key.sub` inside a mapping) must be `expected` but is
@@ -135,6 +145,7 @@ fn matches(kind: Kind, v: &Value) -> bool {
         (_, Value::Tagged(_)) => false,
         (Kind::Str, Value::String(_)) => true,
         (Kind::StrOrNum, Value::String(_) | Value::Number(_)) => true,
+        (Kind::Number, Value::Number(_)) => true,
         (Kind::Bool, Value::Bool(_)) => true,
         (Kind::List | Kind::StrOrList, Value::String(_)) => true,
         (Kind::List | Kind::StrOrList, v) => is_str_list(v),

@@ -5,7 +5,7 @@
 //! | module | codes |
 //! |---|---|
 //! | [`name`] | `name-missing`, `name-length`, `name-charset`, `name-dir-mismatch`, `name-not-portable` |
-//! | [`duplicate`] | `duplicate-name` |
+//! | [`duplicate`] | `duplicate-name`, `duplicate-version` |
 //! | [`description`] | `description-missing`, `description-empty`, `description-length` |
 //! | [`fields`] | `compatibility-length`, `field-type`, `unknown-key` |
 //! | [`text`] | `control-character` |
@@ -13,19 +13,27 @@
 //! | [`schema`] | `schema-json-syntax`, `schema-invalid`, `schema-remote-ref`, `schema-unresolved-ref`, `schema-ref-cycle`, `schema-unknown-format` |
 //! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
 //! | [`size`] | `file-too-large`, `pack-too-large` |
+//! | [`version`] | `version-invalid`, `version-dir-mismatch` |
+//! | [`requires`] | `requires-invalid`, `requires-unsatisfied`, `requires-cycle`, `agent-requires-unsatisfied` |
 //! | [`route`] | `route-test-failed`, `description-near-duplicate`, `catalog-over-budget` |
+//! | [`entrypoint`] | `entrypoint-not-found`, `entrypoint-binary`, `unknown-interpreter`, `schema-missing`, `timeout-invalid` |
+//! | [`permission`] | `unknown-permission` |
 //! <!-- codes:end -->
 
 pub mod body;
 pub mod description;
 pub mod duplicate;
+pub mod entrypoint;
 pub mod fields;
 pub mod name;
+pub mod permission;
+pub mod requires;
 pub mod route;
 pub mod schema;
 pub mod size;
 pub mod text;
 pub mod tools;
+pub mod version;
 
 use crate::config::ProjectConfig;
 use crate::diagnostic::Diagnostic;
@@ -60,7 +68,10 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         description::check(ctx, diags);
         fields::check(ctx, diags);
         tools::check(ctx, diags);
+        version::check(ctx, diags);
         route::check(ctx, diags);
+        entrypoint::check(ctx, diags);
+        permission::check(ctx, diags);
         text::check(ctx, diags);
     }
     body::check(ctx, diags);

@@ -25,7 +25,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                 .at(Some(Position::span(1, 1, 3)))
                 .help(format!(
                     "add `name: {}` (the folder's name)",
-                    ctx.pack.dir_name
+                    ctx.pack.dir_skill_name()
                 )),
             );
             return;
@@ -36,7 +36,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                     .at(key_pos)
                     .help(format!(
                         "set `name: {}` (the folder's name)",
-                        ctx.pack.dir_name
+                        ctx.pack.dir_skill_name()
                     )),
             );
             return;
@@ -47,7 +47,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                     .at(key_pos)
                     .help(format!(
                         "set `name: {}` (the folder's name)",
-                        ctx.pack.dir_name
+                        ctx.pack.dir_skill_name()
                     )),
             );
             return;
@@ -61,7 +61,10 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                     "a string",
                     type_name(other),
                     value_pos,
-                    format!("write the name as text, e.g. `name: {}`", ctx.pack.dir_name),
+                    format!(
+                        "write the name as text, e.g. `name: {}`",
+                        ctx.pack.dir_skill_name()
+                    ),
                 )
                 // DB-GPT's case-insensitive lookup calls `.lower()` on every name: it fails too.
                 .profile_exempt(),
@@ -130,7 +133,13 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             .help(format!("prefer `{}` (and the same folder name)", suggest(name))),
         );
     }
-    if name != &ctx.pack.dir_name {
+    // A `NAME@VERSION` folder holds one version of a skill kept side by side with others.
+    let dir_name = ctx.pack.dir_skill_name();
+    if name != dir_name {
+        let rename = match ctx.pack.dir_version() {
+            Some(v) => format!("{name}@{v}"),
+            None => name.clone(),
+        };
         diags.push(
             Diagnostic::new(
                 Code::NameDirMismatch,
@@ -142,8 +151,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             )
             .at(value_pos)
             .help(format!(
-                "set `name: {}`, or rename the folder to `{name}`",
-                ctx.pack.dir_name
+                "set `name: {dir_name}`, or rename the folder to `{rename}`"
             )),
         );
     }

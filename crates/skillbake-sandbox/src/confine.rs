@@ -1,0 +1,714 @@
+//! [`confine`]: turns a [`Spec`] into a prepared [`Command`] and an honest [`Applied`] report.
+//!
+//! The decisions are made here, in the parent, from [`probe`]: which mechanisms to use for each
+//! guard, and what stays open when the kernel lacks one. The child side lives in
+//! `pre_exec.rs`.
+
+use crate::access::{self, Need};
+use crate::report::{Applied, Control, Guard, Mechanism, Mode, State};
+use crate::{probe, Error, Identity, Limits, Network, Probe, Spec};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Prepares `cmd` to run confined as `spec` says, and reports what will be enforced.
+///
+/// What it does to `cmd`:
+/// * clears the environment and sets exactly [`Spec::env`];
+/// * registers a `pre_exec` step that, in the child before the program starts: makes it the
+///   leader of a new session and process group (kill the group, `kill(-pid)`, to stop
+///   everything it started), marks every file descriptor above 2 close-on-exec, sets the
+///   limits, enters a new network namespace (no network granted) and, when the parent is root,
+///   switches to [`Spec::run_as`], enters a new user namespace (so the process limit counts this
+///   run only), enforces the Landlock ruleset and installs the seccomp filters.
+///
+/// Call it after setting the program, arguments and working directory, and before `spawn`.
+/// Standard streams are left to the caller. If the kernel refuses a step that `confine`
+/// planned, `spawn` fails with that step's error: nothing runs half-confined.
+///
+/// Errors (nothing is changed on `cmd` then): a granted path that does not exist, a program
+/// that is not found, a path the unprivileged user could not reach, a root `run_as`.
+pub fn confine(cmd: &mut Command, spec: &Spec) -> Result<Applied, Error> {
+    let probe = probe();
+    let identity = if probe.root {
+        let id = spec.run_as;
+        if id.uid == 0 || id.gid == 0 || id.uid == u32::MAX || id.gid == u32::MAX {
+            return Err(Error::PrivilegedIdentity {
+                uid: id.uid,
+                gid: id.gid,
+            });
+        }
+        id
+    } else {
+        Identity {
+            uid: probe.uid,
+            gid: probe.gid,
+        }
+    };
+
+    let path_var = spec
+        .env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.as_os_str());
+    let cwd = cmd.get_current_dir().map(Path::to_path_buf);
+    let program =
+        crate::program::resolve(cmd.get_program(), path_var, cwd.as_deref()).ok_or_else(|| {
+            Error::ProgramNotFound {
+                program: PathBuf::from(cmd.get_program()),
+            }
+        })?;
+    let mut executables = crate::program::exec_chain(&program, path_var);
+    executables.extend(spec.executables.iter().cloned());
+
+    // Every granted path must exist; for a dropped user, it must be reachable by its bits.
+    let check = |paths: &[PathBuf], need: Need| -> Result<(), Error> {
+        for p in paths {
+            let real = std::fs::canonicalize(p).map_err(|source| Error::Path {
+                path: p.clone(),
+                source,
+            })?;
+            if probe.root {
+                access::check(&real, p, identity, need)?;
+            }
+        }
+        Ok(())
+    };
+    check(&spec.read_only, Need::Read)?;
+    check(&spec.read_write, Need::Write)?;
+    check(&executables, Need::Execute)?;
+
+    let plan = plan(spec, &probe, identity, &executables)?;
+    let applied = report(spec, &probe, identity, &plan.summary);
+
+    cmd.env_clear();
+    for (k, v) in &spec.env {
+        cmd.env(k, v);
+    }
+    #[cfg(target_os = "linux")]
+    crate::pre_exec::install(cmd, plan.child);
+    #[cfg(not(target_os = "linux"))]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+        if probe.root {
+            cmd.uid(identity.uid).gid(identity.gid).groups(&[]);
+        }
+    }
+    Ok(applied)
+}
+
+/// What [`confine`] would report for `spec`, without preparing a command or opening any path
+/// (for a dry run: the granted paths need not exist yet). The program is not examined, so the
+/// report does not depend on it.
+pub fn preview(spec: &Spec) -> Applied {
+    let probe = probe();
+    let identity = if probe.root {
+        spec.run_as
+    } else {
+        Identity {
+            uid: probe.uid,
+            gid: probe.gid,
+        }
+    };
+    report(spec, &probe, identity, &summary(spec, &probe))
+}
+
+/// Checks that `who` can reach `path` by its permission bits (every parent directory
+/// searchable, the path itself readable, writable or executable as `need` says). [`confine`]
+/// makes this check for every granted path when the parent is root; callers use it to choose,
+/// say, an interpreter the unprivileged user can run.
+pub fn check_access(path: &Path, who: Identity, need: crate::Access) -> Result<(), Error> {
+    let real = std::fs::canonicalize(path).map_err(|source| Error::Path {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let need = match need {
+        crate::Access::Read => Need::Read,
+        crate::Access::Write => Need::Write,
+        crate::Access::Execute => Need::Execute,
+    };
+    access::check(&real, path, who, need)
+}
+
+/// The mechanisms a spec gets on this kernel (what `plan` will install).
+fn summary(spec: &Spec, probe: &Probe) -> Summary {
+    #[cfg(target_os = "linux")]
+    let seccomp = probe.seccomp && crate::seccomp_filter::target_arch().is_some();
+    #[cfg(not(target_os = "linux"))]
+    let seccomp = false;
+    let linux = cfg!(target_os = "linux");
+    let userns = linux && probe.user_namespace;
+    let dropped = probe.root;
+    Summary {
+        landlock_abi: probe.landlock_abi.filter(|_| linux),
+        seccomp,
+        netns: linux && matches!(spec.network, Network::Denied) && probe.network_namespace,
+        userns,
+        dropped,
+        nproc: linux && spec.limits.processes.is_some() && (userns || dropped),
+    }
+}
+
+/// Which mechanisms the plan uses, for the report.
+#[derive(Clone, Copy, Debug, Default)]
+struct Summary {
+    landlock_abi: Option<u32>,
+    seccomp: bool,
+    netns: bool,
+    userns: bool,
+    dropped: bool,
+    nproc: bool,
+}
+
+struct Planned {
+    summary: Summary,
+    #[cfg(target_os = "linux")]
+    child: crate::pre_exec::Plan,
+}
+
+#[cfg(target_os = "linux")]
+fn plan(
+    spec: &Spec,
+    probe: &Probe,
+    identity: Identity,
+    executables: &[PathBuf],
+) -> Result<Planned, Error> {
+    use rustix::process::{Resource, Rlimit};
+    let s = summary(spec, probe);
+
+    let landlock = match s.landlock_abi {
+        Some(abi) => {
+            let grants = crate::landlock_rules::FsGrants {
+                read_only: &spec.read_only,
+                read_write: &spec.read_write,
+                executables,
+                read_anywhere: spec.read_anywhere,
+                write_anywhere: spec.write_anywhere,
+                exec_anywhere: spec.exec_anywhere,
+            };
+            Some(crate::landlock_rules::build(abi, &grants, &spec.network)?)
+        }
+        None => None,
+    };
+    let seccomp = if s.seccomp {
+        crate::seccomp_filter::build(&spec.network)?
+    } else {
+        Vec::new()
+    };
+    let want_netns = s.netns;
+
+    let limits = &spec.limits;
+    // Never lower below what the caller asked, never above the current hard limit (which an
+    // unprivileged parent cannot raise).
+    let rlimit = |resource: Resource, soft: u64, hard: u64| {
+        let cap = rustix::process::getrlimit(resource).maximum;
+        let clamp = |v: u64| match cap {
+            Some(c) if !probe.root => v.min(c),
+            _ => v,
+        };
+        Rlimit {
+            current: Some(clamp(soft)),
+            maximum: Some(clamp(hard)),
+        }
+    };
+    let mut rlimits = vec![(Resource::Core, rlimit(Resource::Core, 0, 0))];
+    if let Some(cpu) = limits.cpu_seconds {
+        // SIGXCPU at the soft limit, SIGKILL a second later.
+        rlimits.push((
+            Resource::Cpu,
+            rlimit(Resource::Cpu, cpu, cpu.saturating_add(1)),
+        ));
+    }
+    for (resource, value) in [
+        (Resource::As, limits.address_space),
+        (Resource::Fsize, limits.file_size),
+        (Resource::Nofile, limits.open_files),
+    ] {
+        if let Some(v) = value {
+            rlimits.push((resource, rlimit(resource, v, v)));
+        }
+    }
+    // The process count is per user: meaningful for a run only in its own user namespace, or
+    // for the dropped user (then shared with that user's other processes).
+    let nproc = match limits.processes {
+        Some(n) if s.nproc => Some(rlimit(Resource::Nproc, n, n)),
+        _ => None,
+    };
+
+    Ok(Planned {
+        summary: s,
+        child: crate::pre_exec::Plan {
+            rlimits,
+            netns_as_root: want_netns && probe.root,
+            drop_to: probe.root.then_some((identity.uid, identity.gid)),
+            userns: s.userns,
+            netns_in_userns: want_netns && !probe.root,
+            nproc,
+            landlock,
+            seccomp,
+        },
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn plan(
+    spec: &Spec,
+    probe: &Probe,
+    _identity: Identity,
+    _executables: &[PathBuf],
+) -> Result<Planned, Error> {
+    Ok(Planned {
+        summary: summary(spec, probe),
+    })
+}
+
+fn control(guard: Guard, state: State, by: &[Mechanism], detail: impl Into<String>) -> Control {
+    Control {
+        guard,
+        state,
+        by: by.to_vec(),
+        detail: detail.into(),
+    }
+}
+
+/// The granted paths in words: the system runtime and harmless devices summarised, the rest
+/// listed.
+fn names(paths: &[PathBuf]) -> String {
+    let system = crate::spec::system_runtime_paths();
+    let devices = crate::spec::system_devices();
+    let mut parts: Vec<String> = Vec::new();
+    let mut saw_system = false;
+    let mut saw_devices = false;
+    for p in paths {
+        if system.contains(p) {
+            saw_system = true;
+        } else if devices.contains(p) {
+            saw_devices = true;
+        } else {
+            parts.push(p.display().to_string());
+        }
+    }
+    if saw_system {
+        parts.push("the system runtime (/usr, /lib*, /bin, /sbin, a few files of /etc)".into());
+    }
+    if saw_devices {
+        parts.push("/dev/null and the other harmless devices".into());
+    }
+    match parts.len() {
+        0 => "nothing".to_string(),
+        1 => parts.remove(0),
+        _ => {
+            let last = parts.pop().unwrap_or_default();
+            format!("{} and {last}", parts.join(", "))
+        }
+    }
+}
+
+fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applied {
+    use Mechanism as M;
+    use State::*;
+    let ll = s.landlock_abi;
+    let abi_at_least = |v: u32| ll.is_some_and(|a| a >= v);
+    let who = format!("user {}", identity.uid);
+    let no_landlock = "Landlock is not available on this kernel (Linux 5.13 or later with \
+                       `landlock` in the `lsm=` boot list)";
+    let mut c = Vec::new();
+
+    // Files.
+    c.push(if spec.read_anywhere {
+        control(
+            Guard::FileRead,
+            Allowed,
+            &[],
+            format!("any file {who} may read"),
+        )
+    } else if ll.is_some() {
+        control(
+            Guard::FileRead,
+            Enforced,
+            &[M::Landlock],
+            format!("only {} and the read-write trees", names(&spec.read_only)),
+        )
+    } else {
+        control(
+            Guard::FileRead,
+            NotEnforced,
+            &[],
+            format!("{no_landlock}: the child reads whatever {who} may read"),
+        )
+    });
+    c.push(if spec.write_anywhere {
+        control(
+            Guard::FileWrite,
+            Allowed,
+            &[],
+            format!("anywhere {who} may write"),
+        )
+    } else if abi_at_least(3) {
+        control(
+            Guard::FileWrite,
+            Enforced,
+            &[M::Landlock],
+            format!(
+                "only regular files and directories in {}",
+                names(&spec.read_write)
+            ),
+        )
+    } else if ll.is_some() {
+        control(
+            Guard::FileWrite,
+            Partial,
+            &[M::Landlock],
+            "writes are limited to the read-write trees, but truncating a file elsewhere is \
+             not (needs Landlock ABI 3, Linux 6.2)",
+        )
+    } else {
+        control(
+            Guard::FileWrite,
+            NotEnforced,
+            &[],
+            format!("{no_landlock}: the child writes wherever {who} may write"),
+        )
+    });
+    c.push(if spec.exec_anywhere {
+        control(
+            Guard::Execute,
+            Allowed,
+            &[],
+            "any program in the readable trees",
+        )
+    } else if ll.is_some() {
+        control(
+            Guard::Execute,
+            Enforced,
+            &[M::Landlock],
+            "only the program, its interpreters and the granted executables",
+        )
+    } else {
+        control(
+            Guard::Execute,
+            NotEnforced,
+            &[],
+            format!("{no_landlock}: the child may start any program"),
+        )
+    });
+
+    // Network.
+    c.push(network_control(&spec.network, s, abi_at_least(4)));
+
+    // Other processes.
+    c.push(if abi_at_least(6) {
+        control(
+            Guard::OtherProcesses,
+            Enforced,
+            &[M::Landlock],
+            "signals, ptrace and abstract UNIX sockets reach only the run's own processes",
+        )
+    } else if ll.is_some() {
+        control(
+            Guard::OtherProcesses,
+            Partial,
+            &[M::Landlock],
+            format!(
+                "ptrace is limited to the run, but signals and abstract UNIX sockets reach \
+                 other processes of {who} (needs Landlock ABI 6, Linux 6.12)"
+            ),
+        )
+    } else {
+        control(
+            Guard::OtherProcesses,
+            NotEnforced,
+            &[],
+            format!("{no_landlock}: the child may signal other processes of {who}"),
+        )
+    });
+
+    c.push(if s.seccomp {
+        control(
+            Guard::Syscalls,
+            Enforced,
+            &[M::Seccomp],
+            "namespaces, mounts, ptrace, BPF, perf, userfaultfd, keyrings, modules, io_uring, \
+             file handles and terminal injection are denied",
+        )
+    } else {
+        control(
+            Guard::Syscalls,
+            NotEnforced,
+            &[],
+            "seccomp is not available: every system call the user may make is allowed",
+        )
+    });
+
+    c.push(if s.seccomp {
+        control(
+            Guard::ProcessGroup,
+            Enforced,
+            &[M::NewSession, M::Seccomp],
+            "the child leads a new session and process group; setsid and setpgid are denied",
+        )
+    } else {
+        control(
+            Guard::ProcessGroup,
+            Partial,
+            &[M::NewSession],
+            "the child leads a new process group, but a process may leave it with setsid \
+             (needs seccomp)",
+        )
+    });
+
+    c.push(if s.dropped {
+        control(
+            Guard::Root,
+            Enforced,
+            &[M::DropRoot],
+            format!(
+                "runs as {}:{} without supplementary groups",
+                identity.uid, identity.gid
+            ),
+        )
+    } else {
+        control(
+            Guard::Root,
+            Enforced,
+            &[],
+            format!(
+                "the parent is not root; the child keeps its user {}",
+                identity.uid
+            ),
+        )
+    });
+
+    let env_names: Vec<String> = spec
+        .env
+        .iter()
+        .map(|(k, _)| k.to_string_lossy().into_owned())
+        .collect();
+    c.push(control(
+        Guard::Environment,
+        Enforced,
+        &[M::ClearEnv],
+        if env_names.is_empty() {
+            "empty".to_string()
+        } else {
+            format!("only {}", env_names.join(", "))
+        },
+    ));
+    c.push(if cfg!(target_os = "linux") {
+        control(
+            Guard::FileDescriptors,
+            Enforced,
+            &[M::CloseFds],
+            "only stdin, stdout and stderr",
+        )
+    } else {
+        control(
+            Guard::FileDescriptors,
+            NotEnforced,
+            &[],
+            "inherited descriptors are not closed on this system",
+        )
+    });
+
+    c.extend(limit_controls(&spec.limits, s, probe, identity));
+
+    let any_kernel = ll.is_some() || s.seccomp || s.netns;
+    let mode = if !any_kernel {
+        Mode::Unconfined
+    } else if c.iter().any(|c| c.state.is_gap()) {
+        Mode::Partial
+    } else {
+        Mode::Confined
+    };
+    Applied {
+        mode,
+        landlock_abi: ll,
+        uid: identity.uid,
+        gid: identity.gid,
+        controls: c,
+    }
+}
+
+fn network_control(network: &Network, s: &Summary, landlock_tcp: bool) -> Control {
+    use Mechanism as M;
+    use State::*;
+    match network {
+        Network::Unrestricted => control(Guard::Network, Allowed, &[], "any connection"),
+        Network::Denied => {
+            let mut by = Vec::new();
+            if s.netns {
+                by.push(M::NetworkNamespace);
+            }
+            if landlock_tcp {
+                by.push(M::Landlock);
+            }
+            if s.seccomp {
+                by.push(M::Seccomp);
+            }
+            if s.seccomp || s.netns {
+                control(
+                    Guard::Network,
+                    Enforced,
+                    &by,
+                    "no sockets and no network interface (socketpair only)",
+                )
+            } else if landlock_tcp {
+                control(
+                    Guard::Network,
+                    Partial,
+                    &by,
+                    "TCP is denied, but UDP, raw and local sockets are not (needs seccomp or a \
+                     network namespace)",
+                )
+            } else {
+                control(
+                    Guard::Network,
+                    NotEnforced,
+                    &by,
+                    "no mechanism can deny sockets on this kernel",
+                )
+            }
+        }
+        Network::TcpConnect {
+            ports,
+            name_resolution,
+        } => {
+            let list = ports
+                .iter()
+                .map(u16::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let udp_by_port = s.landlock_abi.is_some_and(handles_udp);
+            let mut by = Vec::new();
+            if landlock_tcp {
+                by.push(M::Landlock);
+            }
+            if s.seccomp {
+                by.push(M::Seccomp);
+            }
+            let dns = if !*name_resolution {
+                String::new()
+            } else if udp_by_port {
+                "; DNS: TCP and UDP to port 53".to_string()
+            } else {
+                "; DNS: TCP to port 53, UDP to any port (the kernel cannot filter UDP ports)"
+                    .to_string()
+            };
+            if !landlock_tcp {
+                control(
+                    Guard::Network,
+                    NotEnforced,
+                    &by,
+                    format!(
+                        "TCP to any port is possible: port rules need Landlock ABI 4 (Linux \
+                         6.7); asked for ports {list}"
+                    ),
+                )
+            } else if !s.seccomp {
+                control(
+                    Guard::Network,
+                    Partial,
+                    &by,
+                    format!(
+                        "TCP only to ports {list}{dns}, but other socket types (UDP, raw, \
+                         local) are not denied (needs seccomp)"
+                    ),
+                )
+            } else {
+                control(
+                    Guard::Network,
+                    Enforced,
+                    &by,
+                    format!("TCP connect to ports {list} only, no listening{dns}"),
+                )
+            }
+        }
+    }
+}
+
+fn limit_controls(limits: &Limits, s: &Summary, probe: &Probe, identity: Identity) -> Vec<Control> {
+    use Mechanism as M;
+    use State::*;
+    let linux = cfg!(target_os = "linux");
+    let one = |guard: Guard, value: Option<u64>, what: &dyn Fn(u64) -> String| match value {
+        None => control(guard, Unlimited, &[], "not set"),
+        Some(v) if linux => control(guard, Enforced, &[M::Rlimit], what(v)),
+        Some(_) => control(guard, NotEnforced, &[], "limits are set on Linux only"),
+    };
+    let mut c = vec![
+        one(Guard::CpuTime, limits.cpu_seconds, &|v| {
+            format!("{v} s of CPU per process")
+        }),
+        one(Guard::AddressSpace, limits.address_space, &|v| {
+            format!("{} of address space per process", bytes(v))
+        }),
+        one(Guard::FileSize, limits.file_size, &|v| {
+            format!("{} per file written", bytes(v))
+        }),
+        one(Guard::OpenFiles, limits.open_files, &|v| {
+            format!("{v} open files per process")
+        }),
+    ];
+    c.push(match limits.processes {
+        None => control(Guard::Processes, Unlimited, &[], "not set"),
+        Some(n) if s.nproc && s.userns => control(
+            Guard::Processes,
+            Enforced,
+            &[M::Rlimit, M::UserNamespace],
+            format!("{n} processes and threads for the run"),
+        ),
+        Some(n) if s.nproc => control(
+            Guard::Processes,
+            Partial,
+            &[M::Rlimit],
+            format!(
+                "{n} processes and threads, shared with every process of user {} (no user \
+                 namespace for a per-run count)",
+                identity.uid
+            ),
+        ),
+        Some(_) => control(
+            Guard::Processes,
+            NotEnforced,
+            &[],
+            if probe.root || !linux {
+                "no mechanism bounds the number of processes here".to_string()
+            } else {
+                format!(
+                    "the process limit counts every process of user {}; without a user \
+                     namespace it cannot be set for one run",
+                    identity.uid
+                )
+            },
+        ),
+    });
+    c
+}
+
+/// `1.5 GiB`, `200 MiB`, `512 B`.
+fn bytes(v: u64) -> String {
+    const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    for (unit, size) in UNITS {
+        if v >= size {
+            let whole = v / size;
+            let tenth = (v % size) * 10 / size;
+            return if tenth == 0 {
+                format!("{whole} {unit}")
+            } else {
+                format!("{whole}.{tenth} {unit}")
+            };
+        }
+    }
+    format!("{v} B")
+}
+
+#[cfg(target_os = "linux")]
+fn handles_udp(abi: u32) -> bool {
+    crate::landlock_rules::handles_udp(abi)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn handles_udp(_abi: u32) -> bool {
+    false
+}

@@ -1,0 +1,88 @@
+//! # skillbake-sandbox
+//!
+//! Confines a child process on Linux with the kernel's own mechanisms, so that what a program
+//! may do is what its caller granted and nothing more. It is mechanism, not policy: it knows
+//! nothing about skill packs; its caller (skillbake's executor) decides what to grant.
+//!
+//! ```no_run
+//! use skillbake_sandbox::{confine, Limits, Network, Spec};
+//! use std::process::Command;
+//!
+//! let out = std::env::temp_dir().join("run-output");
+//! std::fs::create_dir_all(&out)?;
+//! let spec = Spec::new()
+//!     .system_runtime()                 // what python3 needs from /usr, /etc, /dev
+//!     .read_only("/opt/packs/read-file") // the materialised pack
+//!     .read_write(&out)                 // the only writable place
+//!     .network(Network::Denied)
+//!     .limits(Limits::none().cpu_seconds(10).processes(32).file_size(64 << 20))
+//!     .env("PATH", "/usr/bin:/bin")
+//!     .env("OUTPUT_DIR", &out);
+//! let mut cmd = Command::new("/usr/bin/python3");
+//! cmd.arg("/opt/packs/read-file/scripts/read.py").current_dir(&out);
+//! let applied = skillbake_sandbox::confine(&mut cmd, &spec)?;
+//! for gap in applied.gaps() {
+//!     eprintln!("not enforced: {} ({})", gap.guard, gap.detail);
+//! }
+//! let status = cmd.status()?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! * [`Spec`] — what the child may do: read-only and read-write trees, programs it may
+//!   execute, network ([`Network`]), resource [`Limits`], its exact environment, and the
+//!   unprivileged user it runs as when the parent is root.
+//! * [`probe`] — which mechanisms this kernel and process support (Landlock ABI, seccomp, user
+//!   and network namespaces, root), measured once and cached.
+//! * [`confine`] — prepares a [`std::process::Command`] and returns [`Applied`]: per
+//!   [`Guard`], whether it is enforced and by which [`Mechanism`], or what stays open and why.
+//!
+//! | guard | mechanism |
+//! |---|---|
+//! | files read, written, executed | Landlock (every file-system right of the kernel's ABI handled) |
+//! | network denied | seccomp (no `socket`), empty network namespace, Landlock TCP rules |
+//! | network to some TCP ports | Landlock TCP connect rules (ABI 4), seccomp (TCP sockets only) |
+//! | other processes | Landlock scopes (ABI 6): signals and abstract sockets stay in the run |
+//! | dangerous system calls | seccomp deny list (namespaces, mounts, ptrace, BPF, io_uring, …) |
+//! | leaving the process group | `setsid` in the child, seccomp denies `setsid`/`setpgid` |
+//! | root | `setgroups`/`setresgid`/`setresuid` to [`Spec::run_as`] |
+//! | environment, descriptors | cleared environment; descriptors above 2 close on exec |
+//! | CPU, memory, file size, open files | `setrlimit` |
+//! | processes | `RLIMIT_NPROC` inside a new user namespace, so the count is the run's own |
+//!
+//! The only `unsafe` code of skillbake is in this crate's `pre_exec` module: the step that
+//! runs between `fork` and `exec`, which performs only async-signal-safe system calls on data
+//! prepared before the fork.
+
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+#![cfg(unix)]
+
+mod access;
+mod confine;
+mod error;
+#[cfg(target_os = "linux")]
+mod landlock_rules;
+#[cfg(target_os = "linux")]
+mod pre_exec;
+mod probe;
+mod program;
+mod report;
+#[cfg(target_os = "linux")]
+mod seccomp_filter;
+mod spec;
+
+pub use confine::{check_access, confine, preview};
+pub use error::Error;
+pub use probe::{probe, Probe};
+pub use report::{Applied, Control, Guard, Mechanism, Mode, State};
+pub use spec::{system_devices, system_runtime_paths, Identity, Limits, Network, Spec};
+
+/// What [`check_access`] checks a path for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Read a file, or list and enter a directory.
+    Read,
+    /// Modify a file, or create and remove entries in a directory.
+    Write,
+    /// Execute a file.
+    Execute,
+}

@@ -1,0 +1,120 @@
+//! [`probe`]: which confinement mechanisms this kernel and process support, tested once and
+//! cached.
+
+use std::sync::OnceLock;
+
+/// What the kernel and this process support, as measured by [`probe`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
+pub struct Probe {
+    /// The kernel's Landlock ABI version (`None`: not built in, or not enabled at boot).
+    pub landlock_abi: Option<u32>,
+    /// A seccomp filter can be installed.
+    pub seccomp: bool,
+    /// The child can get a new, empty network namespace (as root directly, otherwise inside
+    /// a new user namespace).
+    pub network_namespace: bool,
+    /// The child can get a new user namespace (after dropping root when the parent is root).
+    pub user_namespace: bool,
+    /// The parent runs as root (any of its user ids is 0): the child is switched to
+    /// [`crate::Spec::run_as`].
+    pub root: bool,
+    /// The parent's user id (the child's when the parent is not root).
+    pub uid: u32,
+    /// The parent's group id.
+    pub gid: u32,
+}
+
+impl Probe {
+    /// Landlock restricts the file system (ABI 1, Linux 5.13).
+    pub fn landlock_fs(&self) -> bool {
+        self.abi_at_least(1)
+    }
+
+    /// Landlock restricts truncation (ABI 3, Linux 6.2).
+    pub fn landlock_truncate(&self) -> bool {
+        self.abi_at_least(3)
+    }
+
+    /// Landlock restricts TCP connect and bind by port (ABI 4, Linux 6.7).
+    pub fn landlock_tcp(&self) -> bool {
+        self.abi_at_least(4)
+    }
+
+    /// Landlock scopes signals and abstract UNIX sockets to the sandbox (ABI 6, Linux 6.12).
+    pub fn landlock_scope(&self) -> bool {
+        self.abi_at_least(6)
+    }
+
+    fn abi_at_least(&self, v: u32) -> bool {
+        self.landlock_abi.is_some_and(|abi| abi >= v)
+    }
+}
+
+/// Measures what this kernel and process support. The first call starts one short-lived child
+/// (a fork that never executes anything) to try the namespaces and seccomp for real; the result
+/// is cached for the life of the process.
+///
+/// The environment variable `SKILLBAKE_SANDBOX_DISABLE` (a comma-separated list of `landlock`,
+/// `seccomp`, `namespaces`) makes the probe report those mechanisms missing, so that what a
+/// weaker kernel would do can be tried (and tested) on a strong one. It can only weaken the
+/// sandbox, and every report then names the gaps.
+pub fn probe() -> Probe {
+    static PROBE: OnceLock<Probe> = OnceLock::new();
+    *PROBE.get_or_init(|| {
+        let mut p = measure();
+        if let Some(list) = std::env::var_os("SKILLBAKE_SANDBOX_DISABLE") {
+            for name in list.to_string_lossy().split(',').map(str::trim) {
+                match name {
+                    "landlock" => p.landlock_abi = None,
+                    "seccomp" => p.seccomp = false,
+                    "namespaces" => {
+                        p.network_namespace = false;
+                        p.user_namespace = false;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        p
+    })
+}
+
+#[cfg(target_os = "linux")]
+fn measure() -> Probe {
+    use rustix::process::{getegid, geteuid, getuid};
+    let root = geteuid().is_root() || getuid().is_root();
+    let found = crate::pre_exec::probe_child(root);
+    Probe {
+        landlock_abi: crate::pre_exec::landlock_abi(),
+        seccomp: found.seccomp,
+        network_namespace: found.network_namespace,
+        user_namespace: found.user_namespace,
+        root,
+        uid: geteuid().as_raw(),
+        gid: getegid().as_raw(),
+    }
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn measure() -> Probe {
+    use rustix::process::{getegid, geteuid, getuid};
+    Probe {
+        landlock_abi: None,
+        seccomp: false,
+        network_namespace: false,
+        user_namespace: false,
+        root: geteuid().is_root() || getuid().is_root(),
+        uid: geteuid().as_raw(),
+        gid: getegid().as_raw(),
+    }
+}
+
+/// What the probe child found.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Found {
+    pub(crate) network_namespace: bool,
+    pub(crate) user_namespace: bool,
+    pub(crate) seccomp: bool,
+}

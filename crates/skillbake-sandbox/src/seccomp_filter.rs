@@ -1,0 +1,242 @@
+//! The seccomp-bpf filters of a spec, compiled in the parent (with `seccompiler`) so that the
+//! child only has to install them.
+//!
+//! Two filters, both allowing every system call they do not name:
+//!
+//! * the **deny filter** (`EPERM`) — system calls a skill never needs and that widen the
+//!   kernel's attack surface or undo the sandbox: new namespaces (`unshare`, `setns`, `clone`
+//!   with a `CLONE_NEW*` flag), mounts, `ptrace` and `process_vm_*`, BPF, perf events,
+//!   `userfaultfd`, keyrings, kernel modules, `kexec`, `reboot`, swap, `io_uring` (whose
+//!   operations bypass seccomp), file handles, `setsid`/`setpgid` (leaving the process group
+//!   that the parent kills at a timeout), the terminal-injection `ioctl`s `TIOCSTI` and
+//!   `TIOCLINUX`, and, unless the network is unrestricted, sockets the spec does not grant and
+//!   `listen`. Its architecture check kills a process that makes system calls of another
+//!   architecture (32-bit `int 0x80` on x86-64).
+//! * the **ABI filter** (`ENOSYS`) — `clone3`, whose flags live in memory a filter cannot read
+//!   (C libraries fall back to `clone` on `ENOSYS`, which the deny filter checks), and on x86-64
+//!   every x32 system call (numbers with bit 30 set), which would otherwise slip past the
+//!   deny filter's numbers.
+
+use crate::{Error, Network};
+use seccompiler::{
+    sock_filter, BpfProgram, SeccompAction, SeccompCmpArgLen as Len, SeccompCmpOp as Op,
+    SeccompCondition as Cond, SeccompFilter, SeccompRule, TargetArch,
+};
+use std::collections::BTreeMap;
+
+/// The architecture seccompiler compiles for, if it supports this one.
+pub(crate) fn target_arch() -> Option<TargetArch> {
+    TargetArch::try_from(std::env::consts::ARCH).ok()
+}
+
+fn audit_arch() -> Option<u32> {
+    match std::env::consts::ARCH {
+        "x86_64" => Some(0xC000_003E),
+        "aarch64" => Some(0xC000_00B7),
+        "riscv64" => Some(0xC000_00F3),
+        _ => None,
+    }
+}
+
+fn serr(e: impl std::fmt::Display) -> Error {
+    Error::Seccomp(e.to_string())
+}
+
+/// System calls denied whatever the spec says.
+fn always_denied() -> Vec<libc::c_long> {
+    let mut v = vec![
+        libc::SYS_unshare,
+        libc::SYS_setns,
+        libc::SYS_mount,
+        libc::SYS_umount2,
+        libc::SYS_pivot_root,
+        libc::SYS_chroot,
+        libc::SYS_move_mount,
+        libc::SYS_open_tree,
+        libc::SYS_fsopen,
+        libc::SYS_fsconfig,
+        libc::SYS_fsmount,
+        libc::SYS_fspick,
+        libc::SYS_mount_setattr,
+        libc::SYS_ptrace,
+        libc::SYS_process_vm_readv,
+        libc::SYS_process_vm_writev,
+        libc::SYS_bpf,
+        libc::SYS_perf_event_open,
+        libc::SYS_userfaultfd,
+        libc::SYS_keyctl,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+        libc::SYS_kexec_load,
+        libc::SYS_kexec_file_load,
+        libc::SYS_init_module,
+        libc::SYS_finit_module,
+        libc::SYS_delete_module,
+        libc::SYS_reboot,
+        libc::SYS_swapon,
+        libc::SYS_swapoff,
+        libc::SYS_acct,
+        libc::SYS_quotactl,
+        libc::SYS_io_uring_setup,
+        libc::SYS_io_uring_enter,
+        libc::SYS_io_uring_register,
+        libc::SYS_open_by_handle_at,
+        libc::SYS_name_to_handle_at,
+        libc::SYS_setsid,
+        libc::SYS_setpgid,
+        libc::SYS_syslog,
+        libc::SYS_vhangup,
+    ];
+    #[cfg(target_arch = "x86_64")]
+    v.extend([libc::SYS_iopl, libc::SYS_ioperm, libc::SYS_uselib]);
+    v
+}
+
+const AF_INET: u64 = libc::AF_INET as u64;
+const AF_INET6: u64 = libc::AF_INET6 as u64;
+const AF_NETLINK: u64 = libc::AF_NETLINK as u64;
+const SOCK_STREAM: u64 = libc::SOCK_STREAM as u64;
+const SOCK_DGRAM: u64 = libc::SOCK_DGRAM as u64;
+/// The socket type without `SOCK_NONBLOCK`/`SOCK_CLOEXEC`.
+const SOCK_TYPE_MASK: u64 = 0xf;
+
+fn cond(arg: u8, op: Op, value: u64) -> Result<Cond, Error> {
+    Cond::new(arg, Len::Dword, op, value).map_err(serr)
+}
+
+fn rule(conds: Vec<Cond>) -> Result<SeccompRule, Error> {
+    SeccompRule::new(conds).map_err(serr)
+}
+
+/// Rules that match (and so deny) the sockets a `TcpConnect` spec does not grant: anything but
+/// TCP over IPv4/IPv6, plus UDP and route netlink with name resolution.
+fn socket_deny_rules(name_resolution: bool) -> Result<Vec<SeccompRule>, Error> {
+    let mut rules = Vec::new();
+    // Other families (AF_UNIX included: local sockets reach daemons).
+    let mut other = vec![cond(0, Op::Ne, AF_INET)?, cond(0, Op::Ne, AF_INET6)?];
+    if name_resolution {
+        other.push(cond(0, Op::Ne, AF_NETLINK)?);
+        // Netlink other than NETLINK_ROUTE (0), which name resolution reads interfaces from.
+        rules.push(rule(vec![
+            cond(0, Op::Eq, AF_NETLINK)?,
+            cond(2, Op::Ne, 0)?,
+        ])?);
+    }
+    rules.push(rule(other)?);
+    for family in [AF_INET, AF_INET6] {
+        for ty in 0..=SOCK_TYPE_MASK {
+            let allowed = ty == SOCK_STREAM || (name_resolution && ty == SOCK_DGRAM);
+            if !allowed {
+                rules.push(rule(vec![
+                    cond(0, Op::Eq, family)?,
+                    cond(1, Op::MaskedEq(SOCK_TYPE_MASK), ty)?,
+                ])?);
+            }
+        }
+        // TCP only: not SCTP or MPTCP over SOCK_STREAM (Landlock's port rules are for TCP).
+        rules.push(rule(vec![
+            cond(0, Op::Eq, family)?,
+            cond(1, Op::MaskedEq(SOCK_TYPE_MASK), SOCK_STREAM)?,
+            cond(2, Op::Ne, 0)?,
+            cond(2, Op::Ne, libc::IPPROTO_TCP as u64)?,
+        ])?);
+        if name_resolution {
+            // UDP only: not ICMP echo sockets or UDP-Lite.
+            rules.push(rule(vec![
+                cond(0, Op::Eq, family)?,
+                cond(1, Op::MaskedEq(SOCK_TYPE_MASK), SOCK_DGRAM)?,
+                cond(2, Op::Ne, 0)?,
+                cond(2, Op::Ne, libc::IPPROTO_UDP as u64)?,
+            ])?);
+        }
+    }
+    Ok(rules)
+}
+
+/// The deny filter and the ABI filter for `network`, in the order to install them.
+pub(crate) fn build(network: &Network) -> Result<Vec<BpfProgram>, Error> {
+    let arch = target_arch().ok_or_else(|| serr("unsupported architecture"))?;
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    for nr in always_denied() {
+        rules.insert(nr, Vec::new());
+    }
+    // clone with a namespace flag (arg 0 holds the flags on every supported architecture).
+    let ns_flags = [
+        libc::CLONE_NEWNS,
+        libc::CLONE_NEWCGROUP,
+        libc::CLONE_NEWUTS,
+        libc::CLONE_NEWIPC,
+        libc::CLONE_NEWUSER,
+        libc::CLONE_NEWPID,
+        libc::CLONE_NEWNET,
+    ];
+    let clone_rules = ns_flags
+        .iter()
+        .map(|&f| {
+            let f = f as u32 as u64;
+            rule(vec![cond(0, Op::MaskedEq(f), f)?])
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    rules.insert(libc::SYS_clone, clone_rules);
+    rules.insert(
+        libc::SYS_ioctl,
+        vec![
+            rule(vec![cond(1, Op::Eq, libc::TIOCSTI)?])?,
+            rule(vec![cond(1, Op::Eq, libc::TIOCLINUX)?])?,
+        ],
+    );
+    match network {
+        Network::Unrestricted => {}
+        Network::Denied => {
+            rules.insert(libc::SYS_socket, Vec::new());
+            rules.insert(libc::SYS_listen, Vec::new());
+        }
+        Network::TcpConnect {
+            name_resolution, ..
+        } => {
+            rules.insert(libc::SYS_socket, socket_deny_rules(*name_resolution)?);
+            rules.insert(libc::SYS_listen, Vec::new());
+        }
+    }
+    let deny = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        arch,
+    )
+    .map_err(serr)?;
+    let deny: BpfProgram = deny.try_into().map_err(serr)?;
+    Ok(vec![deny, abi_filter()?])
+}
+
+/// `clone3` and (x86-64) x32 system calls answer `ENOSYS`.
+fn abi_filter() -> Result<BpfProgram, Error> {
+    // BPF_LD | BPF_W | BPF_ABS, BPF_JMP | BPF_JEQ | BPF_K, BPF_JMP | BPF_JGE | BPF_K,
+    // BPF_RET | BPF_K (linux/bpf_common.h).
+    const LD_W_ABS: u16 = 0x20;
+    const JEQ_K: u16 = 0x15;
+    const JGE_K: u16 = 0x35;
+    const RET_K: u16 = 0x06;
+    const RET_ALLOW: u32 = 0x7fff_0000;
+    const RET_ENOSYS: u32 = 0x0005_0000 | (libc::ENOSYS as u32);
+    const X32_BIT: u32 = 0x4000_0000;
+    let ins = |code, jt, jf, k| sock_filter { code, jt, jf, k };
+    let arch = audit_arch().ok_or_else(|| serr("unsupported architecture"))?;
+    let clone3 = u32::try_from(libc::SYS_clone3).map_err(serr)?;
+    let x32 = cfg!(target_arch = "x86_64");
+    // Layout: 0 load arch, 1 native?, 2 load nr, 3 clone3?, [4 x32?], ALLOW, ENOSYS.
+    let allow_at: u8 = if x32 { 5 } else { 4 };
+    let mut p = vec![
+        ins(LD_W_ABS, 0, 0, 4),
+        // Not the native architecture: leave it to the deny filter (which kills).
+        ins(JEQ_K, 0, allow_at - 2, arch),
+        ins(LD_W_ABS, 0, 0, 0),
+        ins(JEQ_K, allow_at - 3, 0, clone3),
+    ];
+    if x32 {
+        p.push(ins(JGE_K, 1, 0, X32_BIT));
+    }
+    p.push(ins(RET_K, 0, 0, RET_ALLOW));
+    p.push(ins(RET_K, 0, 0, RET_ENOSYS));
+    Ok(p)
+}

@@ -1,0 +1,655 @@
+//! Attacks by real child processes (python3, sh) on this machine's kernel. Each is denied
+//! without the grant and works with it where that makes sense; each run is bounded in time,
+//! its whole process group is killed, and the helpers check that no process of it is left.
+//! Where the kernel lacks the mechanism an attack relies on, the test checks instead that the
+//! report names the gap.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
+
+mod support;
+
+use skillbake_sandbox::{probe, Guard, Limits, Mechanism, Network, State};
+use std::io::ErrorKind;
+use std::net::{TcpListener, UdpSocket};
+use std::os::unix::process::ExitStatusExt;
+use std::time::Duration;
+use support::*;
+
+const DEADLINE: Duration = Duration::from_secs(20);
+
+fn path(p: &std::path::Path) -> &str {
+    p.to_str().unwrap()
+}
+
+const READ: &str = "\
+import sys
+try:
+    print(open(sys.argv[1]).read(), end='')
+except OSError as e:
+    print('denied', e.errno)
+    sys.exit(3)
+";
+
+#[test]
+fn reading_a_canary_outside_the_granted_trees() {
+    let s = Scene::new();
+    let o = run(python(READ, &[path(&s.canary)]), s.spec(), DEADLINE);
+    show("read outside", &o);
+    if landlock() {
+        assert_eq!(o.status.code(), Some(3));
+        assert_eq!(o.stdout, "denied 13\n");
+        assert_eq!(o.applied.state(Guard::FileRead), State::Enforced);
+    } else {
+        assert_eq!(o.applied.state(Guard::FileRead), State::NotEnforced);
+    }
+
+    // Listing the folder is denied too.
+    let list = "import os, sys\ntry:\n    print(os.listdir(sys.argv[1]))\nexcept OSError as e:\n    print('denied', e.errno)\n";
+    let o = run(python(list, &[path(s.outside.path())]), s.spec(), DEADLINE);
+    if landlock() {
+        assert_eq!(o.stdout, "denied 13\n");
+    }
+
+    // Granted: the same script reads it.
+    let mut spec = s.spec();
+    spec.read_anywhere = true;
+    let o = run(python(READ, &[path(&s.canary)]), spec, DEADLINE);
+    assert!(o.ok(), "{}", o.stderr);
+    assert_eq!(o.stdout, CANARY_TEXT);
+    assert_eq!(o.applied.state(Guard::FileRead), State::Allowed);
+
+    // A granted read-only tree is readable.
+    let spec = s.spec().read_only(s.outside.path());
+    let o = run(python(READ, &[path(&s.canary)]), spec, DEADLINE);
+    assert_eq!(o.stdout, CANARY_TEXT);
+    s.assert_canary_intact();
+}
+
+const WRITE: &str = "\
+import os, sys
+target, new = sys.argv[1], sys.argv[2]
+attempts = [
+    ('overwrite', lambda: open(target, 'w').write('pwned')),
+    ('append', lambda: open(target, 'a').write('pwned')),
+    ('truncate', lambda: os.truncate(target, 0)),
+    ('create', lambda: open(new, 'w').write('pwned')),
+    ('mkdir', lambda: os.mkdir(new + '.d')),
+    ('rename', lambda: (os.rename(target, new + '.moved'), os.rename(new + '.moved', target))),
+    ('remove', lambda: os.remove(target)),
+]
+for what, attempt in attempts:
+    try:
+        attempt()
+        print(what, 'done')
+    except OSError as e:
+        print(what, 'denied', e.errno)
+";
+
+#[test]
+fn writing_outside_the_output_folder() {
+    let s = Scene::new();
+    let new = s.outside.path().join("planted.txt");
+    let o = run(
+        python(WRITE, &[path(&s.canary), path(&new)]),
+        s.spec(),
+        DEADLINE,
+    );
+    show("write outside", &o);
+    if landlock() {
+        assert!(o.ok(), "{}", o.stderr);
+        assert!(!o.stdout.contains("done"), "{}", o.stdout);
+        assert_eq!(o.stdout.lines().count(), 7, "{}", o.stdout);
+        s.assert_canary_intact();
+        assert_eq!(o.applied.state(Guard::FileWrite), State::Enforced);
+    } else {
+        assert!(o.applied.state(Guard::FileWrite).is_gap());
+    }
+
+    // The output folder itself is writable: the same attempts succeed there.
+    let inside = s.out().join("mine.txt");
+    std::fs::write(&inside, "mine").unwrap();
+    std::fs::set_permissions(&inside, std::os::unix::fs::PermissionsExt::from_mode(0o666)).unwrap();
+    let o = run(
+        python(WRITE, &[path(&inside), path(&s.out().join("new.txt"))]),
+        s.spec(),
+        DEADLINE,
+    );
+    assert!(!o.stdout.contains("denied"), "{}", o.stdout);
+
+    // Granted: writing anywhere works (on a copy, so the canary stays intact).
+    let victim = s.outside.path().join("victim.txt");
+    std::fs::write(&victim, "x").unwrap();
+    std::fs::set_permissions(&victim, std::os::unix::fs::PermissionsExt::from_mode(0o666)).unwrap();
+    let mut spec = s.spec();
+    spec.write_anywhere = true;
+    let o = run(
+        python(
+            "import sys; open(sys.argv[1], 'w').write('granted')",
+            &[path(&victim)],
+        ),
+        spec,
+        DEADLINE,
+    );
+    assert!(o.ok(), "{}", o.stderr);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "granted");
+    std::fs::remove_file(&victim).unwrap();
+    s.assert_canary_intact();
+}
+
+const CONNECT: &str = "\
+import socket, sys
+try:
+    s = socket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=3)
+    s.sendall(b'exfiltrated')
+    s.close()
+    print('connected')
+except OSError as e:
+    print('denied', e.errno)
+    sys.exit(3)
+";
+
+fn listener() -> (TcpListener, u16) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.set_nonblocking(true).unwrap();
+    let port = l.local_addr().unwrap().port();
+    (l, port)
+}
+
+/// Accepts what the child's connection left in the queue (bounded wait).
+fn accepted(l: &TcpListener) -> Option<Vec<u8>> {
+    use std::io::Read;
+    for _ in 0..20 {
+        match l.accept() {
+            Ok((mut c, _)) => {
+                c.set_nonblocking(false).unwrap();
+                c.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+                let mut buf = Vec::new();
+                let _ = c.read_to_end(&mut buf);
+                return Some(buf);
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(25))
+            }
+            Err(e) => panic!("accept: {e}"),
+        }
+    }
+    None
+}
+
+#[test]
+fn connecting_to_a_tcp_listener_on_loopback() {
+    let s = Scene::new();
+    let (l, port) = listener();
+    let o = run(python(CONNECT, &[&port.to_string()]), s.spec(), DEADLINE);
+    show("connect denied", &o);
+    let p = probe();
+    if p.seccomp || p.network_namespace {
+        assert_eq!(o.status.code(), Some(3), "{}", o.stdout);
+        assert!(accepted(&l).is_none(), "a connection was accepted");
+        assert_eq!(o.applied.state(Guard::Network), State::Enforced);
+    } else {
+        assert!(o.applied.state(Guard::Network).is_gap());
+    }
+
+    // Granted this port only: connects; another port stays closed.
+    let (other, other_port) = listener();
+    let spec = s.spec().network(Network::TcpConnect {
+        ports: vec![port],
+        name_resolution: false,
+    });
+    let o = run(
+        python(CONNECT, &[&port.to_string()]),
+        spec.clone(),
+        DEADLINE,
+    );
+    show("connect granted", &o);
+    assert_eq!(o.stdout, "connected\n", "{}", o.stderr);
+    assert_eq!(accepted(&l).as_deref(), Some(&b"exfiltrated"[..]));
+    let o = run(python(CONNECT, &[&other_port.to_string()]), spec, DEADLINE);
+    if p.landlock_tcp() {
+        assert_eq!(o.stdout, "denied 13\n", "{}", o.stderr);
+        assert!(accepted(&other).is_none(), "a connection was accepted");
+        assert_eq!(o.applied.state(Guard::Network), State::Enforced);
+    } else {
+        assert_eq!(o.applied.state(Guard::Network), State::NotEnforced);
+    }
+
+    // Unrestricted: any port.
+    let spec = s.spec().network(Network::Unrestricted);
+    let o = run(python(CONNECT, &[&other_port.to_string()]), spec, DEADLINE);
+    assert_eq!(o.stdout, "connected\n", "{}", o.stderr);
+    assert!(accepted(&other).is_some());
+}
+
+const UDP: &str = "\
+import socket, sys
+try:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.sendto(b'exfiltrated', ('127.0.0.1', int(sys.argv[1])))
+    print('sent')
+except OSError as e:
+    print('denied', e.errno)
+";
+
+#[test]
+fn udp_and_raw_sockets_when_only_tcp_ports_are_granted() {
+    let s = Scene::new();
+    let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    let port = udp.local_addr().unwrap().port().to_string();
+    let tcp_only = s.spec().network(Network::TcpConnect {
+        ports: vec![25],
+        name_resolution: false,
+    });
+    let o = run(python(UDP, &[&port]), tcp_only.clone(), DEADLINE);
+    show("udp denied", &o);
+    let mut buf = [0u8; 64];
+    if probe().seccomp {
+        assert_eq!(o.stdout, "denied 1\n", "{}", o.stderr);
+        assert!(udp.recv_from(&mut buf).is_err(), "a datagram arrived");
+    }
+    // Local sockets reach daemons: denied as well.
+    let unix = "import socket\ntry:\n    socket.socket(socket.AF_UNIX)\n    print('created')\nexcept OSError as e:\n    print('denied', e.errno)\n";
+    let o = run(python(unix, &[]), tcp_only, DEADLINE);
+    if probe().seccomp {
+        assert_eq!(o.stdout, "denied 1\n");
+    }
+
+    // With name resolution UDP is open (the kernel cannot filter UDP ports), and the report
+    // says so.
+    let dns = s.spec().network(Network::TcpConnect {
+        ports: vec![25],
+        name_resolution: true,
+    });
+    let o = run(python(UDP, &[&port]), dns, DEADLINE);
+    let c = o.applied.control(Guard::Network).unwrap();
+    assert!(c.detail.contains("DNS"), "{}", c.detail);
+    let udp_ports_filtered = probe().landlock_abi.is_some_and(|v| v >= 10);
+    if !udp_ports_filtered {
+        assert_eq!(o.stdout, "sent\n", "{}", o.stderr);
+        assert!(c.detail.contains("UDP to any port"), "{}", c.detail);
+        assert!(udp.recv_from(&mut buf).is_ok());
+    }
+}
+
+#[test]
+fn reading_a_canary_environment_variable() {
+    let s = Scene::new();
+    let dump = "import os, json; print(json.dumps(sorted(os.environ.items())))";
+    // A secret the parent's environment would pass on to every child.
+    let mut cmd = python(dump, &[]);
+    cmd.env("SKILLBAKE_CANARY_TOKEN", "sk-canary-0000");
+    let o = run(cmd, s.spec(), DEADLINE);
+    show("environment", &o);
+    assert!(o.ok(), "{}", o.stderr);
+    assert!(!o.stdout.contains("sk-canary-0000"), "{}", o.stdout);
+    let names: Vec<String> = serde_like_names(&o.stdout);
+    assert_eq!(names, ["HOME", "LC_ALL", "PATH", "SANDBOX_TEST_RUN"]);
+    assert_eq!(o.applied.state(Guard::Environment), State::Enforced);
+
+    // Granted: passed through explicitly.
+    let spec = s.spec().env("SKILLBAKE_CANARY_TOKEN", "sk-canary-0000");
+    let o = run(python(dump, &[]), spec, DEADLINE);
+    assert!(o.stdout.contains("sk-canary-0000"), "{}", o.stdout);
+}
+
+/// The variable names of `json.dumps(sorted(os.environ.items()))`.
+fn serde_like_names(json: &str) -> Vec<String> {
+    json.split("[\"")
+        .skip(1)
+        .filter_map(|part| part.split_once('"').map(|(name, _)| name.to_string()))
+        .collect()
+}
+
+const FORKER: &str = "\
+import os, sys, time
+n = 0
+while True:
+    try:
+        pid = os.fork()
+    except OSError as e:
+        print('forked', n, 'errno', e.errno, flush=True)
+        break
+    if pid == 0:
+        time.sleep(float(sys.argv[1]))
+        os._exit(0)
+    n += 1
+time.sleep(float(sys.argv[1]))
+";
+
+#[test]
+fn a_fork_bomb_is_bounded_and_cleaned_up() {
+    let s = Scene::new();
+    let p = probe();
+    // The classic shell bomb: every process starts two more, forever. Even with other
+    // programs granted, the process limit holds it.
+    let mut spec = s.spec().limits(Limits::none().processes(16).cpu_seconds(5));
+    spec.exec_anywhere = true;
+    let o = run(
+        sh("bomb() { bomb | bomb & }; bomb; sleep 30"),
+        spec,
+        Duration::from_secs(3),
+    );
+    show("shell fork bomb", &o);
+    assert!(o.timed_out);
+    if p.user_namespace || p.root {
+        assert!(o.max_processes <= 16, "{} processes", o.max_processes);
+        assert!(o.max_processes >= 8, "{} processes", o.max_processes);
+        assert!(o.stderr.contains("Cannot fork"), "{}", o.stderr);
+    } else {
+        assert!(o.applied.state(Guard::Processes).is_gap());
+    }
+
+    // Exactly the limit: the run's first process plus 15 children, then EAGAIN.
+    let spec = s.spec().limits(Limits::none().processes(16));
+    let o = run(python(FORKER, &["30"]), spec, Duration::from_secs(3));
+    show("python forker", &o);
+    assert!(o.timed_out);
+    if p.user_namespace {
+        assert_eq!(o.stdout, "forked 15 errno 11\n");
+        assert_eq!(o.applied.state(Guard::Processes), State::Enforced);
+        assert_eq!(
+            o.applied.control(Guard::Processes).unwrap().by,
+            [Mechanism::Rlimit, Mechanism::UserNamespace]
+        );
+    }
+}
+
+#[test]
+fn the_process_limit_counts_each_run_separately() {
+    if !probe().user_namespace {
+        return;
+    }
+    let s = Scene::new();
+    let spec = s.spec().limits(Limits::none().processes(8));
+    // One run holds its 8 processes while a second run of the same user starts.
+    let holder = {
+        let spec = spec.clone();
+        std::thread::spawn(move || run(python(FORKER, &["4"]), spec, Duration::from_secs(10)))
+    };
+    std::thread::sleep(Duration::from_millis(1500));
+    let second = run(python(FORKER, &["0.1"]), spec, Duration::from_secs(10));
+    let first = holder.join().unwrap();
+    assert_eq!(first.stdout, "forked 7 errno 11\n");
+    assert_eq!(second.stdout, "forked 7 errno 11\n");
+}
+
+#[test]
+fn a_cpu_spin_is_stopped_by_the_cpu_limit() {
+    let s = Scene::new();
+    let spec = s.spec().limits(Limits::none().cpu_seconds(1));
+    let o = run(python("while True: pass", &[]), spec, DEADLINE);
+    show("cpu spin", &o);
+    assert!(
+        !o.timed_out,
+        "the test deadline stopped it, not the CPU limit"
+    );
+    assert!(
+        matches!(o.status.signal(), Some(libc_sigxcpu) if libc_sigxcpu == 24 || libc_sigxcpu == 9),
+        "{:?}",
+        o.status
+    );
+    assert_eq!(o.applied.state(Guard::CpuTime), State::Enforced);
+
+    // A shell loop too.
+    let spec = s.spec().limits(Limits::none().cpu_seconds(1));
+    let o = run(sh("while :; do :; done"), spec, DEADLINE);
+    assert!(!o.timed_out);
+    assert!(o.status.signal().is_some(), "{:?}", o.status);
+}
+
+const LINKS: &str = "\
+import os, sys
+out, canary = sys.argv[1], sys.argv[2]
+def attempt(what, f):
+    try:
+        r = f()
+        print(what, 'done', r if isinstance(r, str) else '')
+    except OSError as e:
+        print(what, 'denied', e.errno)
+attempt('symlink', lambda: os.symlink(canary, os.path.join(out, 'link')))
+attempt('hardlink', lambda: os.link(canary, os.path.join(out, 'hard')))
+attempt('write-through-planted', lambda: open(os.path.join(out, 'planted'), 'w').write('pwned'))
+attempt('read-through-planted', lambda: open(os.path.join(out, 'planted')).read())
+attempt('write-through-planted-dir', lambda: open(os.path.join(out, 'planted-dir', 'new.txt'), 'w').write('pwned'))
+";
+
+#[test]
+fn a_symlink_planted_in_the_output_folder_pointing_outside() {
+    let s = Scene::new();
+    std::os::unix::fs::symlink(&s.canary, s.out().join("planted")).unwrap();
+    std::os::unix::fs::symlink(s.outside.path(), s.out().join("planted-dir")).unwrap();
+    let o = run(
+        python(LINKS, &[path(s.out()), path(&s.canary)]),
+        s.spec(),
+        DEADLINE,
+    );
+    show("symlinks", &o);
+    assert!(o.ok(), "{}", o.stderr);
+    if landlock() {
+        for line in o.stdout.lines() {
+            assert!(line.contains(" denied "), "{line}");
+        }
+        assert_eq!(o.stdout.lines().count(), 5);
+        assert!(!s.out().join("link").exists() && !s.out().join("hard").exists());
+    }
+    s.assert_canary_intact();
+
+    // Granted writing anywhere, the child may make links (the canary stays intact: only the
+    // link is made, and reading through it works).
+    let mut spec = s.spec();
+    spec.write_anywhere = true;
+    let o = run(
+        python(
+            "import os, sys; os.symlink(sys.argv[2], os.path.join(sys.argv[1], 'link')); print(open(os.path.join(sys.argv[1], 'link')).read(), end='')",
+            &[path(s.out()), path(&s.canary)],
+        ),
+        spec,
+        DEADLINE,
+    );
+    assert!(o.ok(), "{}", o.stderr);
+    assert_eq!(o.stdout, CANARY_TEXT);
+    s.assert_canary_intact();
+}
+
+#[test]
+fn starting_other_programs_needs_the_grant() {
+    let s = Scene::new();
+    std::fs::write(s.out().join("note.txt"), "hello\n").unwrap();
+    let script = "/bin/cat note.txt";
+    let mut cmd = sh(script);
+    cmd.current_dir(s.out());
+    let o = run(cmd, s.spec(), DEADLINE);
+    show("exec denied", &o);
+    if landlock() {
+        assert_eq!(o.status.code(), Some(126), "{}", o.stderr);
+        assert!(o.stdout.is_empty());
+    }
+    // The shell's builtins still work.
+    let mut cmd = sh("read line < note.txt; echo \"$line\"");
+    cmd.current_dir(s.out());
+    let o = run(cmd, s.spec(), DEADLINE);
+    assert_eq!(o.stdout, "hello\n", "{}", o.stderr);
+
+    let mut spec = s.spec();
+    spec.exec_anywhere = true;
+    let mut cmd = sh(script);
+    cmd.current_dir(s.out());
+    let o = run(cmd, spec, DEADLINE);
+    assert_eq!(o.stdout, "hello\n", "{}", o.stderr);
+}
+
+#[test]
+fn the_child_never_runs_as_root() {
+    let s = Scene::new();
+    let code = "\
+import os
+print(os.getuid(), os.geteuid(), os.getgid(), os.getgroups())
+try:
+    os.setuid(0)
+    print('root again')
+except OSError as e:
+    print('setuid denied', e.errno)
+";
+    let o = run(python(code, &[]), s.spec(), DEADLINE);
+    show("identity", &o);
+    assert!(o.ok(), "{}", o.stderr);
+    assert!(o.stdout.contains("setuid denied"), "{}", o.stdout);
+    assert!(!o.stdout.contains("root again"), "{}", o.stdout);
+    if probe().root {
+        assert!(
+            o.stdout.starts_with("65534 65534 65534 []\n"),
+            "{}",
+            o.stdout
+        );
+        assert_eq!(
+            o.applied.control(Guard::Root).unwrap().by,
+            [Mechanism::DropRoot]
+        );
+    } else {
+        assert!(!o.stdout.starts_with("0 "), "{}", o.stdout);
+    }
+}
+
+#[test]
+fn leaving_the_process_group_and_new_namespaces_are_denied() {
+    if !probe().seccomp {
+        return;
+    }
+    let s = Scene::new();
+    let code = "\
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+for what, f in [('setsid', os.setsid), ('setpgid', lambda: os.setpgid(0, 0))]:
+    try:
+        f()
+        print(what, 'done')
+    except OSError as e:
+        print(what, 'denied', e.errno)
+CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
+for what, flags in [('unshare-user', CLONE_NEWUSER), ('unshare-net', CLONE_NEWNET)]:
+    r = libc.unshare(flags)
+    print(what, 'done' if r == 0 else 'denied %d' % ctypes.get_errno())
+# A child that tries to escape the group and outlive the run.
+pid = os.fork()
+if pid == 0:
+    try:
+        os.setsid()
+    except OSError:
+        pass
+    import time
+    time.sleep(60)
+    os._exit(0)
+print('forked')
+";
+    let o = run(python(code, &[]), s.spec(), Duration::from_secs(5));
+    show("escape", &o);
+    assert_eq!(
+        o.stdout,
+        "setsid denied 1\nsetpgid denied 1\nunshare-user denied 1\nunshare-net denied 1\nforked\n",
+        "{}",
+        o.stderr
+    );
+    // `run` checked that the sleeping child died with the group.
+}
+
+#[test]
+fn signalling_a_process_outside_the_run() {
+    if !probe().landlock_scope() {
+        return;
+    }
+    let s = Scene::new();
+    // A process of the same user, outside the sandbox.
+    let mut victim = std::process::Command::new("/bin/sleep");
+    victim.arg("30");
+    if probe().root {
+        use std::os::unix::process::CommandExt;
+        victim.uid(65534).gid(65534);
+    }
+    let mut victim = victim.spawn().unwrap();
+    let code = "import os, sys\ntry:\n    os.kill(int(sys.argv[1]), 15)\n    print('killed')\nexcept OSError as e:\n    print('denied', e.errno)\n";
+    let o = run(
+        python(code, &[&victim.id().to_string()]),
+        s.spec(),
+        DEADLINE,
+    );
+    show("signal", &o);
+    let alive = victim.try_wait().unwrap().is_none();
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    assert_eq!(o.stdout, "denied 1\n", "{}", o.stderr);
+    assert!(alive, "the victim was killed");
+}
+
+#[test]
+fn inherited_file_descriptors_are_closed() {
+    let s = Scene::new();
+    // A descriptor on the canary, inheritable (as a careless parent might leave one).
+    let f = std::fs::File::open(&s.canary).unwrap();
+    rustix::io::fcntl_setfd(&f, rustix::io::FdFlags::empty()).unwrap();
+    let code = "\
+import os
+seen = []
+for fd in range(3, 256):
+    try:
+        os.read(fd, 100)
+        seen.append(fd)
+    except OSError:
+        pass
+print('readable', seen)
+";
+    let o = run(python(code, &[]), s.spec(), DEADLINE);
+    drop(f);
+    show("fds", &o);
+    assert_eq!(o.stdout, "readable []\n", "{}", o.stderr);
+}
+
+#[test]
+fn file_size_open_files_and_memory_limits() {
+    let s = Scene::new();
+    let big = s.out().join("big.bin");
+    let code = "\
+import sys
+try:
+    with open(sys.argv[1], 'wb') as f:
+        for _ in range(4):
+            f.write(b'x' * (1 << 20))
+    print('wrote')
+except OSError as e:
+    print('denied', e.errno)
+";
+    let spec = s.spec().limits(Limits::none().file_size(1 << 20));
+    let o = run(python(code, &[path(&big)]), spec, DEADLINE);
+    show("file size", &o);
+    assert_eq!(o.stdout, "denied 27\n", "{}", o.stderr);
+    assert!(std::fs::metadata(&big).unwrap().len() <= 1 << 20);
+
+    let code = "\
+import sys
+files = []
+try:
+    for i in range(200):
+        files.append(open(sys.argv[1]))
+    print('opened', len(files))
+except OSError as e:
+    print('stopped', e.errno)
+";
+    let spec = s.spec().limits(Limits::none().open_files(32));
+    let o = run(python(code, &["/dev/null"]), spec, DEADLINE);
+    assert_eq!(o.stdout, "stopped 24\n", "{}", o.stderr);
+
+    let code = "\
+try:
+    b = bytearray(1 << 30)
+    print('allocated')
+except MemoryError:
+    print('refused')
+";
+    let spec = s.spec().limits(Limits::none().address_space(512 << 20));
+    let o = run(python(code, &[]), spec, DEADLINE);
+    assert_eq!(o.stdout, "refused\n", "{}", o.stderr);
+    let spec = s.spec();
+    let o = run(python(code, &[]), spec, DEADLINE);
+    assert_eq!(o.stdout, "allocated\n", "{}", o.stderr);
+}

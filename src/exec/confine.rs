@@ -1,0 +1,744 @@
+//! The pack's permissions made the real limits of its process: the mapping from the permission
+//! vocabulary to a [`skillbake_sandbox::Spec`], the run's environment allow-list, the default
+//! resource limits, the refusal of high-risk packs where the kernel cannot enforce the limits,
+//! and the preparation a root parent needs to hand the run to an unprivileged user.
+//!
+//! | declared permission | sandbox |
+//! |---|---|
+//! | (none) | reads: the pack, the output folder, the interpreter's runtime; writes: the output folder (regular files and folders only); no socket; only the interpreter may be executed; 64 processes and threads |
+//! | `filesystem:read` | reading any file the run's user may read |
+//! | `filesystem:write` | writing anywhere the run's user may write |
+//! | `smtp` | TCP connections to ports 25, 465, 587 and 2525, and name resolution (UDP, TCP 53) |
+//! | `network` | any connection |
+//! | `subprocess` | executing any program of the readable trees; 512 processes and threads |
+//!
+//! The run gets what its pack **declares**, not everything the policy grants (the policy check
+//! has already made sure the declared permissions are granted).
+//!
+//! **Environment**: cleared, then `PATH` (the parent's, without folders the run's user cannot
+//! reach), `HOME` and `TMPDIR` (both the output folder), the locale (`LANG`, `LANGUAGE`,
+//! `LC_*`) and `TZ` from the parent, `OUTPUT_DIR` and what the executor and the policy set
+//! ([`Policy::env`]), and the parent's variables the policy passes through
+//! ([`Policy::pass_env`]). Nothing else of the parent's environment reaches the script.
+//!
+//! **Root**: when skillbake runs as root the script runs as `nobody` (65534:65534, or
+//! [`Policy::run_as`]). The run's own output folder is handed to that user; the verified pack is
+//! copied into a private read-only view the user can read (root's cache is not readable by it),
+//! removed after the run; the interpreter is the first one on `PATH` that user can execute.
+//!
+//! **High-risk packs** (declaring `network`, `smtp`, `filesystem:write`, `filesystem` or
+//! `subprocess`) are refused with `PERMISSION_DENIED` when any isolation guard of the sandbox
+//! (files, network, other processes, system calls, the process group, root, environment,
+//! descriptors) is not enforced on this system, unless the policy accepts running unconfined
+//! ([`Policy::allow_unconfined`], `--unconfined`). Other packs run, and the result's metadata
+//! (`meta.sandbox.not_enforced`) lists what is not enforced.
+
+use super::audit::AuditLog;
+use super::policy::Policy;
+use super::spawn::Confinement;
+use skillbake_format::permission::Set;
+#[cfg(unix)]
+use {
+    super::outcome::{ErrorCode, Failure},
+    super::spawn::Folders,
+    serde_json::{json, Value},
+    skillbake_format::permission::{self, SMTP_PORTS},
+    skillbake_sandbox as sandbox,
+    std::ffi::{OsStr, OsString},
+    std::path::{Path, PathBuf},
+    std::process::Command,
+    std::time::Duration,
+};
+
+/// Default CPU time of each process when the timeout does not set one: the timeout itself.
+/// Default address space of each process: 2 GiB.
+pub const DEFAULT_MEMORY: u64 = 2 << 30;
+/// Default size of any one file a script writes: 256 MiB.
+pub const DEFAULT_FILE_SIZE: u64 = 256 << 20;
+/// Default open files of each process.
+pub const DEFAULT_OPEN_FILES: u64 = 1024;
+/// Default processes and threads of a run without `subprocess`.
+pub const DEFAULT_PROCESSES: u64 = 64;
+/// Default processes and threads of a run with `subprocess`.
+pub const DEFAULT_PROCESSES_SUBPROCESS: u64 = 512;
+
+/// The permissions whose packs are refused where the sandbox has a gap.
+pub const HIGH_RISK: Set = Set::NETWORK
+    .union(Set::SMTP)
+    .union(Set::FILESYSTEM_WRITE)
+    .union(Set::SUBPROCESS);
+
+/// Parent variables every run keeps (when set).
+const KEPT_ENV: &[&str] = &["LANG", "LANGUAGE", "TZ"];
+
+/// Resource limits of each run; `None` takes the default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct Limits {
+    /// CPU seconds of each process (default: the run's timeout, rounded up).
+    pub cpu_seconds: Option<u64>,
+    /// Address space of each process in bytes (default [`DEFAULT_MEMORY`]).
+    pub memory: Option<u64>,
+    /// Size of any one file written, in bytes (default [`DEFAULT_FILE_SIZE`]).
+    pub file_size: Option<u64>,
+    /// Open files of each process (default [`DEFAULT_OPEN_FILES`]).
+    pub open_files: Option<u64>,
+    /// Processes and threads of the run (default [`DEFAULT_PROCESSES`], or
+    /// [`DEFAULT_PROCESSES_SUBPROCESS`] for a pack declaring `subprocess`).
+    pub processes: Option<u64>,
+}
+
+impl Limits {
+    /// No override: every default.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the CPU limit.
+    pub fn cpu_seconds(mut self, v: u64) -> Self {
+        self.cpu_seconds = Some(v);
+        self
+    }
+
+    /// Sets the address-space limit.
+    pub fn memory(mut self, bytes: u64) -> Self {
+        self.memory = Some(bytes);
+        self
+    }
+
+    /// Sets the file-size limit.
+    pub fn file_size(mut self, bytes: u64) -> Self {
+        self.file_size = Some(bytes);
+        self
+    }
+
+    /// Sets the open-files limit.
+    pub fn open_files(mut self, v: u64) -> Self {
+        self.open_files = Some(v);
+        self
+    }
+
+    /// Sets the process limit.
+    pub fn processes(mut self, v: u64) -> Self {
+        self.processes = Some(v);
+        self
+    }
+}
+
+/// The sandbox part of a [`Policy`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SandboxPolicy {
+    pub(crate) allow_unconfined: bool,
+    pub(crate) limits: Limits,
+    pub(crate) pass_env: Vec<String>,
+    pub(crate) run_as: Option<(u32, u32)>,
+    pub(crate) audit: Option<AuditLog>,
+}
+
+impl Policy {
+    /// Accepts running high-risk packs where the sandbox cannot enforce every guard (default:
+    /// refused with `PERMISSION_DENIED`). The result's metadata still lists the gaps.
+    pub fn allow_unconfined(mut self, yes: bool) -> Self {
+        self.sandbox.allow_unconfined = yes;
+        self
+    }
+
+    /// Overrides the resource limits of runs.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.sandbox.limits = limits;
+        self
+    }
+
+    /// Passes the parent's variable `name` (when set) to every script; `PREFIX*` passes every
+    /// variable starting with `PREFIX`. Everything not passed through or set with
+    /// [`Policy::env`] stays hidden.
+    pub fn pass_env(mut self, name: impl Into<String>) -> Self {
+        let name = name.into();
+        if !self.sandbox.pass_env.contains(&name) {
+            self.sandbox.pass_env.push(name);
+        }
+        self
+    }
+
+    /// The unprivileged user and group scripts run as when skillbake runs as root (default
+    /// `nobody`, 65534:65534). Root (0) is refused when the run starts.
+    pub fn run_as(mut self, uid: u32, gid: u32) -> Self {
+        self.sandbox.run_as = Some((uid, gid));
+        self
+    }
+
+    /// Appends one JSON line per call to `log` (see [`AuditLog`]).
+    pub fn audit_log(mut self, log: AuditLog) -> Self {
+        self.sandbox.audit = Some(log);
+        self
+    }
+
+    /// The audit log, if any.
+    pub fn audit(&self) -> Option<&AuditLog> {
+        self.sandbox.audit.as_ref()
+    }
+
+    /// Whether high-risk packs may run where the sandbox has gaps.
+    pub fn unconfined_allowed(&self) -> bool {
+        self.sandbox.allow_unconfined
+    }
+}
+
+#[cfg(unix)]
+/// What the run is allowed, from what its pack declares.
+fn spec_for(declared: Set, policy: &Policy, timeout: Duration) -> sandbox::Spec {
+    let l = policy.sandbox.limits;
+    let subprocess = declared.covers(Set::SUBPROCESS);
+    let cpu = l
+        .cpu_seconds
+        .unwrap_or_else(|| timeout.as_secs() + u64::from(timeout.subsec_nanos() > 0))
+        .max(1);
+    let mut spec = sandbox::Spec::new().system_runtime().limits(
+        sandbox::Limits::none()
+            .cpu_seconds(cpu)
+            .address_space(l.memory.unwrap_or(DEFAULT_MEMORY))
+            .file_size(l.file_size.unwrap_or(DEFAULT_FILE_SIZE))
+            .open_files(l.open_files.unwrap_or(DEFAULT_OPEN_FILES))
+            .processes(l.processes.unwrap_or(if subprocess {
+                DEFAULT_PROCESSES_SUBPROCESS
+            } else {
+                DEFAULT_PROCESSES
+            })),
+    );
+    spec.network = if declared.covers(Set::NETWORK) {
+        sandbox::Network::Unrestricted
+    } else if declared.covers(Set::SMTP) {
+        sandbox::Network::TcpConnect {
+            ports: SMTP_PORTS.to_vec(),
+            name_resolution: true,
+        }
+    } else {
+        sandbox::Network::Denied
+    };
+    spec.read_anywhere = declared.covers(Set::FILESYSTEM_READ);
+    spec.write_anywhere = declared.covers(Set::FILESYSTEM_WRITE);
+    spec.exec_anywhere = subprocess;
+    if let Some((uid, gid)) = policy.sandbox.run_as {
+        spec.run_as = sandbox::Identity { uid, gid };
+    }
+    spec
+}
+
+#[cfg(unix)]
+/// The user the script runs as.
+fn identity(spec: &sandbox::Spec) -> sandbox::Identity {
+    let p = sandbox::probe();
+    if p.root {
+        spec.run_as
+    } else {
+        sandbox::Identity {
+            uid: p.uid,
+            gid: p.gid,
+        }
+    }
+}
+
+#[cfg(unix)]
+/// The parent's `PATH` without the folders `who` cannot search (when the script changes user).
+fn child_path(who: sandbox::Identity, dropping: bool) -> OsString {
+    let path = std::env::var_os("PATH").unwrap_or_else(|| OsString::from("/usr/bin:/bin"));
+    let kept: Vec<PathBuf> = std::env::split_paths(&path)
+        .filter(|d| d.is_absolute() && d.is_dir())
+        .filter(|d| !dropping || sandbox::check_access(d, who, sandbox::Access::Read).is_ok())
+        .collect();
+    std::env::join_paths(kept).unwrap_or_else(|_| OsString::from("/usr/bin:/bin"))
+}
+
+#[cfg(unix)]
+/// The run's environment: the allow-list, then what the command sets, then pass-through.
+fn environment(
+    command: &Command,
+    policy: &Policy,
+    output: &Path,
+    path: OsString,
+) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = vec![
+        ("PATH".into(), path),
+        ("HOME".into(), output.as_os_str().to_owned()),
+        ("TMPDIR".into(), output.as_os_str().to_owned()),
+    ];
+    for (k, v) in std::env::vars_os() {
+        let keep = KEPT_ENV.iter().any(|n| k == *n) || k.to_string_lossy().starts_with("LC_");
+        if keep {
+            env.push((k, v));
+        }
+    }
+    for (k, v) in command.get_envs() {
+        if let Some(v) = v {
+            env.push((k.to_owned(), v.to_owned()));
+        }
+    }
+    for name in &policy.sandbox.pass_env {
+        match name.strip_suffix('*') {
+            Some(prefix) => env.extend(
+                std::env::vars_os().filter(|(k, _)| k.to_string_lossy().starts_with(prefix)),
+            ),
+            None => {
+                if let Some(v) = std::env::var_os(name) {
+                    env.push((name.into(), v));
+                }
+            }
+        }
+    }
+    // Later entries win, one entry per name, sorted.
+    let mut out: Vec<(OsString, OsString)> = Vec::new();
+    for (k, v) in env.into_iter().rev() {
+        if !out.iter().any(|(n, _)| *n == k) {
+            out.push((k, v));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(unix)]
+fn is_elf(p: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 4];
+    std::fs::File::open(p)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && &head == b"\x7fELF"
+}
+
+#[cfg(unix)]
+/// The interpreter the script's user runs: the command's program when it is a real program
+/// that user can execute, else the first program of that name on `PATH` that is (a version
+/// manager's shim is a script that starts other programs, which the sandbox does not allow).
+fn interpreter_for(
+    program: &Path,
+    who: sandbox::Identity,
+    dropping: bool,
+    path: &OsStr,
+) -> PathBuf {
+    let usable = |p: &Path| {
+        is_elf(p) && (!dropping || sandbox::check_access(p, who, sandbox::Access::Execute).is_ok())
+    };
+    if usable(program) {
+        return program.to_path_buf();
+    }
+    // By the name it was called (`python3`), then by the name of the file it leads to
+    // (`python3.11`, for a virtual environment's link into a home folder).
+    let mut names: Vec<OsString> = program
+        .file_name()
+        .map(OsStr::to_owned)
+        .into_iter()
+        .collect();
+    if let Some(real) = std::fs::canonicalize(program)
+        .ok()
+        .and_then(|r| r.file_name().map(OsStr::to_owned))
+    {
+        if !names.contains(&real) {
+            names.push(real);
+        }
+    }
+    names
+        .iter()
+        .flat_map(|name| std::env::split_paths(path).map(move |d| d.join(name)))
+        .find(|p| p.is_file() && usable(p))
+        .unwrap_or_else(|| program.to_path_buf())
+}
+
+#[cfg(unix)]
+/// Where an interpreter keeps its libraries: `<prefix>` of `<prefix>/bin/<name>`, when that is
+/// not already a system folder.
+fn interpreter_prefix(program: &Path) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(program).ok()?;
+    let bin = real.parent()?;
+    if bin.file_name() != Some(OsStr::new("bin")) {
+        return None;
+    }
+    let prefix = bin.parent()?;
+    let system = ["/", "/usr", "/usr/local"];
+    (!system.iter().any(|s| prefix == Path::new(s))).then(|| prefix.to_path_buf())
+}
+
+#[cfg(unix)]
+/// A copy of the verified pack that the script's user can read: folders 0750 and files 0440
+/// (0550 when executable), owned by root with the user's group, in a new private folder.
+fn pack_view(pack: &Path, gid: u32) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+    let root = std::env::temp_dir().join(super::unique("skillbake-pack"));
+    std::fs::DirBuilder::new().mode(0o700).create(&root)?;
+    let copy = || -> std::io::Result<()> {
+        let mut stack = vec![(pack.to_path_buf(), root.clone())];
+        while let Some((from, to)) = stack.pop() {
+            for entry in std::fs::read_dir(&from)? {
+                let entry = entry?;
+                let kind = entry.file_type()?;
+                let target = to.join(entry.file_name());
+                if kind.is_dir() {
+                    std::fs::DirBuilder::new().mode(0o700).create(&target)?;
+                    stack.push((entry.path(), target));
+                } else if kind.is_file() {
+                    let bytes = std::fs::read(entry.path())?;
+                    let exec = entry.metadata()?.permissions().mode() & 0o111 != 0;
+                    let mut f = std::fs::OpenOptions::new()
+                        .write(true)
+                        .create_new(true)
+                        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+                        .mode(0o600)
+                        .open(&target)?;
+                    std::io::Write::write_all(&mut f, &bytes)?;
+                    drop(f);
+                    std::os::unix::fs::chown(&target, Some(0), Some(gid))?;
+                    let mode = if exec { 0o550 } else { 0o440 };
+                    std::fs::set_permissions(&target, PermissionsExt::from_mode(mode))?;
+                }
+                // The verified cache holds only files and folders.
+            }
+            std::os::unix::fs::chown(&to, Some(0), Some(gid))?;
+            std::fs::set_permissions(&to, PermissionsExt::from_mode(0o750))?;
+        }
+        Ok(())
+    };
+    match copy() {
+        Ok(()) => Ok(root),
+        Err(e) => {
+            let _ = remove_view(&root);
+            Err(e)
+        }
+    }
+}
+
+#[cfg(unix)]
+/// Removes a pack view (only made by a root parent, which may remove read-only folders).
+fn remove_view(root: &Path) -> std::io::Result<()> {
+    std::fs::remove_dir_all(root)
+}
+
+/// Called by the executor after a run: removes what `apply` made for it.
+pub(crate) fn finish(confinement: &Confinement) {
+    #[cfg(unix)]
+    if let Some(view) = &confinement.pack_view {
+        let _ = remove_view(view);
+    }
+    #[cfg(not(unix))]
+    let _ = confinement;
+}
+
+#[cfg(unix)]
+/// `command` rebuilt with every argument below `from` moved below `to`.
+fn rebase(command: &Command, program: &Path, from: &Path, to: &Path) -> Command {
+    let mut c = Command::new(program);
+    for a in command.get_args() {
+        let p = Path::new(a);
+        match p.strip_prefix(from) {
+            Ok(rest) if p.is_absolute() => c.arg(to.join(rest)),
+            _ => c.arg(a),
+        };
+    }
+    if let Some(dir) = command.get_current_dir() {
+        c.current_dir(dir);
+    }
+    for (k, v) in command.get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    c
+}
+
+/// Gives the script's user the run's output folder when it cannot write there: only an empty
+/// folder (the run's own, or a new one the policy named) changes owner; a folder that already
+/// holds something must be made writable for that user by its owner.
+#[cfg(unix)]
+fn hand_over(output: &Path, who: sandbox::Identity) -> Result<(), Failure> {
+    if sandbox::check_access(output, who, sandbox::Access::Write).is_ok() {
+        return Ok(());
+    }
+    let empty = std::fs::read_dir(output).is_ok_and(|mut d| d.next().is_none());
+    if !empty {
+        return Err(failure(format!(
+            "The output folder {} is not writable by the sandbox user {}:{} and already holds files, so the script was not started. Make it writable for that user, choose an empty or new folder, or run skillbake as an unprivileged user.",
+            output.display(),
+            who.uid,
+            who.gid
+        )));
+    }
+    std::os::unix::fs::chown(output, Some(who.uid), Some(who.gid)).map_err(|e| {
+        failure(format!(
+            "The output folder {} could not be handed to the sandbox user {}:{} ({e}), so the script was not started.",
+            output.display(),
+            who.uid,
+            who.gid
+        ))
+    })
+}
+
+#[cfg(unix)]
+fn failure(message: String) -> Failure {
+    Failure::new(ErrorCode::ExecFailed, message)
+}
+
+#[cfg(unix)]
+/// The report as the result's `meta.sandbox`.
+fn confinement(
+    applied: &sandbox::Applied,
+    env: &[(OsString, OsString)],
+    program: &Path,
+    declared: Set,
+    policy: &Policy,
+) -> Confinement {
+    let mut c = Confinement {
+        mode: applied.mode.as_str().to_string(),
+        ..Confinement::default()
+    };
+    for ctl in &applied.controls {
+        let line = format!("{}: {}", ctl.guard, ctl.detail);
+        match ctl.state {
+            sandbox::State::Enforced => c.enforced.push(line),
+            sandbox::State::Partial | sandbox::State::NotEnforced => c.not_enforced.push(line),
+            sandbox::State::Allowed | sandbox::State::Unlimited => {}
+        }
+    }
+    c.enforced
+        .push("timeout: the process group is killed".into());
+    c.enforced.push("output: capped, then stopped".into());
+    c.env = env
+        .iter()
+        .map(|(k, _)| k.to_string_lossy().into_owned())
+        .collect();
+    c.details = json!({
+        "program": program.display().to_string(),
+        "uid": applied.uid,
+        "gid": applied.gid,
+        "landlock_abi": applied.landlock_abi,
+        "mechanisms": applied.mechanisms().iter().map(|m| m.as_str()).collect::<Vec<_>>(),
+        "permissions_used": permission::names_for(declared),
+        "unconfined_allowed": policy.sandbox.allow_unconfined,
+        "guards": applied.controls.iter().map(|c| json!({
+            "guard": c.guard.as_str(),
+            "state": c.state.as_str(),
+            "by": c.by.iter().map(|m| m.as_str()).collect::<Vec<_>>(),
+            "detail": c.detail,
+        })).collect::<Vec<Value>>(),
+    });
+    c
+}
+
+#[cfg(unix)]
+/// Refuses a high-risk pack where the sandbox has gaps (unless the policy accepts it).
+fn refuse_high_risk(
+    applied: &sandbox::Applied,
+    declared: Set,
+    policy: &Policy,
+) -> Result<(), Failure> {
+    if policy.sandbox.allow_unconfined || !declared.intersects(HIGH_RISK) {
+        return Ok(());
+    }
+    // Isolation gaps refuse; a resource limit the kernel cannot set is only reported.
+    let limit = |g: sandbox::Guard| {
+        matches!(
+            g,
+            sandbox::Guard::CpuTime
+                | sandbox::Guard::AddressSpace
+                | sandbox::Guard::FileSize
+                | sandbox::Guard::OpenFiles
+                | sandbox::Guard::Processes
+        )
+    };
+    let gaps: Vec<String> = applied
+        .gaps()
+        .filter(|g| !limit(g.guard))
+        .map(|g| format!("{} ({})", g.guard, g.detail))
+        .collect();
+    if gaps.is_empty() {
+        return Ok(());
+    }
+    let risky = permission::ALL
+        .iter()
+        .filter(|p| declared.covers(p.needs) && p.needs.intersects(HIGH_RISK))
+        .map(|p| format!("`{}`", p.name))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Err(Failure::new(
+        ErrorCode::PermissionDenied,
+        format!(
+            "This pack declares {risky}, a high-risk permission, and this system cannot enforce the sandbox's limits for it: {}. It was not started. To run it anyway, accept running it unconfined: `--unconfined` on the command line, or `Policy::allow_unconfined(true)` in the library.",
+            gaps.join("; ")
+        ),
+    ))
+}
+
+#[cfg(unix)]
+/// Confines `command` for a pack declaring `declared` under `policy` (see the module
+/// documentation). With `apply` false, nothing is changed or written: the report says what
+/// would apply.
+pub(crate) fn apply(
+    command: &mut Command,
+    policy: &Policy,
+    folders: &Folders,
+    declared: Set,
+    timeout: Duration,
+    apply: bool,
+) -> Result<Confinement, Failure> {
+    let mut spec = spec_for(declared, policy, timeout);
+    let who = identity(&spec);
+    let dropping = sandbox::probe().root;
+    if dropping && (who.uid == 0 || who.gid == 0) {
+        return Err(Failure::new(
+            ErrorCode::PermissionDenied,
+            format!(
+                "Scripts never run as root, and the policy names {}:{} as the sandbox user. Choose an unprivileged user (`Policy::run_as`); the default is nobody (65534:65534).",
+                who.uid, who.gid
+            ),
+        ));
+    }
+    let path = child_path(who, dropping);
+    let program = interpreter_for(Path::new(command.get_program()), who, dropping, &path);
+    if let Some(prefix) = interpreter_prefix(&program) {
+        spec.read_only.push(prefix);
+    }
+    spec.env = environment(command, policy, &folders.output, path);
+    // The working folder is where the script starts, not a grant: reading it takes
+    // `filesystem:read` like any other folder.
+
+    if !apply {
+        spec.read_only.push(folders.pack.clone());
+        spec.read_write.push(folders.output.clone());
+        let applied = sandbox::preview(&spec);
+        refuse_high_risk(&applied, declared, policy)?;
+        return Ok(confinement(&applied, &spec.env, &program, declared, policy));
+    }
+
+    // A root parent hands the run's own output folder to the script's user, and gives it a
+    // readable copy of the pack.
+    let mut view = None;
+    let mut rebuilt = rebase(command, &program, &folders.pack, &folders.pack);
+    if dropping {
+        hand_over(&folders.output, who)?;
+        let v = pack_view(&folders.pack, who.gid).map_err(|e| {
+            failure(format!(
+                "The pack could not be copied where the sandbox user {}:{} can read it ({e}), so the script was not started.",
+                who.uid, who.gid
+            ))
+        })?;
+        rebuilt = rebase(command, &program, &folders.pack, &v);
+        spec.read_only.push(v.clone());
+        view = Some(v);
+    } else {
+        spec.read_only.push(folders.pack.clone());
+    }
+    spec.read_write.push(folders.output.clone());
+
+    let result = sandbox::confine(&mut rebuilt, &spec)
+        .map_err(|e| {
+            failure(format!(
+                "The script could not be confined, so it was not started: {e}."
+            ))
+        })
+        .and_then(|applied| {
+            refuse_high_risk(&applied, declared, policy)?;
+            Ok(applied)
+        });
+    match result {
+        Ok(applied) => {
+            *command = rebuilt;
+            let mut c = confinement(&applied, &spec.env, &program, declared, policy);
+            c.pack_view = view;
+            Ok(c)
+        }
+        Err(f) => {
+            if let Some(v) = view {
+                let _ = remove_view(&v);
+            }
+            Err(f)
+        }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use sandbox::{Control, Guard, Mode, State};
+
+    fn applied(gap: Option<Guard>) -> sandbox::Applied {
+        let controls = Guard::ALL
+            .iter()
+            .map(|&g| Control {
+                guard: g,
+                state: if Some(g) == gap {
+                    State::NotEnforced
+                } else {
+                    State::Enforced
+                },
+                by: Vec::new(),
+                detail: format!("{g} detail"),
+            })
+            .collect();
+        sandbox::Applied {
+            mode: if gap.is_some() {
+                Mode::Partial
+            } else {
+                Mode::Confined
+            },
+            landlock_abi: Some(7),
+            uid: 65534,
+            gid: 65534,
+            controls,
+        }
+    }
+
+    #[test]
+    fn high_risk_packs_are_refused_only_where_a_guard_is_open() {
+        let policy = Policy::new();
+        let open = applied(Some(Guard::Network));
+        // No declared permission, or only reading: runs, the gap is reported.
+        assert!(refuse_high_risk(&open, Set::NONE, &policy).is_ok());
+        assert!(refuse_high_risk(&open, Set::FILESYSTEM_READ, &policy).is_ok());
+        // smtp with a gap: refused, with the gap and how to accept it.
+        let e = refuse_high_risk(&open, Set::SMTP, &policy).unwrap_err();
+        assert_eq!(e.error_code(), Some(ErrorCode::PermissionDenied));
+        assert!(e.message.contains("`smtp`"), "{}", e.message);
+        assert!(
+            e.message.contains("network (network detail)"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("--unconfined"), "{}", e.message);
+        // Accepted by the policy, or nothing open: runs.
+        let accepting = Policy::new().allow_unconfined(true);
+        assert!(refuse_high_risk(&open, Set::SMTP, &accepting).is_ok());
+        assert!(refuse_high_risk(&applied(None), Set::SUBPROCESS, &policy).is_ok());
+        // A resource limit the kernel cannot set is reported, not a reason to refuse.
+        let no_count = applied(Some(Guard::Processes));
+        assert!(refuse_high_risk(&no_count, Set::SMTP, &policy).is_ok());
+    }
+
+    #[test]
+    fn permissions_map_to_the_sandbox() {
+        let t = Duration::from_millis(2500);
+        let none = spec_for(Set::NONE, &Policy::new(), t);
+        assert_eq!(none.network, sandbox::Network::Denied);
+        assert!(!none.read_anywhere && !none.write_anywhere && !none.exec_anywhere);
+        assert_eq!(none.limits.cpu_seconds, Some(3));
+        assert_eq!(none.limits.processes, Some(DEFAULT_PROCESSES));
+        assert_eq!(none.limits.address_space, Some(DEFAULT_MEMORY));
+        let smtp = spec_for(Set::SMTP, &Policy::new(), t);
+        assert_eq!(
+            smtp.network,
+            sandbox::Network::TcpConnect {
+                ports: vec![25, 465, 587, 2525],
+                name_resolution: true
+            }
+        );
+        let all = Set::NETWORK
+            .union(Set::SMTP)
+            .union(Set::FILESYSTEM_READ)
+            .union(Set::FILESYSTEM_WRITE)
+            .union(Set::SUBPROCESS);
+        let all = spec_for(all, &Policy::new().limits(Limits::new().processes(7)), t);
+        assert_eq!(all.network, sandbox::Network::Unrestricted);
+        assert!(all.read_anywhere && all.write_anywhere && all.exec_anywhere);
+        assert_eq!(all.limits.processes, Some(7));
+        let sub = spec_for(Set::SUBPROCESS, &Policy::new(), t);
+        assert_eq!(sub.limits.processes, Some(DEFAULT_PROCESSES_SUBPROCESS));
+    }
+}
