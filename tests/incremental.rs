@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
 use skillbake_build::cache::Stats;
-use skillbake_build::generate::{BYTES_FILE, REGISTRY_RS, TEXT_FILE};
+use skillbake_build::generate::{BYTES_FILE, REGISTRY_RS, ROUTE_FILE, TEXT_FILE};
 use skillbake_build::{CheckOptions, Config};
 use std::path::{Path, PathBuf};
 
@@ -81,7 +81,7 @@ impl Tree {
         std::fs::create_dir_all(&self.clean).unwrap();
         let fresh = self.config(&self.clean).compile_stats().unwrap();
         assert!(!fresh.cache_hit);
-        for file in [REGISTRY_RS, TEXT_FILE, BYTES_FILE] {
+        for file in [REGISTRY_RS, TEXT_FILE, BYTES_FILE, ROUTE_FILE] {
             let a = std::fs::read(self.out.join(file)).unwrap();
             let b = std::fs::read(self.clean.join(file)).unwrap();
             assert!(a == b, "{file} differs from a clean build");
@@ -195,4 +195,67 @@ fn a_damaged_cache_is_ignored() {
     let s = t.build();
     assert!(!s.cache_hit);
     assert_eq!(s.generated, 24);
+}
+
+/// What is decided across packs — which version of a skill is the default (from the agent's
+/// requirements), the routing index, warnings one pack gets because of another — is decided
+/// again on every build from what the cache keeps of each pack: the output matches a clean
+/// build, and a warning raised on a pack taken from the cache is reported with its source.
+#[test]
+fn versions_requirements_and_cross_pack_warnings_survive_the_cache() {
+    let t = Tree::new();
+    let versioned = |version: &str| {
+        format!("---\nname: greet\ndescription: Greets a user by name, version {version}.\nversion: {version}\n---\n# Greet {version}\n")
+    };
+    write(&t.root.join("greet/SKILL.md"), &versioned("2.0.0"));
+    write(&t.root.join("greet@1.0.0/SKILL.md"), &versioned("1.0.0"));
+    write(
+        &t.root.join("skillbake.toml"),
+        "[requires]\ngreet = \"^1\"\n",
+    );
+    let twin =
+        "Summarises quarterly sales figures from the finance spreadsheet into a short table.";
+    for name in ["sales-a", "sales-b"] {
+        write(
+            &t.root.join(name).join("SKILL.md"),
+            &format!("---\nname: {name}\ndescription: {twin}\n---\n# {name}\n"),
+        );
+    }
+    settle();
+    let s = t.build();
+    assert_eq!(s.packs, 28);
+    let near = |report: &skillbake_build::Report| {
+        report
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == skillbake_build::Code::DescriptionNearDuplicate)
+            .map(|d| (d.file.clone(), report.sources.contains_key(&d.file)))
+            .collect::<Vec<_>>()
+    };
+    let opts = CheckOptions::default();
+    let checked = skillbake_build::check(&t.root, &opts);
+    let expected = near(&checked.report);
+    assert!(!expected.is_empty(), "the twins raise no warning");
+    assert!(expected.iter().all(|(_, quoted)| *quoted));
+
+    // Nothing changed: every pack from the cache, the same warnings with their sources.
+    let built = skillbake_build::cache::build(&t.root, &opts, "skills", &t.out).unwrap();
+    assert_eq!(built.stats.generated, 0);
+    assert_eq!(near(&built.report), expected);
+
+    // An edit elsewhere: the default version and the index are decided again, the same way.
+    write(
+        &t.root.join("pack-05/SKILL.md"),
+        &pack("pack-05", "Edited."),
+    );
+    let s = t.build();
+    assert_eq!(s.generated, 1);
+
+    // A new requirement moves the default: the cached packs follow.
+    write(
+        &t.root.join("skillbake.toml"),
+        "[requires]\ngreet = \"^2\"\n",
+    );
+    let s = t.build();
+    assert_eq!(s.packs, 28);
 }
