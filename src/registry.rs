@@ -155,6 +155,7 @@ impl Registry {
     }
 
     /// The generated tables (for the other serve modules).
+    #[cfg(feature = "route")]
     pub(crate) fn __parts(&self) -> &'static Parts {
         self.parts
     }
@@ -191,6 +192,7 @@ impl Registry {
     /// The `n`-th skill in name order, at the version an agent gets by name (what
     /// [`Registry::iter`] yields `n`-th; the routing index numbers skills this way). Without
     /// several versions of a skill that is record `n`; otherwise the records are walked.
+    #[cfg(feature = "route")]
     pub(crate) fn nth_default(&self, n: usize) -> Option<Skill<'_>> {
         if self.rows() == self.len() {
             return self.skill(n);
@@ -359,12 +361,14 @@ impl<'r> Skill<'r> {
     }
 
     /// The registry holding the skill.
+    #[cfg(feature = "route")]
     pub(crate) fn registry(&self) -> &'r Registry {
         self.reg
     }
 
     /// The skill's position among the skills in name order, each at its default version (what
     /// the routing index numbers documents by, and what [`Registry::len`] counts).
+    #[cfg(any(feature = "route", feature = "exec"))]
     pub(crate) fn index(&self) -> usize {
         let reg = self.reg;
         if reg.rows() == reg.len() {

@@ -141,6 +141,25 @@ fn ci() -> Result<(), String> {
             .env("INSTA_UPDATE", "no")
             .env_remove("INSTA_FORCE_PASS"),
     )?;
+    // Each optional subsystem alone, so code that only one feature uses is gated by it (dead
+    // code in one feature set is a warning nothing else would show).
+    for features in ["", "route", "exec", "mcp"] {
+        run(
+            &format!("cargo clippy -p skillbake --no-default-features --features '{features}'"),
+            cargo().args([
+                "clippy",
+                "-p",
+                "skillbake",
+                "--lib",
+                "--no-default-features",
+                "--features",
+                features,
+                "--",
+                "-D",
+                "warnings",
+            ]),
+        )?;
+    }
     run(
         "runtime only (no default features)",
         cargo().args(["test", "-p", "skillbake", "--no-default-features", "--lib"]),

@@ -322,6 +322,41 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
         ]
     };
     let env = vec![("PATH".to_string(), path.clone())];
+    // The program `skillbake run` really starts: as root a run is handed to `nobody`, and the
+    // sandbox replaces an interpreter `nobody` cannot execute (one under a home folder) by the
+    // same version found on PATH. The script alone runs with that program too, so both
+    // runners start the same interpreter.
+    let (python, python_version, python_note) = {
+        let dry: Vec<String> = skillbake(&cache)
+            .into_iter()
+            .chain(["--dry-run".to_string()])
+            .collect();
+        let out = Command::new(&dry[0])
+            .args(&dry[1..])
+            .env("PATH", &path)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("`{}`: cannot start: {e}", display(&dry)))?;
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .map_err(|e| format!("`{}`: no JSON result: {e}", display(&dry)))?;
+        let started = v["data"]["command"][0]
+            .as_str()
+            .map(PathBuf::from)
+            .ok_or_else(|| format!("`{}`: the dry run names no command", display(&dry)))?;
+        if started == python {
+            (python, python_version, String::new())
+        } else {
+            let version = capture(&[s(&started), "--version".into()])?
+                .trim()
+                .to_string();
+            let note = format!(
+                " (`{}`: the sandbox hands the run to `nobody`, who cannot execute `{}`, {python_version}, so it starts the interpreter of that name found on PATH; the script alone runs with it too)",
+                started.display(),
+                python.display()
+            );
+            (started, version, note)
+        }
+    };
     let mut runners = vec![
         Runner {
             name: "direct",
@@ -402,7 +437,7 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
     let mut m = String::new();
     m.push_str("## Running a skill: `skillbake run` against the script alone and DB-GPT\n\n");
     m.push_str(&format!(
-        "Measured by `cargo xtask bench exec --runs {}`: the bundled `read-file` pack reading the first 200 characters of README.md, {python_version} for every runner, {} rounds each running every command in turn (DB-GPT's call included). Medians with min–max; ratios of medians.\n\n",
+        "Measured by `cargo xtask bench exec --runs {}`: the bundled `read-file` pack reading the first 200 characters of README.md, {python_version}{python_note} for skillbake and the script alone, {} rounds each running every command in turn (DB-GPT's call included). Medians with min–max; ratios of medians.\n\n",
         opts.runs, opts.runs
     ));
     m.push_str("| runner | wall time per run | ratio to the script alone |\n|---|---|---:|\n");
