@@ -9,6 +9,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
+mod common;
+
+use common::{copy_tree, Order};
 use serde_json::{json, Value};
 use skillbake::exec::{dbgpt, Executor, Interpreter, Policy};
 use skillbake::Registry;
@@ -71,19 +74,6 @@ fn dbgpt_python() -> Option<PathBuf> {
     None
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
-}
-
 /// How skillbake's reply must relate to DB-GPT's.
 enum Expect {
     /// Byte for byte.
@@ -113,8 +103,8 @@ fn exec_script_answers_what_dbgpt_answers() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let tmp = tempfile::tempdir().unwrap();
     let skills = tmp.path().join("skills");
-    copy_tree(&root.join("tests/fixtures/exec"), &skills);
-    copy_tree(&root.join("skills"), &skills);
+    copy_tree(&root.join("tests/fixtures/exec"), &skills, Order::Sorted);
+    copy_tree(&root.join("skills"), &skills, Order::Sorted);
     let out = tmp.path().join("out");
     let text_file = tmp.path().join("notes.txt");
     std::fs::write(&text_file, "first line\nsecond line é\n").unwrap();

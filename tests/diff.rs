@@ -7,6 +7,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
+mod common;
+
+use common::{copy_tree, Order};
 use skillbake_build::diff::{self, report, Rule};
 use skillbake_build::{check, CheckOptions};
 use std::path::{Path, PathBuf};
@@ -107,19 +110,6 @@ fn git(dir: &Path, args: &[&str]) {
     );
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
-}
-
 /// A repository whose `main` has the bundled `send-email` and `read-file` packs, and a work
 /// tree with a breaking change to `send-email` (a parameter renamed, an enum value removed, a
 /// permission added) released as a minor version.
@@ -130,6 +120,7 @@ fn repository() -> tempfile::TempDir {
         copy_tree(
             &repo.join("skills").join(pack),
             &tmp.path().join("skills").join(pack),
+            Order::Sorted,
         );
     }
     git(tmp.path(), &["init", "-q"]);

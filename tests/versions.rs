@@ -11,6 +11,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
+mod common;
+
+use common::{copy_tree, Order};
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents};
 use rmcp::transport::TokioChildProcess;
 use rmcp::ServiceExt;
@@ -18,19 +21,6 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
-}
 
 const BUILD_RS: &str = r#"fn main() -> Result<(), skillbake_build::Error> {
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
@@ -99,9 +89,9 @@ fn consumer() -> &'static Path {
         let dir = Box::leak(Box::new(tempfile::tempdir().unwrap()));
         let dir = dir.path();
         let skills = dir.join("skills");
-        copy_tree(&repo.join("skills/send-email"), &skills.join("send-email@1.0.0"));
+        copy_tree(&repo.join("skills/send-email"), &skills.join("send-email@1.0.0"), Order::Sorted);
         let v2 = skills.join("send-email");
-        copy_tree(&repo.join("skills/send-email"), &v2);
+        copy_tree(&repo.join("skills/send-email"), &v2, Order::Sorted);
         let md = std::fs::read_to_string(v2.join("SKILL.md")).unwrap();
         let line = md.lines().find(|l| l.starts_with("version:")).unwrap();
         assert_eq!(line, "version: \"1.0.0\"", "the bundled pack's version changed");

@@ -123,45 +123,18 @@ fn kind(v: &Value) -> &'static str {
 fn resolve<'a>(root: &'a Value, schema: &'a Value, depth: usize) -> &'a Value {
     match schema.get("$ref").and_then(Value::as_str) {
         Some(r) if depth < MAX_DEPTH => match r.strip_prefix('#') {
-            Some(pointer) => {
-                let decoded = pointer.replace("~1", "/").replace("~0", "~");
-                let pointer = if pointer.contains('%') {
-                    percent_decode(&decoded)
-                } else {
-                    decoded
-                };
-                match root.pointer(&pointer) {
-                    Some(target) => resolve(root, target, depth + 1),
-                    None => schema,
-                }
-            }
+            // The fragment is percent-encoded (RFC 3986); `pointer` undoes `~0` and `~1`.
+            Some(pointer) => match skillbake_format::percent::decode(pointer)
+                .as_deref()
+                .and_then(|p| root.pointer(p))
+            {
+                Some(target) => resolve(root, target, depth + 1),
+                None => schema,
+            },
             None => schema,
         },
         _ => schema,
     }
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (b, hex) {
-            (b'%', Some(h)) => {
-                out.push(h);
-                i += 3;
-            }
-            _ => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn apply_defaults(root: &Value, schema: &Value, value: &mut Value, depth: usize) {
@@ -210,12 +183,36 @@ mod tests {
     }
 
     #[test]
+    fn refs_are_percent_decoded_then_read_as_json_pointers() {
+        // `a~1b` is the key `a/b`, `%25` a `%`, `%20` a space; a broken escape points nowhere.
+        let schema = json!({
+            "properties": {
+                "slash": {"$ref": "#/$defs/a~1b"},
+                "space": {"$ref": "#/$defs/two%20words"},
+                "pct": {"$ref": "#/$defs/100%25"},
+                "broken": {"$ref": "#/$defs/two%2words"}
+            },
+            "$defs": {
+                "a/b": {"type": "object", "properties": {"x": {"default": 1}}},
+                "two words": {"type": "object", "properties": {"y": {"default": 2}}},
+                "100%": {"type": "object", "properties": {"z": {"default": 3}}},
+                "a": {"b": {"type": "object", "properties": {"wrong": {"default": 0}}}}
+            }
+        });
+        let mut v = json!({"slash": {}, "space": {}, "pct": {}, "broken": {}});
+        apply_defaults(&schema, &schema, &mut v, 0);
+        assert_eq!(
+            v,
+            json!({"slash": {"x": 1}, "space": {"y": 2}, "pct": {"z": 3}, "broken": {}})
+        );
+    }
+
+    #[test]
     fn refs_that_point_nowhere_or_loop_are_left_alone() {
         let schema =
             json!({"properties": {"a": {"$ref": "#/nope"}, "b": {"$ref": "#/properties/b"}}});
         let mut v = json!({});
         apply_defaults(&schema, &schema, &mut v, 0);
         assert_eq!(v, json!({}));
-        assert_eq!(percent_decode("a%20b%zz"), "a b%zz");
     }
 }

@@ -168,31 +168,8 @@ fn lookup<'v>(root: &'v Value, reference: &str) -> Option<&'v Value> {
     if pointer.is_empty() {
         return Some(root);
     }
-    let decoded = percent_decode(pointer);
-    root.pointer(&decoded)
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (b, hex) {
-            (b'%', Some(v)) => {
-                out.push(v);
-                i += 3;
-            }
-            _ => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
+    // The fragment is percent-encoded (RFC 3986); `pointer` undoes `~0` and `~1`.
+    root.pointer(&skillbake_format::percent::decode(pointer)?)
 }
 
 /// Resolves `$ref` chains (at most 32 hops) and merges sibling keywords over the target.
