@@ -65,6 +65,11 @@ fn main() {
             REGISTRY.load_skill(name(kb), path(kb))
         );
     }
+    let asset = REGISTRY
+        .get_exact("with-assets")
+        .and_then(|s| s.file("assets/table.csv"))
+        .expect("benches/fixture-registry is stale: run `cargo xtask bench --fixture`");
+    assert!(asset.is_compressed());
     divan::main();
 }
 
@@ -140,6 +145,32 @@ fn floor_lookup_and_copy_into(bencher: divan::Bencher, kb: usize) {
         out.push_str(&replies[i]);
         out.len()
     });
+}
+
+/// The fixture's compressed asset (`[embed] compress`): about 64 KB of CSV.
+fn asset() -> skillbake::File {
+    REGISTRY
+        .get_exact("with-assets")
+        .and_then(|s| s.file("assets/table.csv"))
+        .expect("the fixture has a compressed asset")
+}
+
+/// A compressed file's first access: inflating it (what `File::bytes()` does once per file and
+/// process), from the same DEFLATE stream `skillbake-build` stores.
+#[divan::bench]
+fn compressed_file_first_access(bencher: divan::Bencher) {
+    let file = asset();
+    let plain = file.bytes();
+    let packed = skillbake_build::generate::pack::deflate(plain).expect("the asset compresses");
+    bencher.bench(|| skillbake::__private::inflate(black_box(&packed), plain.len()).len());
+}
+
+/// Every later access: the inflated bytes kept for the process.
+#[divan::bench]
+fn compressed_file_later_access(bencher: divan::Bencher) {
+    let file = asset();
+    let _ = file.bytes();
+    bencher.bench(|| black_box(file).bytes().len());
 }
 
 /// `Skill::find_file` for a path relative to the pack (`SKILL.md`), for the same path with the

@@ -5,8 +5,9 @@
 //! {"chunks": [{"output_type": "text", "content": "..."}, ...]}
 //! ```
 //!
-//! The body reply's fixed parts are precomputed at build time (`head` and `tail` of the skill
-//! record); only the echoed `file_path` is escaped per call.
+//! The body reply is precomputed at build time, whole, for the pack's own `SKILL.md` path (one
+//! copy); for any other path that names the body, its fixed parts (`head` and `tail`, sub-ranges
+//! of the same text) are copied around the escaped `file_path`.
 
 use crate::registry::{File, Skill};
 use crate::FileKind;
@@ -17,8 +18,13 @@ use std::fmt::Write as _;
 /// `json.dumps(..., ensure_ascii=False)` does (see `skillbake_format::escape::json_into`).
 pub use skillbake_format::escape::json_into as escape_into;
 
-/// The reply carrying the skill's body (the common case): three copies.
+/// The reply carrying the skill's body (the common case): one copy for the pack's own
+/// `SKILL.md` path, else three.
 pub(crate) fn body_reply(out: &mut String, skill: &Skill<'_>, file_path: &str) {
+    if file_path == skill.skill_md_path() {
+        out.push_str(skill.reply());
+        return;
+    }
     let (head, tail) = skill.chunk_parts();
     out.reserve(head.len() + file_path.len() + tail.len());
     out.push_str(head);
@@ -43,7 +49,7 @@ pub(crate) fn file_reply(out: &mut String, skill: &Skill<'_>, file_path: &str, f
             out.push_str(r#"text", "content": "Binary file '"#);
             escape_into(out, file.path());
             out.push_str("' (");
-            let _ = write!(out, "{}", file.bytes().len());
+            let _ = write!(out, "{}", file.size());
             out.push_str(" bytes) is not shown as text");
         }
     }
@@ -69,6 +75,8 @@ pub(crate) fn file_not_found(out: &mut String, skill: &Skill<'_>, file_path: &st
 
 /// DB-GPT's `Skill '<name>' not found`.
 pub(crate) fn skill_not_found(out: &mut String, skill_name: &str) {
+    // One allocation: the reply's length is known up to escapes.
+    out.reserve(OPEN.len() + 19 + skill_name.len() + CLOSE.len());
     out.push_str(OPEN);
     out.push_str("Skill '");
     escape_into(out, skill_name);

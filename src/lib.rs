@@ -42,7 +42,8 @@
 //!
 //! The runtime is the last layer of parse → validate → generate → serve: [`Registry`] and
 //! [`Skill`] read tables that `skillbake-build` generated; [`chunk`] writes DB-GPT's replies.
-//! The runtime depends on `phf` alone: no YAML, no JSON Schema, no file system.
+//! The runtime depends on `phf_shared` (the name index's hash) alone: no YAML, no JSON Schema, no
+//! file system. Feature `compress` adds `miniz_oxide` for files stored compressed.
 
 #![forbid(unsafe_code)]
 // Nothing on the serving path panics: no unchecked indexing or slicing, no `panic!`.
@@ -98,6 +99,10 @@ pub fn load_skill(skill_name: &str, file_path: &str) -> String {
 }
 
 /// Support for generated code. Not public API: may change in any release.
+///
+/// A generated registry is two blobs and the [`Parts`](__private::Parts) that locate its tables
+/// in them (see `skillbake_format::layout` and `ARCHITECTURE.md`). Nothing here holds a pointer
+/// per pack: a binary with ten thousand skills starts as fast as one with ten.
 #[doc(hidden)]
 pub mod __private {
     pub use phf;
@@ -110,75 +115,87 @@ pub mod __private {
     /// A byte range `(start, end)` into the registry's text or data.
     pub type Str = (u32, u32);
 
-    /// One skill's row.
-    #[derive(Debug)]
-    pub struct SkillRecord {
-        pub name: Str,
-        pub description: Str,
-        pub location: Str,
-        pub skill_md_path: Str,
-        pub body: Str,
-        pub head: Str,
-        pub tail: Str,
-        pub frontmatter: Str,
-        pub version: Option<Str>,
-        /// Range into the field table.
-        pub fields: Str,
-        /// Range into the list table.
-        pub tags: Str,
-        /// Range into the list table.
-        pub required_tools: Str,
-        /// Range into the file table.
-        pub files: Str,
-        /// Index of SKILL.md in the file table.
-        pub skill_md: u32,
-        /// Index of schema.json in the file table.
-        pub schema: Option<u32>,
-        /// Range into the list table: the body's template variables.
-        pub template_vars: Str,
-        /// Range into the byte blob: the body's precompiled template, when it has one.
-        pub template: Option<Str>,
-        /// Why the body cannot be rendered (empty when it can).
-        pub template_note: Str,
-        /// Range into the skill table: every version of this skill, oldest first.
-        pub versions: Str,
-        /// Whether this is the version an agent gets by name.
-        pub default: bool,
-        /// Range into the list table: `requires:` as name, range, name, range, ...
-        pub requires: Str,
-    }
-
-    /// One embedded file's row.
-    #[derive(Debug)]
-    pub struct FileRecord {
-        pub path: Str,
-        /// Range into the byte blob.
-        pub data: Str,
-        pub kind: crate::FileKind,
-    }
-
-    /// One frontmatter field's row.
-    #[derive(Debug)]
-    pub struct FieldRecord {
-        pub key: Str,
-        pub json: Str,
-    }
-
-    /// The tables of a registry.
+    /// A table of `u32` cells in the data blob: `rows` rows from byte `at` (the width is the
+    /// table's `WIDTH` in `skillbake_format::layout`).
     #[derive(Debug, Clone, Copy)]
+    pub struct Table {
+        pub at: usize,
+        pub rows: usize,
+    }
+
+    impl Table {
+        /// Cell `col` of `row`, `NONE` outside the table.
+        #[inline]
+        pub fn cell(&self, data: &[u8], width: usize, row: usize, col: usize) -> u32 {
+            skillbake_format::layout::cell(data, self.at, self.rows, width, row, col)
+        }
+    }
+
+    /// Text decoded on first access and kept for the life of the process (a `SKILL.md` stored
+    /// spliced around its body, or a body stored only escaped).
+    pub type TextSlot = std::sync::OnceLock<Box<str>>;
+
+    /// Bytes decoded on first access (a compressed file).
+    pub type ByteSlot = std::sync::OnceLock<Box<[u8]>>;
+
+    /// Whether this build of the runtime can inflate compressed files (feature `compress`).
+    pub const COMPRESS: bool = cfg!(feature = "compress");
+
+    /// The blobs and tables of a registry.
+    #[derive(Clone, Copy)]
     pub struct Parts {
+        /// Every string and UTF-8 file.
         pub text: &'static str,
-        pub bytes: &'static [u8],
-        pub skills: &'static [SkillRecord],
-        pub files: &'static [FileRecord],
-        pub fields: &'static [FieldRecord],
-        pub lists: &'static [Str],
-        pub index: &'static phf::Map<&'static str, u32>,
-        /// The catalog in every `skillbake_format::catalog::Format`, in `Format::ALL` order.
-        pub catalogs: [Str; crate::CatalogFormat::ALL.len()],
+        /// The tables, then the bytes of binary and compressed files.
+        pub data: &'static [u8],
+        /// `layout::skill`, one row per skill in name order.
+        pub skills: Table,
+        /// `layout::file`.
+        pub files: Table,
+        /// `layout::field`.
+        pub fields: Table,
+        /// `layout::list`.
+        pub lists: Table,
+        /// The name index's hash key (`phf_shared::hash`).
+        pub index_key: u64,
+        /// `layout::index::disps`.
+        pub index_disps: Table,
+        /// `layout::index::slots`.
+        pub index_slots: Table,
         /// Tool definitions as JSON, in `ToolsFormat::ALL` order.
         pub tools: [Str; crate::ToolsFormat::ALL.len()],
+        /// One per skill (see [`TextSlot`]).
+        pub text_slots: &'static [TextSlot],
+        /// One per compressed file (see [`ByteSlot`]).
+        pub byte_slots: &'static [ByteSlot],
         /// The routing index (`skillbake_route::index` layout).
         pub route: &'static [u8],
+    }
+
+    impl std::fmt::Debug for Parts {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("Parts")
+                .field("text_bytes", &self.text.len())
+                .field("data_bytes", &self.data.len())
+                .field("skills", &self.skills.rows)
+                .field("files", &self.files.rows)
+                .finish_non_exhaustive()
+        }
+    }
+
+    /// Inflates a raw DEFLATE stream of `len` bytes once inflated; empty when it is not one.
+    #[cfg(feature = "compress")]
+    pub fn inflate(data: &[u8], len: usize) -> Box<[u8]> {
+        match miniz_oxide::inflate::decompress_to_vec_with_limit(data, len) {
+            Ok(v) if v.len() == len => v.into_boxed_slice(),
+            _ => Box::default(),
+        }
+    }
+
+    /// Without feature `compress` nothing is inflated (generated code that needs it does not
+    /// compile: see `COMPRESS`).
+    #[cfg(not(feature = "compress"))]
+    pub fn inflate(_data: &[u8], _len: usize) -> Box<[u8]> {
+        Box::default()
     }
 }

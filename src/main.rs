@@ -6,5 +6,9 @@
 mod cli;
 
 fn main() -> std::process::ExitCode {
+    // `load` and `cat` as agents call them, before the argument parser is built.
+    if let Some(code) = cli::fast::run() {
+        return code;
+    }
     cli::run()
 }

@@ -267,6 +267,50 @@ fn serves_without_the_skills_folder() {
     }
 }
 
+/// `load` and `cat` written plainly are answered before clap is built (`src/cli/fast.rs`); with
+/// `--` in front of the arguments they go through clap. Both must print the same bytes on both
+/// streams and exit with the same code, for hits, misses and odd paths.
+#[test]
+fn fast_path_answers_exactly_as_the_parsed_commands() {
+    let cases: &[&[&str]] = &[
+        &["load", "csv-data-analysis"],
+        &[
+            "load",
+            "csv-data-analysis",
+            "skills/csv-data-analysis/SKILL.md",
+        ],
+        &["load", "CSV-Data-Analysis", "SKILL.md"],
+        &["load", "excel", ""],
+        &["load", "excel", "scripts/../SKILL.md"],
+        &[
+            "load",
+            "read-file",
+            "skills\\read-file\\scripts\\read_file.py",
+        ],
+        &["load", "excel", "missing.md"],
+        &["load", "nope"],
+        &["load", "nope", "x y.md"],
+        &["cat", "read-file", "SKILL.md"],
+        &["cat", "Read-File", "./SKILL.md"],
+        &["cat", "read-file", "nope.txt"],
+        &["cat", "nope", "SKILL.md"],
+    ];
+    for args in cases {
+        let fast = run(args);
+        let mut parsed_args = vec![args[0], "--"];
+        parsed_args.extend_from_slice(&args[1..]);
+        let parsed = run(&parsed_args);
+        assert_eq!(fast.status.code(), parsed.status.code(), "{args:?}");
+        assert_eq!(fast.stdout, parsed.stdout, "{args:?}");
+        assert_eq!(fast.stderr, parsed.stderr, "{args:?}");
+    }
+    // Anything else is clap's: options, help, wrong arity.
+    assert_eq!(run(&["load"]).status.code(), Some(2));
+    assert_eq!(run(&["cat", "read-file"]).status.code(), Some(2));
+    assert_eq!(run(&["load", "a", "b", "c"]).status.code(), Some(2));
+    assert!(stdout(&run(&["load", "--help"])).contains("Usage"));
+}
+
 #[test]
 fn load_and_cat_take_version_ranges() {
     let by_name = run(&["load", "send-email"]);

@@ -7,6 +7,7 @@ mod cat;
 mod check;
 mod diff;
 mod explain;
+pub mod fast;
 mod list;
 mod load;
 mod output;
@@ -254,6 +255,11 @@ pub fn run() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::ExecScript(args) => run::exec_script(args),
     };
+    finish(result)
+}
+
+/// A command's exit code; an error is printed and exits 2.
+fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {

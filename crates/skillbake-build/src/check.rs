@@ -4,7 +4,7 @@ use crate::config::{self, Level, Profile, ProjectConfig, CONFIG_FILE};
 use crate::diagnostic::{sort, Code, Diagnostic, Severity};
 use crate::discover::{discover, PackSource, SKILL_MD};
 use crate::glob::GlobSet;
-use crate::model::{default_bucket, Routing, Skill};
+use crate::model::{default_bucket, CrossPack, RouteDoc, Routing, Skill};
 use crate::parse::frontmatter::{self, SkillMd};
 use crate::parse::{key_text, yaml_to_json};
 use crate::report::Report;
@@ -61,20 +61,32 @@ pub struct Baseline {
 
 /// What one pack contributes to the check.
 #[derive(Default)]
-struct PackOutcome {
-    diags: Vec<Diagnostic>,
-    skill: Option<Skill>,
-    site: Option<duplicate::NameSite>,
-    requires: Vec<Requirement>,
-    sources: Vec<(String, String)>,
+pub(crate) struct PackOutcome {
+    pub(crate) diags: Vec<Diagnostic>,
+    pub(crate) skill: Option<Skill>,
+    pub(crate) sources: Vec<(String, String)>,
+    /// What the cross-pack rules need of the pack (with `skill`, when it has a model).
+    pub(crate) cross: Option<CrossPack>,
 }
 
-/// Checks the skills root (or single pack) at `root`.
-pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
-    let mut diags: Vec<Diagnostic> = Vec::new();
-    let mut report = Report::default();
-    let mut tracked = Vec::new();
+/// The configuration in effect for a check, with what reading it reported.
+pub(crate) struct Configured {
+    pub(crate) cfg: ProjectConfig,
+    pub(crate) diags: Vec<Diagnostic>,
+    pub(crate) sources: Vec<(String, String)>,
+    pub(crate) tracked: Vec<PathBuf>,
+    /// The configuration file's path.
+    pub(crate) path: PathBuf,
+    /// The configuration file's name in diagnostics.
+    pub(crate) label: String,
+}
 
+/// Reads the configuration file (`skillbake.toml` at `root`, or the one given) and applies the
+/// options on top of it.
+pub(crate) fn configure(root: &Path, opts: &CheckOptions) -> Configured {
+    let mut diags = Vec::new();
+    let mut sources = Vec::new();
+    let mut tracked = Vec::new();
     let (config_path, config_label) = match &opts.config_file {
         Some(p) => (p.clone(), p.to_string_lossy().replace('\\', "/")),
         None => (root.join(CONFIG_FILE), CONFIG_FILE.to_string()),
@@ -90,7 +102,7 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
         Ok(c) => c,
         Err(d) => {
             if let Ok(text) = std::fs::read_to_string(&config_path) {
-                report.sources.insert(config_label.clone(), text);
+                sources.push((config_label.clone(), text));
             }
             diags.extend(d);
             ProjectConfig::default()
@@ -105,30 +117,46 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
             cfg.lints.insert(code, level);
         }
     }
-
-    let found = discover(root, &GlobSet::new(&cfg.ignore));
-    diags.extend(found.diagnostics);
-    tracked.extend(found.tracked);
-    report.packs = found.packs.len();
-
-    let outcomes = check_packs(&found.packs, &cfg);
-    let mut skills: Vec<Skill> = Vec::new();
-    let mut names = Vec::new();
-    let mut pack_requires = Vec::new();
-    for outcome in outcomes {
-        diags.extend(outcome.diags);
-        if let (Some(skill), Some(site)) = (outcome.skill, outcome.site) {
-            skills.push(skill);
-            names.push(site);
-            pack_requires.push(outcome.requires);
-        }
-        report.sources.extend(outcome.sources);
+    Configured {
+        cfg,
+        diags,
+        sources,
+        tracked,
+        path: config_path,
+        label: config_label,
     }
-    duplicate::check(&names, &mut diags);
+}
+
+/// What [`finish`] computed besides diagnostics.
+pub(crate) struct Finished {
+    /// Per pack (in the order given), whether it is the version of its skill an agent gets by
+    /// name.
+    pub(crate) defaults: Vec<bool>,
+    /// The routing index of the default versions, in name order.
+    pub(crate) route: Option<crate::generate::route::Built>,
+}
+
+/// The cross-pack rules: `duplicate-name`; the agent's and the packs' requirements, which say
+/// which version of each skill is the default (`then` sees those defaults and may add
+/// diagnostics); over the routing index of the default versions (built here, in name order)
+/// `route-test-failed`, `description-near-duplicate` and `catalog-over-budget`, with the
+/// catalog's cost in the report; then levels, `--deny warnings` and the order.
+pub(crate) fn finish(
+    root: &Path,
+    configured: &Configured,
+    opts: &CheckOptions,
+    packs: &[&CrossPack],
+    then: impl FnOnce(&[bool], &mut Vec<Diagnostic>),
+    diags: &mut Vec<Diagnostic>,
+    report: &mut Report,
+) -> Finished {
+    let cfg = &configured.cfg;
+    let names: Vec<duplicate::NameSite> = packs.iter().map(|p| p.site.clone()).collect();
+    duplicate::check(&names, diags);
     let mut agent = cfg.requires.clone();
     if !agent.is_empty() {
-        if let Ok(text) = std::fs::read_to_string(&config_path) {
-            report.sources.insert(config_label.clone(), text);
+        if let Ok(text) = std::fs::read_to_string(&configured.path) {
+            report.sources.insert(configured.label.clone(), text);
         }
     }
     agent.extend(opts.requires.iter().map(|(skill, range)| Requirement {
@@ -138,54 +166,107 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
         name_pos: None,
         range_pos: None,
     }));
-    let defaults = requires::resolve(&names, &pack_requires, &agent, &mut diags);
-    for (skill, default) in skills.iter_mut().zip(defaults) {
-        skill.default = default;
-    }
-    if let Some(baseline) = &opts.baseline {
-        let old_opts = CheckOptions {
-            config_file: None,
-            baseline: None,
-            ..opts.clone()
-        };
-        let old = check(&baseline.dir, &old_opts);
-        let diff = crate::diff::diff(&old.skills, &skills, &baseline.label, ".");
-        diags.extend(crate::diff::gate::diagnostics(&diff, &skills));
-    }
+    let pack_requires: Vec<Vec<Requirement>> = packs.iter().map(|p| p.requires.clone()).collect();
+    let defaults = requires::resolve(&names, &pack_requires, &agent, diags);
+    then(&defaults, diags);
     let mut route = None;
-    if !skills.is_empty() {
-        // Routing chooses among skills, each at the version an agent gets by name.
-        let mut sorted: Vec<&Skill> = skills.iter().filter(|s| s.default).collect();
-        sorted.sort_by(|a, b| a.name.cmp(&b.name));
-        if let Ok(built) = crate::generate::route::build(&sorted) {
+    // Routing chooses among skills, each at the version an agent gets by name.
+    let mut docs: Vec<&RouteDoc> = packs
+        .iter()
+        .zip(&defaults)
+        .filter(|(_, &d)| d)
+        .map(|(p, _)| &p.doc)
+        .collect();
+    if !docs.is_empty() {
+        docs.sort_by(|a, b| a.name.cmp(&b.name));
+        if let Ok(built) = crate::generate::route::build_docs(&docs) {
             let prefix = crate::default_prefix(root);
             let before = diags.len();
             report.cost = Some(validate::route::check_all(
-                &sorted,
+                &docs,
                 &built,
-                &cfg,
+                cfg,
                 &prefix,
-                &config_label,
-                &mut diags,
+                &configured.label,
+                diags,
             ));
-            if diags[before..]
+            let over = diags
+                .get(before..)
+                .unwrap_or_default()
                 .iter()
-                .any(|d| d.code == Code::CatalogOverBudget)
-            {
-                if let Ok(text) = std::fs::read_to_string(&config_path) {
-                    report.sources.insert(config_label.clone(), text);
+                .any(|d| d.code == Code::CatalogOverBudget);
+            if over {
+                if let Ok(text) = std::fs::read_to_string(&configured.path) {
+                    report.sources.insert(configured.label.clone(), text);
                 }
             }
             route = Some(built);
         }
     }
-    cfg.apply_levels(&mut diags);
+    cfg.apply_levels(diags);
     if opts.deny_warnings {
-        for d in &mut diags {
+        for d in diags.iter_mut() {
             d.severity = Severity::Error;
         }
     }
-    sort(&mut diags);
+    sort(diags);
+    Finished { defaults, route }
+}
+
+/// Checks the skills root (or single pack) at `root`.
+pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
+    let mut report = Report::default();
+    let mut configured = configure(root, opts);
+    let mut diags = std::mem::take(&mut configured.diags);
+    let mut tracked = std::mem::take(&mut configured.tracked);
+    report
+        .sources
+        .extend(std::mem::take(&mut configured.sources));
+    let cfg = &configured.cfg;
+
+    let found = discover(root, &GlobSet::new(&cfg.ignore));
+    diags.extend(found.diagnostics);
+    tracked.extend(found.tracked);
+    report.packs = found.packs.len();
+
+    let compress = GlobSet::new(&cfg.compress);
+    let outcomes = check_packs(found.packs, cfg, &compress);
+    let mut skills: Vec<Skill> = Vec::new();
+    let mut crosses = Vec::new();
+    for outcome in outcomes {
+        diags.extend(outcome.diags);
+        if let (Some(skill), Some(cross)) = (outcome.skill, outcome.cross) {
+            skills.push(skill);
+            crosses.push(cross);
+        }
+        report.sources.extend(outcome.sources);
+    }
+    let refs: Vec<&CrossPack> = crosses.iter().collect();
+    let finished = finish(
+        root,
+        &configured,
+        opts,
+        &refs,
+        |defaults, diags| {
+            for (skill, &default) in skills.iter_mut().zip(defaults) {
+                skill.default = default;
+            }
+            if let Some(baseline) = &opts.baseline {
+                let old_opts = CheckOptions {
+                    config_file: None,
+                    baseline: None,
+                    ..opts.clone()
+                };
+                let old = check(&baseline.dir, &old_opts);
+                let diff = crate::diff::diff(&old.skills, &skills, &baseline.label, ".");
+                diags.extend(crate::diff::gate::diagnostics(&diff, &skills));
+            }
+        },
+        &mut diags,
+        &mut report,
+    );
+    let route = finished.route;
+    add_missing_sources(&mut report, &diags, &skills);
     report.diagnostics = diags;
     tracked.sort();
     tracked.dedup();
@@ -197,76 +278,116 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
     }
 }
 
-/// Checks packs on every available core, keeping their order.
-fn check_packs(packs: &[PackSource], cfg: &ProjectConfig) -> Vec<PackOutcome> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(packs.len() / 16)
-        .max(1);
-    if workers == 1 {
-        return packs.iter().map(|p| check_one(p, cfg)).collect();
-    }
-    let chunk = packs.len().div_ceil(workers);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = packs
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || part.iter().map(|p| check_one(p, cfg)).collect::<Vec<_>>())
-            })
-            .collect();
-        let mut out = Vec::with_capacity(packs.len());
-        for h in handles {
-            // A worker only panics on a bug; re-raise it here rather than lose packs.
-            out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-        }
-        out
-    })
+/// Checks packs on every available core, keeping their order; each pack's files move into its
+/// model (nothing is copied).
+fn check_packs(
+    packs: Vec<PackSource>,
+    cfg: &ProjectConfig,
+    compress: &GlobSet,
+) -> Vec<PackOutcome> {
+    crate::par_map_owned(packs, |p| check_one(p, cfg, compress))
 }
 
 /// Parses and validates one pack.
-fn check_one(pack: &PackSource, cfg: &ProjectConfig) -> PackOutcome {
+pub(crate) fn check_one(
+    mut pack: PackSource,
+    cfg: &ProjectConfig,
+    compress: &GlobSet,
+) -> PackOutcome {
     let mut out = PackOutcome::default();
-    let file = validate::skill_md_path(pack);
+    let file = validate::skill_md_path(&pack);
     let Some(md_file) = pack.file(SKILL_MD) else {
         return out;
     };
     let Some(md) = frontmatter::parse(&md_file.bytes, &file, &mut out.diags) else {
+        out.keep_sources(&pack, None);
         return out;
     };
     let ctx = PackCtx {
-        pack,
+        pack: &pack,
         md: &md,
         file: file.clone(),
         config: cfg,
     };
     validate::check_pack(&ctx, &mut out.diags);
+    let mut requires = Vec::new();
     if ctx.md.frontmatter.is_some() {
-        out.requires = requires::check(&ctx, &mut out.diags);
+        requires = requires::check(&ctx, &mut out.diags);
     }
-    if let Some(schema) = pack.file(validate::schema::SCHEMA_JSON) {
-        if let Ok(text) = std::str::from_utf8(&schema.bytes) {
-            out.sources.push((
-                pack.display_path(validate::schema::SCHEMA_JSON),
-                text.to_string(),
-            ));
-        }
-    }
-    if let Some(skill) = model(pack, &md) {
-        out.site = Some(duplicate::NameSite {
+    out.keep_sources(&pack, Some(&md.text));
+    if let Some(mut skill) = model(&pack, &md) {
+        let site = duplicate::NameSite {
             name: skill.name.clone(),
             file: file.clone(),
             pos: md.value_pos("name"),
             version: skill.version.clone(),
             version_pos: md.value_pos("version"),
             versioned_dir: pack.dir_version().is_some(),
+        };
+        skill.compress = pack
+            .files
+            .iter()
+            .filter(|f| compress.matches(&pack.display_path(&f.path)))
+            .map(|f| f.path.clone())
+            .collect();
+        skill.files = std::mem::take(&mut pack.files);
+        let mut tok = skillbake_route::tokenize::Tokenizer::new();
+        out.cross = Some(CrossPack {
+            site,
+            requires,
+            doc: crate::generate::route::doc(&skill, &mut tok),
         });
         out.skill = Some(skill);
     }
-    out.sources.push((file, md.text));
     out
 }
 
-/// Builds the embeddable model of a pack whose frontmatter parsed and has a string name.
+impl PackOutcome {
+    /// Keeps the texts that diagnostics quote (`SKILL.md`, `schema.json`), when there are any.
+    fn keep_sources(&mut self, pack: &PackSource, md_text: Option<&str>) {
+        if self.diags.is_empty() {
+            return;
+        }
+        for name in [SKILL_MD, validate::schema::SCHEMA_JSON] {
+            let text = match (name, md_text) {
+                (SKILL_MD, Some(t)) => Some(t),
+                _ => pack
+                    .file(name)
+                    .and_then(|f| std::str::from_utf8(&f.bytes).ok()),
+            };
+            if let Some(text) = text {
+                self.sources
+                    .push((pack.display_path(name), text.to_string()));
+            }
+        }
+    }
+}
+
+/// Sources for diagnostics found after the packs were checked (duplicate names, routing rules)
+/// and for the places they relate to, from the packs' own files.
+fn add_missing_sources(report: &mut Report, diags: &[Diagnostic], skills: &[Skill]) {
+    let files = diags
+        .iter()
+        .flat_map(|d| std::iter::once(&d.file).chain(d.related.iter().map(|r| &r.file)));
+    for file in files {
+        if report.sources.contains_key(file) {
+            continue;
+        }
+        let found = skills.iter().find_map(|s| {
+            s.files.iter().find_map(|f| {
+                (crate::discover::join(&s.rel_dir, &f.path) == *file)
+                    .then(|| std::str::from_utf8(&f.bytes).ok())
+                    .flatten()
+            })
+        });
+        if let Some(text) = found {
+            report.sources.insert(file.clone(), text.to_string());
+        }
+    }
+}
+
+/// Builds the embeddable model of a pack whose frontmatter parsed and has a string name (its
+/// files are moved in by the caller).
 fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
     let fm = md.frontmatter.as_ref()?;
     let text = |k: &str| match fm.mapping.get(k) {
@@ -326,7 +447,8 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
         tags: list("tags"),
         required_tools: list("required_tools"),
         version,
-        files: pack.files.clone(),
+        files: Vec::new(),
+        compress: Vec::new(),
         requires,
         default: true,
         template_vars: crate::parse::jinja::analyse(&md.body)

@@ -20,6 +20,11 @@
 //! max-file-size = 1048576
 //! max-pack-size = 10485760
 //!
+//! [embed]
+//! # Files (globs relative to the skills root) stored DEFLATE-compressed in the binary and
+//! # inflated on first access; `SKILL.md` is never compressed (its reply is precomputed).
+//! compress = ["**/assets/**", "*.pdf"]
+//!
 //! [requires]
 //! # Skills the agent relies on, with Cargo-style version ranges, resolved at build time: the
 //! # agent gets the newest embedded version in range (see `validate::requires`).
@@ -132,6 +137,8 @@ pub struct ProjectConfig {
     pub max_file_size: u64,
     /// `pack-too-large` threshold in bytes.
     pub max_pack_size: u64,
+    /// Glob patterns of files (relative to the skills root) to store compressed.
+    pub compress: Vec<String>,
     /// `[requires]`: the skills (and version ranges) the agent relies on, resolved at build time.
     pub requires: Vec<crate::validate::requires::Requirement>,
     /// `[route]` and `[catalog]`: routing tests, near-duplicates and the catalog budget.
@@ -186,6 +193,7 @@ impl Default for ProjectConfig {
             ignore: Vec::new(),
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             max_pack_size: DEFAULT_MAX_PACK_SIZE,
+            compress: Vec::new(),
             requires: Vec::new(),
             route: RouteConfig::default(),
         }
@@ -252,6 +260,8 @@ struct RawConfig {
     #[serde(default)]
     limits: RawLimits,
     #[serde(default)]
+    embed: RawEmbed,
+    #[serde(default)]
     requires: BTreeMap<toml::Spanned<String>, toml::Spanned<String>>,
     #[serde(default)]
     route: RawRoute,
@@ -276,6 +286,13 @@ struct RawCatalog {
 
 #[derive(Debug, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
+struct RawEmbed {
+    #[serde(default)]
+    compress: Vec<toml::Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
 struct RawTools {
     #[serde(default)]
     known: Vec<String>,
@@ -288,7 +305,7 @@ struct RawLimits {
     max_pack_size: Option<u64>,
 }
 
-const HELP: &str = "supported: `profile = \"default\"|\"agentskills\"|\"dbgpt\"`, `ignore = [\"glob\", ...]`, `[lints] code = \"allow\"|\"warn\"|\"deny\"`, `[tools] known = [...]`, `[limits] max-file-size = BYTES, max-pack-size = BYTES`, `[route] top = K, duplicate-threshold = 0.0..=1.0`, `[catalog] format = \"xml\"|\"dbgpt\"|\"codex\"|\"markdown\", max-tokens = N, max-chars = N`, `[requires] skill-name = \"^1.2\"`";
+const HELP: &str = "supported: `profile = \"default\"|\"agentskills\"|\"dbgpt\"`, `ignore = [\"glob\", ...]`, `[lints] code = \"allow\"|\"warn\"|\"deny\"`, `[tools] known = [...]`, `[limits] max-file-size = BYTES, max-pack-size = BYTES`, `[route] top = K, duplicate-threshold = 0.0..=1.0`, `[catalog] format = \"xml\"|\"dbgpt\"|\"codex\"|\"markdown\", max-tokens = N, max-chars = N`, `[embed] compress = [\"glob\", ...]`, `[requires] skill-name = \"^1.2\"`";
 
 /// Parses the text of a configuration file. `file` is the name used in diagnostics. Every problem
 /// is reported.
@@ -375,19 +392,24 @@ pub fn parse(text: &str, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
         }
         cfg.lints.insert(code, lvl);
     }
-    for pattern in &raw.ignore {
-        if let Err(why) = crate::glob::Glob::new(pattern.get_ref()) {
-            diags.push(
-                Diagnostic::new(
-                    Code::ConfigInvalid,
-                    file,
-                    format!("invalid ignore pattern `{}`: {why}", pattern.get_ref()),
-                )
-                .at(at(&pattern.span()))
-                .help("use `*` (within a name), `**` (any folders) and `?`, `/`-separated, relative to the skills root"),
-            );
-        } else {
-            cfg.ignore.push(pattern.get_ref().clone());
+    for (what, patterns, into) in [
+        ("ignore", &raw.ignore, &mut cfg.ignore),
+        ("compress", &raw.embed.compress, &mut cfg.compress),
+    ] {
+        for pattern in patterns {
+            if let Err(why) = crate::glob::Glob::new(pattern.get_ref()) {
+                diags.push(
+                    Diagnostic::new(
+                        Code::ConfigInvalid,
+                        file,
+                        format!("invalid {what} pattern `{}`: {why}", pattern.get_ref()),
+                    )
+                    .at(at(&pattern.span()))
+                    .help("use `*` (within a name), `**` (any folders) and `?`, `/`-separated, relative to the skills root"),
+                );
+            } else {
+                into.push(pattern.get_ref().clone());
+            }
         }
     }
     route_section(&raw, file, &at, &mut cfg, &mut diags);
@@ -520,7 +542,7 @@ mod tests {
     #[test]
     fn parses_every_section() {
         let cfg = parse(
-            "profile = \"dbgpt\"\nignore = [\"drafts/**\"]\n[lints]\nunknown-key = \"deny\"\n[tools]\nknown = [\"a\"]\n[limits]\nmax-file-size = 10\n",
+            "profile = \"dbgpt\"\nignore = [\"drafts/**\"]\n[lints]\nunknown-key = \"deny\"\n[tools]\nknown = [\"a\"]\n[limits]\nmax-file-size = 10\n[embed]\ncompress = [\"*.png\"]\n",
             "skillbake.toml",
         )
         .unwrap();
@@ -528,6 +550,7 @@ mod tests {
         assert_eq!(cfg.ignore, ["drafts/**"]);
         assert_eq!(cfg.known_tools, ["a"]);
         assert_eq!(cfg.max_file_size, 10);
+        assert_eq!(cfg.compress, ["*.png"]);
         assert_eq!(cfg.severity(Code::UnknownKey), Some(Severity::Error));
         assert_eq!(cfg.severity(Code::NameNotPortable), None);
         assert_eq!(cfg.severity(Code::BodyJinja), Some(Severity::Error));

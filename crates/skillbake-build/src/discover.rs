@@ -65,6 +65,62 @@ impl PackSource {
     }
 }
 
+/// A file of a pack as the walk found it, before reading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileEntry {
+    /// `/`-separated path relative to the pack folder.
+    pub path: String,
+    /// Where to read it (through the link when it is one).
+    pub disk: PathBuf,
+}
+
+/// A pack as the walk found it: its files listed, not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackEntry {
+    /// See [`PackSource::rel_dir`].
+    pub rel_dir: String,
+    /// See [`PackSource::dir_name`].
+    pub dir_name: String,
+    /// Every file to embed, sorted by path.
+    pub files: Vec<FileEntry>,
+}
+
+impl PackEntry {
+    /// Reads every file; a file that cannot be read is reported and left out.
+    pub fn read(self, diagnostics: &mut Vec<Diagnostic>) -> PackSource {
+        let mut files = Vec::with_capacity(self.files.len());
+        for f in self.files {
+            match fs::read(&f.disk) {
+                Ok(bytes) => files.push(SourceFile {
+                    path: f.path,
+                    bytes,
+                }),
+                Err(e) => diagnostics.push(Diagnostic::new(
+                    Code::IoError,
+                    join(&self.rel_dir, &f.path),
+                    format!("cannot read file: {e}"),
+                )),
+            }
+        }
+        PackSource {
+            rel_dir: self.rel_dir,
+            dir_name: self.dir_name,
+            files,
+        }
+    }
+}
+
+/// What the walk found: packs with their files listed.
+#[derive(Debug, Default)]
+pub struct Walked {
+    /// Packs in sorted order of `rel_dir`.
+    pub packs: Vec<PackEntry>,
+    /// Problems met while walking.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every folder and file visited, sorted.
+    pub tracked: Vec<PathBuf>,
+}
+
 /// What discovery found.
 #[derive(Debug, Default)]
 pub struct Discovered {
@@ -116,11 +172,28 @@ pub fn io_error(file: &str, message: impl Into<String>) -> Diagnostic {
     Diagnostic::new(Code::IoError, file, message)
 }
 
-/// Walks `root`. `root` may be a skills root (packs below it) or a single pack. Paths matching
-/// `ignore` (relative to `root`) are skipped like dot-entries.
+/// Walks `root` and reads every file of every pack. `root` may be a skills root (packs below
+/// it) or a single pack. Paths matching `ignore` (relative to `root`) are skipped like
+/// dot-entries.
 pub fn discover(root: &Path, ignore: &GlobSet) -> Discovered {
+    let walked = walk(root, ignore);
+    let mut diagnostics = walked.diagnostics;
+    let packs = walked
+        .packs
+        .into_iter()
+        .map(|p| p.read(&mut diagnostics))
+        .collect();
+    Discovered {
+        packs,
+        diagnostics,
+        tracked: walked.tracked,
+    }
+}
+
+/// Walks `root` like [`discover`] without reading the files: their paths are listed.
+pub fn walk(root: &Path, ignore: &GlobSet) -> Walked {
     let mut walker = Walker {
-        out: Discovered::default(),
+        out: Walked::default(),
         ignore,
     };
     let canon_root = match fs::canonicalize(root) {
@@ -136,15 +209,16 @@ pub fn discover(root: &Path, ignore: &GlobSet) -> Discovered {
     };
     walker.out.tracked.push(root.to_path_buf());
     let mut stack = vec![canon_root.clone()];
-    if is_pack_dir(root) {
+    let items = walker.entries(root, "");
+    if lists_skill_md(&items) {
         let dir_name = canon_root
             .file_name()
             .and_then(OsStr::to_str)
             .unwrap_or_default()
             .to_string();
-        walker.collect_pack(root, &canon_root, String::new(), dir_name, &mut stack);
+        walker.collect_pack(items, &canon_root, String::new(), dir_name, &mut stack);
     } else {
-        walker.walk_group(root, "", &mut stack);
+        walker.walk_group(items, &canon_root, "", &mut stack);
         if walker.out.packs.is_empty() && walker.out.diagnostics.is_empty() {
             walker.out.diagnostics.push(
                 Diagnostic::new(Code::NoPacks, ".", "no skill pack found under this folder")
@@ -157,21 +231,38 @@ pub fn discover(root: &Path, ignore: &GlobSet) -> Discovered {
     walker.out
 }
 
-fn is_pack_dir(dir: &Path) -> bool {
-    // `metadata` follows symbolic links: a SKILL.md link to a regular file inside the pack counts.
-    fs::metadata(dir.join(SKILL_MD)).is_ok_and(|m| m.is_file())
-}
-
 struct Walker<'g> {
-    out: Discovered,
+    out: Walked,
     ignore: &'g GlobSet,
 }
 
 /// One directory entry, resolved.
 enum Entry {
-    Dir(PathBuf, PathBuf),
+    /// A folder: its path, its canonical path, whether it was reached through a link.
+    Dir(PathBuf, PathBuf, bool),
     File(PathBuf),
     Skip,
+}
+
+/// One entry of a folder listing.
+struct DirItem {
+    name: String,
+    path: PathBuf,
+    /// As the listing reports it (`None`: unknown, ask the file system).
+    file_type: Option<fs::FileType>,
+}
+
+/// Whether a listed folder is a pack: it holds an entry `SKILL.md` that is a regular file, or a
+/// link to one (`metadata` follows links).
+fn lists_skill_md(items: &[DirItem]) -> bool {
+    items
+        .iter()
+        .find(|i| i.name == SKILL_MD)
+        .is_some_and(|i| match i.file_type {
+            Some(ft) if ft.is_file() => true,
+            Some(ft) if ft.is_dir() => false,
+            _ => fs::metadata(&i.path).is_ok_and(|m| m.is_file()),
+        })
 }
 
 impl Walker<'_> {
@@ -183,8 +274,9 @@ impl Walker<'_> {
         &mut self.out.diagnostics[last]
     }
 
-    /// Sorted entries of `dir` as (name, path), with unreadable ones reported.
-    fn entries(&mut self, dir: &Path, rel: &str) -> Vec<(String, PathBuf)> {
+    /// Sorted entries of `dir` as (name, path, type), with unreadable ones reported. The type
+    /// comes with the listing (no `stat` per entry where the file system reports it).
+    fn entries(&mut self, dir: &Path, rel: &str) -> Vec<DirItem> {
         let read = match fs::read_dir(dir) {
             Ok(r) => r,
             Err(e) => {
@@ -202,7 +294,11 @@ impl Walker<'_> {
                 Ok(entry) => {
                     let os_name = entry.file_name();
                     match os_name.to_str() {
-                        Some(name) => names.push((name.to_string(), entry.path())),
+                        Some(name) => names.push(DirItem {
+                            name: name.to_string(),
+                            path: entry.path(),
+                            file_type: entry.file_type().ok(),
+                        }),
                         None => {
                             let lossy = os_name.to_string_lossy().into_owned();
                             if !is_ignored(&lossy) {
@@ -225,20 +321,32 @@ impl Walker<'_> {
                 }
             }
         }
-        names.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        names.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
         names
     }
 
-    /// Resolves an entry: follows symbolic links that stay inside `boundary`.
-    fn resolve(&mut self, path: &Path, rel: &str, boundary: &Path, what: &str) -> Entry {
-        let meta = match fs::symlink_metadata(path) {
-            Ok(m) => m,
-            Err(e) => {
-                self.error(Code::IoError, rel, format!("cannot read: {e}"));
-                return Entry::Skip;
-            }
+    /// Resolves an entry of the folder whose canonical path is `parent`: follows symbolic links
+    /// that stay inside `boundary`. Only links are canonicalised; any other entry's canonical
+    /// path is its parent's joined with its name.
+    fn resolve(
+        &mut self,
+        item: &DirItem,
+        parent: &Path,
+        rel: &str,
+        boundary: &Path,
+        what: &str,
+    ) -> Entry {
+        let path = item.path.as_path();
+        let ft = match item.file_type {
+            Some(ft) => ft,
+            None => match fs::symlink_metadata(path) {
+                Ok(m) => m.file_type(),
+                Err(e) => {
+                    self.error(Code::IoError, rel, format!("cannot read: {e}"));
+                    return Entry::Skip;
+                }
+            },
         };
-        let ft = meta.file_type();
         if ft.is_symlink() {
             let target = match fs::canonicalize(path) {
                 Ok(t) => t,
@@ -273,7 +381,7 @@ impl Walker<'_> {
                 return Entry::Skip;
             }
             return match fs::metadata(&target) {
-                Ok(m) if m.is_dir() => Entry::Dir(path.to_path_buf(), target),
+                Ok(m) if m.is_dir() => Entry::Dir(path.to_path_buf(), target, true),
                 Ok(m) if m.is_file() => Entry::File(path.to_path_buf()),
                 Ok(_) => {
                     self.unsupported(rel);
@@ -286,13 +394,7 @@ impl Walker<'_> {
             };
         }
         if ft.is_dir() {
-            match fs::canonicalize(path) {
-                Ok(canon) => Entry::Dir(path.to_path_buf(), canon),
-                Err(e) => {
-                    self.error(Code::IoError, rel, format!("cannot read folder: {e}"));
-                    Entry::Skip
-                }
-            }
+            Entry::Dir(path.to_path_buf(), parent.join(&item.name), false)
         } else if ft.is_file() {
             Entry::File(path.to_path_buf())
         } else {
@@ -310,37 +412,49 @@ impl Walker<'_> {
         .help = Some("remove it from the skills tree".into());
     }
 
-    /// Walks a folder above packs.
-    fn walk_group(&mut self, dir: &Path, rel: &str, stack: &mut Vec<PathBuf>) {
+    /// Walks a folder above packs, listed in `items`; `canon` is its canonical path.
+    fn walk_group(
+        &mut self,
+        items: Vec<DirItem>,
+        canon: &Path,
+        rel: &str,
+        stack: &mut Vec<PathBuf>,
+    ) {
         let root = stack.first().cloned().unwrap_or_default();
-        for (name, path) in self.entries(dir, rel) {
-            let child_rel = join(rel, &name);
-            if is_ignored(&name) || self.ignore.matches(&child_rel) {
+        for item in items {
+            let child_rel = join(rel, &item.name);
+            if is_ignored(&item.name) || self.ignore.matches(&child_rel) {
                 continue;
             }
-            let via_link = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
-            match self.resolve(&path, &child_rel, &root, "the skills root") {
+            match self.resolve(&item, canon, &child_rel, &root, "the skills root") {
                 // A linked folder inside the skills root is walked under its real path already;
                 // following the link too would register its packs twice.
-                Entry::Dir(..) if via_link => {}
-                Entry::Dir(path, child_canon) => {
+                Entry::Dir(_, _, true) => {}
+                Entry::Dir(path, child_canon, false) => {
                     if stack.contains(&child_canon) {
                         self.cycle(&child_rel);
                         continue;
                     }
                     self.out.tracked.push(path.clone());
                     stack.push(child_canon.clone());
-                    if is_pack_dir(&path) {
-                        self.collect_pack(&path, &child_canon, child_rel, name, stack);
+                    let children = self.entries(&path, &child_rel);
+                    if lists_skill_md(&children) {
+                        self.collect_pack(
+                            children,
+                            &child_canon,
+                            child_rel,
+                            item.name.clone(),
+                            stack,
+                        );
                     } else {
-                        self.walk_group(&path, &child_rel, stack);
+                        self.walk_group(children, &child_canon, &child_rel, stack);
                     }
                     stack.pop();
                 }
                 Entry::File(path) => {
                     self.out.tracked.push(path);
-                    if name.eq_ignore_ascii_case(SKILL_MD) {
-                        self.misnamed(&child_rel, &name);
+                    if item.name.eq_ignore_ascii_case(SKILL_MD) {
+                        self.misnamed(&child_rel, &item.name);
                     }
                 }
                 Entry::Skip => {}
@@ -368,54 +482,64 @@ impl Walker<'_> {
         .help = Some("remove the link or point it elsewhere inside the pack".into());
     }
 
-    /// Collects every file of the pack at `dir`.
+    /// Collects every file of the pack listed in `items`, whose canonical path is `canon`.
     fn collect_pack(
         &mut self,
-        dir: &Path,
+        items: Vec<DirItem>,
         canon: &Path,
         rel_dir: String,
         dir_name: String,
         stack: &mut Vec<PathBuf>,
     ) {
         let mut files = Vec::new();
-        let boundary = canon.to_path_buf();
-        self.collect_files(dir, &boundary, &rel_dir, "", &mut files, stack);
-        files.sort_by(|a: &SourceFile, b| a.path.as_bytes().cmp(b.path.as_bytes()));
-        self.out.packs.push(PackSource {
+        self.collect_files(items, canon, canon, &rel_dir, "", &mut files, stack);
+        files.sort_by(|a: &FileEntry, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+        self.out.packs.push(PackEntry {
             rel_dir,
             dir_name,
             files,
         });
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn collect_files(
         &mut self,
-        dir: &Path,
+        items: Vec<DirItem>,
+        canon: &Path,
         boundary: &Path,
         rel_dir: &str,
         sub: &str,
-        files: &mut Vec<SourceFile>,
+        files: &mut Vec<FileEntry>,
         stack: &mut Vec<PathBuf>,
     ) {
-        for (name, path) in self.entries(dir, &join(rel_dir, sub)) {
-            let in_pack = join(sub, &name);
+        for item in items {
+            let name = item.name.as_str();
+            let in_pack = join(sub, name);
             let display = join(rel_dir, &in_pack);
-            if is_ignored(&name) || self.ignore.matches(&display) {
+            if is_ignored(name) || self.ignore.matches(&display) {
                 continue;
             }
-            match self.resolve(&path, &display, boundary, "its pack") {
-                Entry::Dir(path, canon) => {
-                    if stack.contains(&canon) {
+            match self.resolve(&item, canon, &display, boundary, "its pack") {
+                Entry::Dir(path, child_canon, _) => {
+                    if stack.contains(&child_canon) {
                         self.cycle(&display);
                         continue;
                     }
                     self.out.tracked.push(path.clone());
-                    stack.push(canon);
-                    self.collect_files(&path, boundary, rel_dir, &in_pack, files, stack);
+                    stack.push(child_canon.clone());
+                    let children = self.entries(&path, &display);
+                    self.collect_files(
+                        children,
+                        &child_canon,
+                        boundary,
+                        rel_dir,
+                        &in_pack,
+                        files,
+                        stack,
+                    );
                     stack.pop();
                 }
                 Entry::File(path) => {
-                    self.out.tracked.push(path.clone());
                     if !sub.is_empty() && name == SKILL_MD && !ships_example(&in_pack) {
                         let outer = join(rel_dir, SKILL_MD);
                         self.error(
@@ -428,15 +552,11 @@ impl Walker<'_> {
                             parent(&display)
                         ));
                     }
-                    match fs::read(&path) {
-                        Ok(bytes) => files.push(SourceFile {
-                            path: in_pack,
-                            bytes,
-                        }),
-                        Err(e) => {
-                            self.error(Code::IoError, &display, format!("cannot read file: {e}"));
-                        }
-                    }
+                    self.out.tracked.push(path.clone());
+                    files.push(FileEntry {
+                        path: in_pack,
+                        disk: path,
+                    });
                 }
                 Entry::Skip => {}
             }

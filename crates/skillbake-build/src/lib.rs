@@ -27,6 +27,8 @@
 
 #![forbid(unsafe_code)]
 
+#[doc(hidden)]
+pub mod cache;
 mod check;
 #[doc(hidden)]
 pub mod config;
@@ -223,46 +225,187 @@ impl Config {
     /// Validates the skills and, when there is no error, writes the registry. Warnings are
     /// printed as `cargo:warning` ([`report::cargo::Cargo`]); errors fail with every diagnostic
     /// rendered; the files of [`Config::report_file`] get the whole report in their format.
+    ///
+    /// Incremental: the output directory keeps a cache of every pack's generated part, keyed by
+    /// its files' content (see [`cache`]), so a rebuild after editing one pack checks and
+    /// generates that pack only; the output is byte for byte what a clean build writes.
     pub fn compile(&self) -> Result<(), Error> {
+        self.compile_stats().map(|_| ())
+    }
+
+    /// [`Config::compile`], returning what the build reused and did (see [`cache::Stats`]).
+    #[doc(hidden)]
+    pub fn compile_stats(&self) -> Result<cache::Stats, Error> {
         let dir = self.effective_skills_dir();
         if self.cargo_output {
             println!("cargo:rerun-if-env-changed={SKILLS_DIR_ENV}");
-        }
-        let checked = check(&dir, &self.options);
-        if self.cargo_output {
-            for p in &checked.tracked {
-                println!("cargo:rerun-if-changed={}", p.display());
+            // Cargo scans a folder named here recursively, folders included, by modification
+            // time: an edit, an addition, a rename or a deletion anywhere below it reruns the
+            // build script, so the skills root is the whole set (plus a configuration file
+            // given from elsewhere). See `tests/rebuild.rs`.
+            println!("cargo:rerun-if-changed={}", dir.display());
+            if let Some(config) = &self.options.config_file {
+                if config.exists() {
+                    println!("cargo:rerun-if-changed={}", config.display());
+                }
             }
-            print!("{}", report::cargo::Cargo.render(&checked.report));
         }
-        for (format, path) in &self.report_files {
-            let text = format.emitter(false, false).render(&checked.report);
-            write_if_changed(path, text.as_bytes())?;
-        }
-        if checked.report.has_errors() {
-            return Err(Error::Invalid(Box::new(checked.report)));
+        let prefix = self
+            .location_prefix
+            .clone()
+            .unwrap_or_else(|| default_prefix(&dir));
+        let out = match &self.out_dir {
+            Some(d) => Some(d.clone()),
+            None => std::env::var_os("OUT_DIR").map(PathBuf::from),
+        };
+        let Some(out) = out else {
+            let checked = check(&dir, &self.options);
+            self.report(&checked.report)?;
+            if checked.report.has_errors() {
+                return Err(Error::Invalid(Box::new(checked.report)));
+            }
+            return Err(Error::NoOutDir);
+        };
+        let started = std::time::Instant::now();
+        let built = cache::build(&dir, &self.options, &prefix, &out).map_err(Error::TooLarge)?;
+        self.report(&built.report)?;
+        if built.report.has_errors() {
+            return Err(Error::Invalid(Box::new(built.report)));
         }
         let opts = generate::GenOptions {
             runtime_path: self.runtime_path.clone(),
-            location_prefix: self
-                .location_prefix
-                .clone()
-                .unwrap_or_else(|| default_prefix(&dir)),
+            location_prefix: prefix,
         };
-        let generated = generate::generate_with(&checked.skills, &opts, checked.route.as_ref())
+        let t = std::time::Instant::now();
+        let skills = built.defaults.iter().filter(|&&d| d).count();
+        let route = match &built.route {
+            Some(r) if r.stats.docs == skills => r.bytes.clone(),
+            _ => Vec::new(),
+        };
+        let generated = generate::assemble(&built.fragments, &built.defaults, route, &opts)
             .map_err(Error::TooLarge)?;
-        let out = match &self.out_dir {
-            Some(d) => d.clone(),
-            None => std::env::var_os("OUT_DIR")
-                .map(PathBuf::from)
-                .ok_or(Error::NoOutDir)?,
-        };
+        let assemble = t.elapsed();
+        let t = std::time::Instant::now();
         write_if_changed(&out.join(generate::REGISTRY_RS), generated.code.as_bytes())?;
         write_if_changed(&out.join(generate::TEXT_FILE), generated.text.as_bytes())?;
         write_if_changed(&out.join(generate::BYTES_FILE), &generated.bytes)?;
         write_if_changed(&out.join(generate::ROUTE_FILE), &generated.route)?;
+        // Without the cache the next build starts from scratch: not worth failing this one.
+        let _ = built.save(&out);
+        let write = t.elapsed();
+        if let Some(path) = std::env::var_os(STATS_ENV).filter(|p| !p.is_empty()) {
+            let s = &built.stats;
+            let line = serde_json::json!({
+                "packs": s.packs,
+                "reused_by_stamp": s.reused_by_stamp,
+                "reused_by_hash": s.reused_by_hash,
+                "generated": s.generated,
+                "cache_hit": s.cache_hit,
+                "walk_s": s.walk.as_secs_f64(),
+                "packs_s": s.packs_time.as_secs_f64(),
+                "assemble_s": assemble.as_secs_f64(),
+                "write_s": write.as_secs_f64(),
+                "total_s": started.elapsed().as_secs_f64(),
+                "peak_rss_kib": peak_rss_kib(),
+                "text_bytes": generated.text.len(),
+                "data_bytes": generated.bytes.len(),
+                "code_bytes": generated.code.len(),
+            });
+            let _ = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| {
+                    std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes())
+                });
+        }
+        Ok(built.stats)
+    }
+
+    /// Prints the report's warnings as `cargo:warning` lines (when printing cargo directives)
+    /// and writes the files of [`Config::report_file`].
+    fn report(&self, report: &Report) -> Result<(), Error> {
+        if self.cargo_output {
+            print!("{}", report::cargo::Cargo.render(report));
+        }
+        for (format, path) in &self.report_files {
+            let text = format.emitter(false, false).render(report);
+            write_if_changed(path, text.as_bytes())?;
+        }
         Ok(())
     }
+}
+
+/// Environment variable naming a file to which [`Config::compile`] appends one JSON line per
+/// run: packs reused from the cache and generated, time per phase, peak memory, output sizes.
+pub const STATS_ENV: &str = "SKILLBAKE_BUILD_STATS";
+
+/// This process's peak resident set size in KiB (Linux), for [`STATS_ENV`].
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Worker threads for `items` items: every available core, one thread per 16 items at most.
+fn workers(items: usize) -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items / 16)
+        .max(1)
+}
+
+/// `items.iter().map(f)` on every available core, keeping the order.
+pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let workers = workers(items.len());
+    if workers == 1 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(workers);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<_>>()))
+            .collect();
+        let mut out = Vec::with_capacity(items.len());
+        for h in handles {
+            // A worker only panics on a bug; re-raise it here rather than lose items.
+            out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        out
+    })
+}
+
+/// `items.into_iter().map(f)` on every available core, keeping the order.
+pub(crate) fn par_map_owned<T: Send, R: Send>(
+    mut items: Vec<T>,
+    f: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
+    let workers = workers(items.len());
+    if workers == 1 {
+        return items.into_iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(workers);
+    let mut parts = Vec::new();
+    while items.len() > chunk {
+        let tail = items.split_off(items.len() - chunk);
+        parts.push(tail);
+    }
+    parts.push(items);
+    parts.reverse();
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = parts
+            .into_iter()
+            .map(|part| scope.spawn(move || part.into_iter().map(f).collect::<Vec<_>>()))
+            .collect();
+        let mut out = Vec::new();
+        for h in handles {
+            out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        out
+    })
 }
 
 /// The default location prefix: the last normal component of the skills folder's path, or
@@ -283,8 +426,11 @@ pub fn default_prefix(dir: &Path) -> String {
     parts.pop().unwrap_or_else(|| "skills".into())
 }
 
+/// Writes `bytes` unless the file holds them already (its modification time then stays, and
+/// rustc does not rebuild): the length is compared before the content.
 fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+    let same_len = std::fs::metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64);
+    if same_len && std::fs::read(path).is_ok_and(|old| old == bytes) {
         return Ok(());
     }
     std::fs::write(path, bytes).map_err(Error::Io)

@@ -26,6 +26,8 @@ pub struct Skill {
     pub version: Option<String>,
     /// Every file of the pack, `SKILL.md` included, sorted by path.
     pub files: Vec<SourceFile>,
+    /// Paths of the files to store compressed (`[embed] compress` in `skillbake.toml`), sorted.
+    pub compress: Vec<String>,
     /// `requires:` as (skill name, version range), in source order.
     pub requires: Vec<(String, String)>,
     /// Whether this is the version of its skill an agent gets by name (see
@@ -75,4 +77,36 @@ pub fn default_bucket(rel_dir: &str) -> String {
         .rsplit_once('/')
         .map(|(parent, _)| parent.to_string())
         .unwrap_or_default()
+}
+
+/// What the cross-pack checks (`route-test-failed`, `description-near-duplicate`,
+/// `catalog-over-budget`) and the routing index need of a pack: small, and kept by the
+/// incremental build for the packs it does not check again.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RouteDoc {
+    /// The name.
+    pub name: String,
+    /// The description.
+    pub description: String,
+    /// `/`-separated folder of the pack relative to the skills root.
+    pub rel_dir: String,
+    /// `tags`, split as DB-GPT does.
+    pub tags: Vec<String>,
+    /// The routing side of the pack.
+    pub route: Routing,
+    /// The pack's terms, as the index weighs them.
+    pub terms: crate::generate::route::DocTerms,
+}
+
+/// Everything the cross-pack rules read of one pack — its name site (`duplicate-name`), its
+/// `requires:` (which version is the default) and its routing facts — kept by the incremental
+/// build for the packs it does not check again.
+#[derive(Debug, Clone)]
+pub struct CrossPack {
+    /// Where the name (and version) is declared.
+    pub site: crate::validate::duplicate::NameSite,
+    /// `requires:` with its places.
+    pub requires: Vec<crate::validate::requires::Requirement>,
+    /// What routing indexes and checks.
+    pub doc: RouteDoc,
 }

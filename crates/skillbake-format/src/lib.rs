@@ -9,6 +9,7 @@
 //! * [`chunks`] — the fixed parts of DB-GPT's `load_skill` reply;
 //! * [`catalog`] — the list of skills for a system prompt, in four formats, with a budget;
 //! * [`activation`] — other shapes of a loaded skill (`<skill>`, `<skill_content>`);
+//! * [`layout`] — the binary tables of a generated registry (every column, for both sides);
 //! * [`tokens`] — a model-free estimate of a text's cost in tokens;
 //! * [`candidates`] — the routed top-K skills for the model's final choice, in every catalog
 //!   format and as JSON;
@@ -38,6 +39,7 @@ pub mod chunks;
 pub mod escape;
 pub mod file_type;
 pub mod interpreter;
+pub mod layout;
 pub mod name;
 pub mod percent;
 pub mod permission;

@@ -1,6 +1,6 @@
 //! The arguments of `cargo xtask bench`.
 
-pub(super) const USAGE: &str = "usage: cargo xtask bench [--sizes 10,1000,10000] [--runs N] [--slow-runs N] [--no-peers] [--no-inproc] [--fixture]";
+pub(super) const USAGE: &str = "usage: cargo xtask bench [--sizes 10,1000,10000] [--runs N] [--slow-runs N] [--no-peers] [--no-inproc] [--fixture] [--before REV]";
 
 pub(super) struct Options {
     pub(super) sizes: Vec<usize>,
@@ -9,6 +9,8 @@ pub(super) struct Options {
     pub(super) peers: bool,
     pub(super) inproc: bool,
     pub(super) fixture_only: bool,
+    /// A revision to measure against (size, build cost, cold start), exported with `git archive`.
+    pub(super) before: Option<String>,
 }
 
 pub(super) fn options(args: &[String]) -> Result<Options, String> {
@@ -19,6 +21,7 @@ pub(super) fn options(args: &[String]) -> Result<Options, String> {
         peers: true,
         inproc: true,
         fixture_only: false,
+        before: None,
     };
     let number = |v: Option<&String>, what: &str| -> Result<usize, String> {
         v.and_then(|s| s.parse().ok())
@@ -45,6 +48,13 @@ pub(super) fn options(args: &[String]) -> Result<Options, String> {
             "--no-peers" => o.peers = false,
             "--no-inproc" => o.inproc = false,
             "--fixture" => o.fixture_only = true,
+            "--before" => {
+                o.before = Some(
+                    it.next()
+                        .ok_or(format!("--before needs a revision ({USAGE})"))?
+                        .clone(),
+                )
+            }
             s => return Err(format!("unexpected argument `{s}` ({USAGE})")),
         }
     }

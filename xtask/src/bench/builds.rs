@@ -1,24 +1,243 @@
-//! Release builds of `skillbake` with a pack set compiled in, and of the bench crates under
-//! `benches/`, each in its own target folder.
+//! Release builds of `skillbake` with a pack set compiled in — of this tree and, with
+//! `--before REV`, of an earlier revision exported next to it — measured as they build: cargo's
+//! wall time and peak memory, rustc's peak memory per crate (through a `RUSTC_WRAPPER` that runs
+//! each rustc under `/usr/bin/time`), the build script's own account (`SKILLBAKE_BUILD_STATS`),
+//! the binary's size; and the bench crates under `benches/`.
 
 use super::packs::PackSet;
-use super::process::{capture, s};
+use super::process::{capture, mkdir, s, write};
 use crate::{cargo, run as run_step};
-use std::path::Path;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 pub(super) fn build_dir(root: &Path, what: &str) -> PathBuf {
     root.join("target/bench-build").join(what)
 }
 
-/// `skillbake` with `set` compiled in, in its own target folder.
-pub(super) fn build_skillbake(root: &Path, set: &PackSet) -> Result<PathBuf, String> {
-    let target = build_dir(root, &format!("skillbake-{}", set.packs));
-    let bin = crate::build_bundled_skillbake(
-        &set.dir,
-        Some(&target),
-        &format!("{} packs compiled in", set.packs),
+/// A source tree whose `skillbake` is built: this checkout, or an exported revision.
+pub(super) struct Tree {
+    /// `after` (this checkout) or `before`.
+    pub(super) label: &'static str,
+    /// The revision, for the report.
+    pub(super) rev: String,
+    pub(super) src: PathBuf,
+    pub(super) target: PathBuf,
+}
+
+impl Tree {
+    pub(super) fn current(root: &Path) -> Tree {
+        Tree {
+            label: "after",
+            rev: capture(&[
+                "git".into(),
+                "-C".into(),
+                s(root),
+                "rev-parse".into(),
+                "--short".into(),
+                "HEAD".into(),
+            ])
+            .map_or_else(
+                |_| "working tree".into(),
+                |r| format!("{} + working tree", r.trim()),
+            ),
+            src: root.to_path_buf(),
+            target: build_dir(root, "skillbake"),
+        }
+    }
+
+    /// Exports `rev` (`git archive`) into `target/bench-build/before-src`.
+    pub(super) fn export(root: &Path, rev: &str) -> Result<Tree, String> {
+        let src = build_dir(root, "before-src");
+        let marker = build_dir(root, "before-src.rev");
+        let full = capture(&[
+            "git".into(),
+            "-C".into(),
+            s(root),
+            "rev-parse".into(),
+            rev.into(),
+        ])?
+        .trim()
+        .to_string();
+        if std::fs::read_to_string(&marker).ok().as_deref() != Some(full.as_str()) {
+            if src.exists() {
+                std::fs::remove_dir_all(&src).map_err(|e| format!("`{}`: {e}", src.display()))?;
+            }
+            mkdir(&src)?;
+            let archive = build_dir(root, "before-src.tar");
+            run_step(
+                &format!("git archive {rev}"),
+                Command::new("git")
+                    .arg("-C")
+                    .arg(root)
+                    .args(["archive", "--output"])
+                    .arg(&archive)
+                    .arg(&full),
+            )?;
+            run_step(
+                "tar -x",
+                Command::new("tar")
+                    .arg("-xf")
+                    .arg(&archive)
+                    .arg("-C")
+                    .arg(&src),
+            )?;
+            let _ = std::fs::remove_file(&archive);
+            write(&marker, full.as_bytes())?;
+        }
+        Ok(Tree {
+            label: "before",
+            rev: full.chars().take(7).collect(),
+            src,
+            target: build_dir(root, "before"),
+        })
+    }
+}
+
+/// One measured build of `skillbake` with a pack set.
+pub(super) struct Built {
+    pub(super) bin: PathBuf,
+    pub(super) bytes: u64,
+    /// Wall time of the whole `cargo build` (dependencies already built).
+    pub(super) cargo_s: f64,
+    /// Peak RSS of the largest process of the build (cargo, build script or rustc), KiB.
+    pub(super) peak_kib: Option<u64>,
+    /// (crate name and type, peak RSS KiB, seconds) of every rustc run.
+    pub(super) rustc: Vec<(String, u64, f64)>,
+    /// The build script's own report, when it writes one.
+    pub(super) stats: Option<serde_json::Value>,
+}
+
+impl Built {
+    /// Peak RSS of the rustc run of `crate_type` (`lib`, `bin`) of `skillbake`.
+    pub(super) fn rustc_kib(&self, what: &str) -> Option<u64> {
+        self.rustc
+            .iter()
+            .filter(|(n, _, _)| n == what)
+            .map(|r| r.1)
+            .max()
+    }
+}
+
+const WRAPPER: &str = r#"#!/bin/sh
+# RUSTC_WRAPPER of `cargo xtask bench`: runs rustc under /usr/bin/time, logging
+# "<crate-name>:<crate-type> <max RSS KiB> <seconds>" to $SKILLBAKE_RUSTC_LOG.
+name=unknown; kind=; prev=
+for a in "$@"; do
+    case "$prev" in
+        --crate-name) name=$a ;;
+        --crate-type) kind=$a ;;
+    esac
+    prev=$a
+done
+if [ -z "$SKILLBAKE_RUSTC_LOG" ]; then
+    exec "$@"
+fi
+exec /usr/bin/time -f "$name:$kind %M %e" -a -o "$SKILLBAKE_RUSTC_LOG" "$@"
+"#;
+
+/// `skillbake` of `tree` with `set` compiled in, rebuilt from the build script on and measured;
+/// the binary is copied to `target/bench-build/bin/<label>-<packs>`.
+pub(super) fn build_skillbake(root: &Path, tree: &Tree, set: &PackSet) -> Result<Built, String> {
+    let scratch = build_dir(root, "scratch");
+    mkdir(&scratch)?;
+    let wrapper = scratch.join("rustc-wrapper.sh");
+    write(&wrapper, WRAPPER.as_bytes())?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| e.to_string())?;
+    }
+    let manifest = tree.src.join("Cargo.toml");
+    let cargo_in = |args: &[&str]| {
+        let mut c = cargo();
+        c.args(args)
+            .arg("--manifest-path")
+            .arg(&manifest)
+            .env("CARGO_TARGET_DIR", &tree.target)
+            .env("RUSTC_WRAPPER", &wrapper)
+            .env(skillbake_build::SKILLS_DIR_ENV, &set.dir);
+        c
+    };
+    // The dependencies once, then skillbake itself from its build script on, every time.
+    run_step(
+        &format!("{} dependencies", tree.label),
+        &mut cargo_in(&[
+            "build",
+            "--release",
+            "-p",
+            "skillbake",
+            "--bin",
+            "skillbake",
+        ]),
     )?;
+    run_step(
+        "cargo clean -p skillbake",
+        &mut cargo_in(&["clean", "--release", "-p", "skillbake"]),
+    )?;
+    let log = scratch.join(format!("rustc-{}-{}.log", tree.label, set.packs));
+    let stats = scratch.join(format!("stats-{}-{}.jsonl", tree.label, set.packs));
+    let time = scratch.join(format!("time-{}-{}.txt", tree.label, set.packs));
+    for f in [&log, &stats, &time] {
+        let _ = std::fs::remove_file(f);
+    }
+    let mut cmd = Command::new("/usr/bin/time");
+    cmd.arg("-v").arg("-o").arg(&time);
+    let inner = cargo_in(&[
+        "build",
+        "--release",
+        "-p",
+        "skillbake",
+        "--bin",
+        "skillbake",
+    ]);
+    cmd.arg(inner.get_program()).args(inner.get_args());
+    for (k, v) in inner.get_envs() {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    cmd.current_dir(root)
+        .env("SKILLBAKE_RUSTC_LOG", &log)
+        .env(skillbake_build::STATS_ENV, &stats);
+    let start = std::time::Instant::now();
+    run_step(
+        &format!(
+            "cargo build --release -p skillbake ({}, {} packs compiled in)",
+            tree.label, set.packs
+        ),
+        &mut cmd,
+    )?;
+    let cargo_s = start.elapsed().as_secs_f64();
+    let time_v = std::fs::read_to_string(&time).unwrap_or_default();
+    let peak_kib = time_v.lines().find_map(|l| {
+        l.trim()
+            .strip_prefix("Maximum resident set size (kbytes):")?
+            .trim()
+            .parse()
+            .ok()
+    });
+    let rustc = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            let name = it.next()?.to_string();
+            let kib = it.next()?.parse().ok()?;
+            let secs = it.next()?.parse().ok()?;
+            Some((name, kib, secs))
+        })
+        .collect();
+    let stats = std::fs::read_to_string(&stats)
+        .ok()
+        .and_then(|t| t.lines().last().and_then(|l| serde_json::from_str(l).ok()));
+
+    let built = tree.target.join("release/skillbake");
+    let bins = build_dir(root, "bin");
+    mkdir(&bins)?;
+    let bin = bins.join(format!("skillbake-{}-{}", tree.label, set.packs));
+    std::fs::copy(&built, &bin).map_err(|e| format!("`{}`: {e}", built.display()))?;
     let listed = capture(&[s(&bin), "list".into()])?.lines().count();
     if listed != set.packs {
         return Err(format!(
@@ -27,7 +246,29 @@ pub(super) fn build_skillbake(root: &Path, set: &PackSet) -> Result<PathBuf, Str
             set.packs
         ));
     }
-    Ok(bin)
+    let bytes = std::fs::metadata(&bin).map_or(0, |m| m.len());
+    Ok(Built {
+        bin,
+        bytes,
+        cargo_s,
+        peak_kib,
+        rustc,
+        stats,
+    })
+}
+
+/// The build script binary cargo compiled last for `tree` (in its release target folder).
+pub(super) fn build_script(tree: &Tree) -> Option<PathBuf> {
+    let dir = tree.target.join("release/build");
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(&dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("skillbake-"))
+        .map(|e| e.path().join("build-script-build"))
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .collect();
+    found.sort();
+    found.pop().map(|(_, p)| p)
 }
 
 /// A bench crate under `benches/` (not a workspace member), in its own target folder.

@@ -56,15 +56,24 @@ pub(super) struct Cold {
     pub(super) packs: usize,
     pub(super) floor: Proc,
     pub(super) ours: Proc,
+    /// `skillbake cat` of the probe's script.
+    pub(super) cat: Proc,
+    /// `skillbake load` built from the `--before` revision.
+    pub(super) before: Option<Proc>,
     pub(super) loader: Proc,
     pub(super) dbgpt: Option<Proc>,
 }
 
+/// The file `cat` writes in the cold-start runs.
+pub(super) const CAT_PATH: &str = "scripts/run.py";
+
+#[allow(clippy::too_many_arguments)]
 pub(super) fn measure_cold(
     timer: &Timer,
     opts: &Options,
     set: &PackSet,
     bin: &Path,
+    before: Option<&Path>,
     floor: &Path,
     loader: &Path,
     peers: &Peers,
@@ -72,7 +81,11 @@ pub(super) fn measure_cold(
     let floor_argv = vec![s(floor)];
     let ours_argv = vec![s(bin), "load".into(), PROBE.into(), PROBE_PATH.into()];
     let loader_argv = vec![s(loader), s(&set.dir), PROBE.into(), PROBE_PATH.into()];
-    let rust = [floor_argv, ours_argv, loader_argv];
+    let cat_argv = vec![s(bin), "cat".into(), PROBE.into(), CAT_PATH.into()];
+    let mut rust = vec![floor_argv, ours_argv, loader_argv, cat_argv];
+    if let Some(b) = before {
+        rust.push(vec![s(b), "load".into(), PROBE.into(), PROBE_PATH.into()]);
+    }
     let walls = timer.wall_many(&rust, opts.runs, 2, 5)?;
     let mut procs = Vec::new();
     for (argv, wall) in rust.iter().zip(walls) {
@@ -98,13 +111,17 @@ pub(super) fn measure_cold(
         Err(_) => None,
     };
     let mut procs = procs.into_iter();
-    let (Some(floor), Some(ours), Some(loader)) = (procs.next(), procs.next(), procs.next()) else {
+    let (Some(floor), Some(ours), Some(loader), Some(cat)) =
+        (procs.next(), procs.next(), procs.next(), procs.next())
+    else {
         return Err("missing cold-start measurements".into());
     };
     Ok(Cold {
         packs: set.packs,
         floor,
         ours,
+        cat,
+        before: procs.next(),
         loader,
         dbgpt,
     })

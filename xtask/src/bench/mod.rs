@@ -1,7 +1,8 @@
 //! `cargo xtask bench [--sizes 10,1000,10000] [--runs N] [--slow-runs N] [--no-peers]
-//! [--no-inproc] [--fixture]`: skillbake's speed against the run-time loaders people use today,
-//! every system measured side by side in one run on the same generated packs, written to
-//! `BENCHMARKS.md` (between its `bench:start`/`bench:end` markers; the analysis after them is
+//! [--no-inproc] [--fixture] [--before REV]`: skillbake's speed and build cost against the
+//! run-time loaders people use today (and, with `--before`, against an earlier revision of
+//! skillbake), every system measured side by side in one run on the same generated packs, written
+//! to `BENCHMARKS.md` (between its `bench:start`/`bench:end` markers; the analysis after them is
 //! kept) with a plot in `benches/cold-start.svg`.
 //!
 //! Steps, in order:
@@ -12,10 +13,12 @@
 //! 2. generates 10 / 1,000 / 10,000 packs into `target/bench-packs/N` (bodies of 1–50 KB,
 //!    log-uniform, a script and a reference each; deterministic, reused while the generator is
 //!    unchanged);
-//! 3. builds in release mode, each in its own target folder under `target/bench-build/`:
-//!    `skillbake` with each pack set compiled in (`SKILLBAKE_SKILLS_DIR`), the floor
-//!    (`benches/floor`: a binary printing a static string) and the Rust run-time loader
-//!    (`benches/runtime-loader`);
+//! 3. builds in release mode under `target/bench-build/`: `skillbake` with each pack set compiled
+//!    in (`SKILLBAKE_SKILLS_DIR`; one target folder per source tree, rebuilt from the build script
+//!    on for every set and measured: rustc's and the build script's peak memory, binary size),
+//!    the floor (`benches/floor`: a binary printing a static string) and the Rust run-time loader
+//!    (`benches/runtime-loader`); then runs the build script alone, full, with nothing changed and
+//!    after editing one pack (the incremental build), comparing its output with a full build;
 //! 4. installs the Python peers into `target/bench-venv` (pinned in
 //!    `benches/peers/requirements.txt`): DB-GPT's skill registry and `load_skill` tool, and the
 //!    Agent Skills reference validator `skills-ref`; a peer that does not install or run is
@@ -29,6 +32,7 @@
 //! `cargo xtask bench exec` measures running a skill instead (see [`exec`]).
 
 mod args;
+mod build_cost;
 mod builds;
 mod divan;
 mod exec;
@@ -38,12 +42,14 @@ mod packs;
 mod peers;
 mod process;
 mod report;
+mod report_build;
 mod svg;
 mod timing;
 
 use crate::root;
 use args::options;
-use builds::{build_aux, build_skillbake};
+use build_cost::{measure_script, ScriptCost};
+use builds::{build_aux, build_skillbake, Built, Tree};
 use divan::inproc_benches;
 use machine::machine;
 use measure::{measure_check, measure_cold, measure_inside, same_answers};
@@ -68,6 +74,8 @@ const FIXTURE: [(&str, usize); 3] = [
     ("body-10k", 10 * 1024),
     ("body-100k", 100 * 1024),
 ];
+/// The fixture pack with an asset stored compressed, and the asset's path.
+const COMPRESSED: (&str, &str) = ("with-assets", "assets/table.csv");
 const START: &str = "<!-- bench:start -->\n";
 const END: &str = "<!-- bench:end -->";
 
@@ -97,10 +105,29 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
     let floor = build_aux(&root, "floor", "floor")?;
     let loader = build_aux(&root, "runtime-loader", "runtime-loader")?;
-    let mut binaries = Vec::new();
+    let after = Tree::current(&root);
+    let before = match &opts.before {
+        Some(rev) => Some(Tree::export(&root, rev)?),
+        None => None,
+    };
+    let mut builds: Vec<Built> = Vec::new();
+    let mut before_builds: Vec<Built> = Vec::new();
+    let mut scripts: Vec<(ScriptCost, Option<ScriptCost>)> = Vec::new();
     for set in &sets {
-        binaries.push(build_skillbake(&root, set)?);
+        let runs = if set.packs >= 1000 { 3 } else { 5 };
+        let built = build_skillbake(&root, &after, set)?;
+        let script = measure_script(&scratch, &after, set, runs)?;
+        let old = match &before {
+            Some(tree) => {
+                before_builds.push(build_skillbake(&root, tree, set)?);
+                Some(measure_script(&scratch, tree, set, runs)?)
+            }
+            None => None,
+        };
+        builds.push(built);
+        scripts.push((script, old));
     }
+    let binaries: Vec<std::path::PathBuf> = builds.iter().map(|b| b.bin.clone()).collect();
 
     // Peers.
     let peers = if opts.peers {
@@ -120,9 +147,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 
     // Cold start.
     let mut cold = Vec::new();
-    for (set, bin) in sets.iter().zip(&binaries) {
+    for (i, (set, bin)) in sets.iter().zip(&binaries).enumerate() {
+        let old = before_builds.get(i).map(|b| b.bin.as_path());
         cold.push(measure_cold(
-            &timer, &opts, set, bin, &floor, &loader, &peers,
+            &timer, &opts, set, bin, old, &floor, &loader, &peers,
         )?);
     }
 
@@ -153,6 +181,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         machine,
         sets: &sets,
         binaries: &binaries,
+        builds: &builds,
+        before_builds: &before_builds,
+        scripts: &scripts,
+        trees: (&after, before.as_ref()),
         agreement,
         cold,
         inside,

@@ -2,7 +2,7 @@
 //! in-process fixture `benches/fixture-registry/`.
 
 use super::process::{mkdir, write, write_if_changed};
-use super::{FIXTURE, GENERATOR};
+use super::{COMPRESSED, FIXTURE, GENERATOR};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::path::PathBuf;
@@ -82,6 +82,27 @@ pub(super) fn pack_files(i: usize) -> [(&'static str, String); 2] {
     [("scripts/run.py", script), ("references/guide.md", guide)]
 }
 
+/// The compressed fixture asset: a CSV table of about 64 KB, as skill packs ship them.
+pub(super) fn asset_csv() -> String {
+    let mut s = String::from("period,region,product,units,revenue,cost,margin\n");
+    let mut i = 0usize;
+    while s.len() < 64 * 1024 {
+        let units = 100 + (unit(i, 4) * 900.0) as usize;
+        let revenue = units as f64 * (9.5 + unit(i, 5) * 3.0);
+        let cost = revenue * (0.55 + unit(i, 6) * 0.2);
+        let _ = writeln!(
+            s,
+            "2024-Q{},{},{},{units},{revenue:.2},{cost:.2},{:.4}",
+            1 + i % 4,
+            ["north", "south", "east", "west"][i % 4],
+            ["widget", "gadget", "gizmo"][i % 3],
+            (revenue - cost) / revenue
+        );
+        i += 1;
+    }
+    s
+}
+
 /// A generated pack set.
 pub(super) struct PackSet {
     pub(super) dir: PathBuf,
@@ -150,6 +171,16 @@ pub(super) fn fixture(root: &Path) -> Result<bool, String> {
         let md = skill_md(name, i, &body(i, *len));
         write(&pack.join("SKILL.md"), md.as_bytes())?;
     }
+    // A pack with an asset stored compressed (`[embed] compress`), for the cost of inflating it.
+    let pack = src.join(COMPRESSED.0);
+    mkdir(&pack.join("assets"))?;
+    let md = skill_md(COMPRESSED.0, FIXTURE.len(), &body(7, 2048));
+    write(&pack.join("SKILL.md"), md.as_bytes())?;
+    write(&pack.join(COMPRESSED.1), asset_csv().as_bytes())?;
+    write(
+        &src.join("skillbake.toml"),
+        b"[embed]\ncompress = [\"**/assets/**\"]\n",
+    )?;
     // Errors only: a 100 KB body is longer than `body-too-long` likes, on purpose.
     let checked = skillbake_build::check(&src, &skillbake_build::CheckOptions::default());
     if checked.report.has_errors() {

@@ -18,6 +18,16 @@ pub(super) struct Stat {
 }
 
 impl Stat {
+    /// A single measurement.
+    pub(super) fn one(v: f64) -> Stat {
+        Stat {
+            median: v,
+            min: v,
+            max: v,
+            runs: 1,
+        }
+    }
+
     pub(super) fn of(mut v: Vec<f64>) -> Option<Stat> {
         v.retain(|x| x.is_finite());
         if v.is_empty() {

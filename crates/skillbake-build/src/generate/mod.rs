@@ -1,23 +1,31 @@
-//! Generate layer: turns validated skills into Rust source plus two data files for `OUT_DIR`.
+//! Generate layer: turns validated skills into a small Rust file plus two blobs for `OUT_DIR`.
 //!
-//! * `skillbake_registry.rs` — record tables and a `phf` map from name to record, defining
-//!   `pub static REGISTRY: <runtime>::Registry`;
-//! * `skillbake_text.txt` — every string the records point into (names, bodies, precomputed
-//!   `load_skill` chunks, frontmatter JSON), pulled in with `include_str!`;
-//! * `skillbake_files.bin` — the exact bytes of every embedded file, pulled in with `include_bytes!`;
+//! * `skillbake_registry.rs` — the same dozen lines however many packs: where each table starts
+//!   in the data blob, the name index's hash key, and `pub static REGISTRY: <runtime>::Registry`;
+//! * `skillbake_text.txt` — every string and every UTF-8 file (`include_str!`), pack by pack: the
+//!   precomputed `load_skill` reply, `SKILL.md` around its body, names, JSON, files; then the
+//!   tool definitions;
+//! * `skillbake_data.bin` — the tables of `skillbake_format::layout` (rows of `u32` offsets, no
+//!   pointers), then the bytes of binary and compressed files and the precompiled templates
+//!   (`include_bytes!`);
 //! * `skillbake_route.bin` — the routing index ([`route`]), pulled in with `include_bytes!`.
 //!
-//! Output depends only on the skills' content and relative paths: no timestamps, no absolute
-//! paths, sorted order, and `phf`'s fixed seed.
+//! [`pack`] builds one pack's [`Fragment`] (in parallel, cacheable by content); [`assemble`] lays
+//! the fragments out and adds the registry-wide parts (the name index, a `phf_generator` perfect
+//! hash over the names in lower case, the [`tools`] and the routing index). Output depends only
+//! on the skills' content and relative paths: no timestamps, no absolute paths, sorted order, and
+//! `phf`'s fixed seed.
 
+pub mod pack;
 pub mod route;
 pub mod template;
 pub mod tools;
 pub mod versions;
 
 use crate::model::Skill;
-use skillbake_format::file_type::classify;
-use skillbake_format::{catalog, chunks, tools::Format as ToolsFormat};
+pub use pack::{Cell, Facts, Fragment};
+use skillbake_format::layout::{self, NONE};
+use skillbake_format::tools::Format as ToolsFormat;
 use std::fmt::Write as _;
 
 /// File names written to the output directory.
@@ -25,7 +33,7 @@ pub const REGISTRY_RS: &str = "skillbake_registry.rs";
 /// See [`REGISTRY_RS`].
 pub const TEXT_FILE: &str = "skillbake_text.txt";
 /// See [`REGISTRY_RS`].
-pub const BYTES_FILE: &str = "skillbake_files.bin";
+pub const BYTES_FILE: &str = "skillbake_data.bin";
 /// See [`REGISTRY_RS`].
 pub const ROUTE_FILE: &str = "skillbake_route.bin";
 
@@ -45,7 +53,7 @@ pub struct Generated {
     pub code: String,
     /// `skillbake_text.txt`.
     pub text: String,
-    /// `skillbake_files.bin`.
+    /// `skillbake_data.bin`: the tables, then binary and compressed files and templates.
     pub bytes: Vec<u8>,
     /// `skillbake_route.bin`.
     pub route: Vec<u8>,
@@ -68,34 +76,7 @@ pub fn location(prefix: &str, rel_dir: &str) -> String {
     crate::discover::join(prefix, rel_dir)
 }
 
-struct Builder {
-    text: String,
-    bytes: Vec<u8>,
-}
-
-impl Builder {
-    fn str(&mut self, s: &str) -> Result<String, TooLarge> {
-        let start = u32::try_from(self.text.len()).map_err(|_| TooLarge)?;
-        self.text.push_str(s);
-        let end = u32::try_from(self.text.len()).map_err(|_| TooLarge)?;
-        Ok(format!("({start}, {end})"))
-    }
-
-    fn bytes(&mut self, b: &[u8]) -> Result<String, TooLarge> {
-        let start = u32::try_from(self.bytes.len()).map_err(|_| TooLarge)?;
-        self.bytes.extend_from_slice(b);
-        let end = u32::try_from(self.bytes.len()).map_err(|_| TooLarge)?;
-        Ok(format!("({start}, {end})"))
-    }
-}
-
-fn range(start: usize, end: usize) -> Result<String, TooLarge> {
-    let s = u32::try_from(start).map_err(|_| TooLarge)?;
-    let e = u32::try_from(end).map_err(|_| TooLarge)?;
-    Ok(format!("({s}, {e})"))
-}
-
-/// Generates the registry for `skills` (already sorted by name and validated).
+/// Generates the registry for `skills` (already validated; sorted by name here).
 pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLarge> {
     generate_with(skills, opts, None)
 }
@@ -106,153 +87,205 @@ pub fn generate_with(
     opts: &GenOptions,
     route_index: Option<&route::Built>,
 ) -> Result<Generated, TooLarge> {
-    let rt = opts.runtime_path.trim_end_matches("::");
-    let mut b = Builder {
-        text: String::new(),
-        bytes: Vec::new(),
-    };
     let sorted = versions::order(skills);
+    let prefix = opts.location_prefix.as_str();
+    let fragments = crate::par_map(&sorted, |s| pack::fragment(s, prefix))
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
+    let defaults: Vec<bool> = sorted.iter().map(|s| s.default).collect();
+    // Routing chooses among skills, each at the version an agent gets by name.
     let groups = versions::groups(&sorted);
-
-    let mut skill_rows = String::new();
-    let mut file_rows = String::new();
-    let mut field_rows = String::new();
-    let mut list_rows = String::new();
-    let (mut n_files, mut n_fields, mut n_lists) = (0usize, 0usize, 0usize);
-    let phf_path = format!("{rt}::__private::phf");
-    let mut index = phf_codegen::Map::<&str>::new();
-    index.phf_path(&phf_path);
-    // The index holds every name in the form lookups compare (lower case); names are unique in
-    // that form (`duplicate-name`).
-    let folded: Vec<String> = sorted
-        .iter()
-        .map(|s| skillbake_format::name::fold(&s.name).into_owned())
-        .collect();
-
-    for (i, s) in sorted.iter().enumerate() {
-        let location = location(&opts.location_prefix, &s.rel_dir);
-        let skill_md_path = format!("{location}/SKILL.md");
-        let name = b.str(&s.name)?;
-        let description = b.str(&s.description)?;
-        let loc = b.str(&location)?;
-        let md_path = b.str(&skill_md_path)?;
-        let body = b.str(&s.body)?;
-        let head = b.str(&chunks::head(&s.name))?;
-        let tail = b.str(&chunks::tail(&s.body))?;
-        let frontmatter = b.str(&s.frontmatter_json)?;
-        let version = match &s.version {
-            Some(v) => format!("Some({})", b.str(v)?),
-            None => "None".into(),
-        };
-
-        let fields_start = n_fields;
-        for (k, json) in &s.fields {
-            let k = b.str(k)?;
-            let v = b.str(json)?;
-            let _ = writeln!(
-                field_rows,
-                "    {rt}::__private::FieldRecord {{ key: {k}, json: {v} }},"
-            );
-            n_fields += 1;
-        }
-        let mut list = |items: &[String], b: &mut Builder| -> Result<String, TooLarge> {
-            let start = n_lists;
-            for it in items {
-                let r = b.str(it)?;
-                let _ = writeln!(list_rows, "    {r},");
-                n_lists += 1;
-            }
-            range(start, n_lists)
-        };
-        let tags = list(&s.tags, &mut b)?;
-        let tools = list(&s.required_tools, &mut b)?;
-        let pairs: Vec<String> = s
-            .requires
-            .iter()
-            .flat_map(|(k, v)| [k.clone(), v.clone()])
-            .collect();
-        let requires = list(&pairs, &mut b)?;
-        let group = groups.get(i).copied().unwrap_or_default();
-        let template_vars = list(&s.template_vars, &mut b)?;
-        let (template, template_note) = template::record(&s.template, &mut b)?;
-
-        let files_start = n_files;
-        let mut skill_md = 0usize;
-        let mut schema = "None".to_string();
-        for f in &s.files {
-            if f.path == "SKILL.md" {
-                skill_md = n_files;
-            }
-            if f.path == "schema.json" {
-                schema = format!("Some({n_files})");
-            }
-            let path = b.str(&f.path)?;
-            let data = b.bytes(&f.bytes)?;
-            let kind = classify(&f.path, &f.bytes);
-            let _ = writeln!(
-                file_rows,
-                "    {rt}::__private::FileRecord {{ path: {path}, data: {data}, kind: {rt}::FileKind::{kind:?} }},"
-            );
-            n_files += 1;
-        }
-        let _ = writeln!(
-            skill_rows,
-            "    {rt}::__private::SkillRecord {{ name: {name}, description: {description}, location: {loc}, skill_md_path: {md_path}, body: {body}, head: {head}, tail: {tail}, frontmatter: {frontmatter}, version: {version}, fields: {}, tags: {tags}, required_tools: {tools}, files: {}, skill_md: {skill_md}, schema: {schema}, template_vars: {template_vars}, template: {template}, template_note: {template_note}, versions: {}, default: {}, requires: {requires} }},",
-            range(fields_start, n_fields)?,
-            range(files_start, n_files)?,
-            range(group.start, group.end)?,
-            group.default == i,
-        );
-        if group.default == i {
-            index.entry(folded[i].as_str(), format!("{i}u32"));
-        }
-    }
-    // Catalogs and tools list each skill once, at the version an agent gets by name.
-    let n_packs = sorted.len();
-    let sorted: Vec<&Skill> = sorted
+    let routed: Vec<&Skill> = sorted
         .iter()
         .enumerate()
         .filter(|(i, _)| groups.get(*i).is_some_and(|g| g.default == *i))
         .map(|(_, s)| *s)
         .collect();
+    let route_bytes = match route_index {
+        Some(built) if built.stats.docs == routed.len() => built.bytes.clone(),
+        _ => route::build(&routed).map_err(|_| TooLarge)?.bytes,
+    };
+    assemble(&fragments, &defaults, route_bytes, opts)
+}
 
-    // Registry-wide texts: the catalog in every format (no budget) and the tool definitions.
-    let locations: Vec<String> = sorted
+/// Lays the fragments (in record order: by name, then version, see [`versions::cmp`]) out into
+/// the blobs, rebases their cells, and adds the registry-wide parts: each skill's run of
+/// versions and its default (`defaults[i]` marks fragment `i` as the version an agent gets by
+/// name, see [`versions::groups_of`]), the name index over the defaults, the tool definitions
+/// and `route`, the routing index of the same skills.
+pub fn assemble(
+    fragments: &[Fragment],
+    defaults: &[bool],
+    route: Vec<u8>,
+    opts: &GenOptions,
+) -> Result<Generated, TooLarge> {
+    use layout::{field, file, index, list, skill};
+    let rt = opts.runtime_path.trim_end_matches("::");
+    let n_skills = fragments.len();
+    let n_files: usize = fragments.iter().map(|f| f.files.len()).sum();
+    let n_fields: usize = fragments.iter().map(|f| f.fields.len()).sum();
+    let n_lists: usize = fragments.iter().map(|f| f.lists.len()).sum();
+    let n_slots: usize = fragments.iter().map(|f| f.byte_slots as usize).sum();
+
+    // The name index over the names in the form lookups compare (lower case,
+    // `skillbake_format::name::fold`); validation rejects two names with the same form
+    // (`duplicate-name`), and the first one wins.
+    let folded: Vec<std::borrow::Cow<'_, str>> = fragments
         .iter()
-        .map(|s| format!("{}/SKILL.md", location(&opts.location_prefix, &s.rel_dir)))
+        .map(|f| skillbake_format::name::fold(&f.facts.name))
         .collect();
-    let tag_lists: Vec<Vec<&str>> = sorted
+    let keys: Vec<versions::Key<'_>> = fragments
         .iter()
-        .map(|s| s.tags.iter().map(String::as_str).collect())
-        .collect();
-    let entries: Vec<catalog::Entry<'_>> = sorted
-        .iter()
-        .zip(&locations)
-        .zip(&tag_lists)
-        .map(|((s, loc), tags)| catalog::Entry {
-            name: &s.name,
-            description: &s.description,
-            location: loc,
-            tags,
+        .enumerate()
+        .map(|(i, f)| versions::Key {
+            name: &f.facts.name,
+            version: f.facts.version.as_deref(),
+            rel_dir: &f.facts.rel_dir,
+            default: defaults.get(i).copied().unwrap_or(true),
         })
         .collect();
-    let mut catalogs = Vec::new();
-    for format in catalog::Format::ALL {
-        catalogs.push(b.str(&catalog::render(format, &entries, None).text)?);
-    }
-    let location_of =
-        |s: &Skill| format!("{}/SKILL.md", location(&opts.location_prefix, &s.rel_dir));
-    let tool_list = tools::tools(&sorted, &location_of);
-    let mut tool_texts = Vec::new();
-    for format in ToolsFormat::ALL {
-        tool_texts.push(b.str(&tools::render(format, &tool_list))?);
-    }
-
-    let route_bytes = match route_index {
-        Some(built) if built.stats.docs == sorted.len() => built.bytes.clone(),
-        _ => route::build(&sorted).map_err(|_| TooLarge)?.bytes,
+    let groups = versions::groups_of(&keys);
+    let is_default = |i: usize| groups.get(i).is_some_and(|g| g.default == i);
+    let mut seen = std::collections::HashSet::new();
+    let unique: Vec<usize> = (0..n_skills)
+        .filter(|&i| is_default(i) && seen.insert(folded[i].as_ref()))
+        .collect();
+    let keys: Vec<&str> = unique.iter().map(|&i| folded[i].as_ref()).collect();
+    let (index_key, disps, slots) = if keys.is_empty() {
+        (0, Vec::new(), Vec::new())
+    } else {
+        let state = phf_generator::generate_hash(&keys);
+        let slots: Vec<u32> = state
+            .map
+            .iter()
+            .map(|&k| unique.get(k).map_or(NONE, |&row| row as u32))
+            .collect();
+        (state.key, state.disps, slots)
     };
 
+    // The data blob: the tables, then the file bytes.
+    let tables = [
+        (n_skills, skill::WIDTH),
+        (n_files, file::WIDTH),
+        (n_fields, field::WIDTH),
+        (n_lists, list::WIDTH),
+        (disps.len(), index::disps::WIDTH),
+        (slots.len(), index::slots::WIDTH),
+    ];
+    let mut at = Vec::with_capacity(tables.len());
+    let mut tables_len = 0usize;
+    for (rows, width) in tables {
+        at.push(tables_len);
+        tables_len += rows * width * 4;
+    }
+    let data_len = tables_len + fragments.iter().map(|f| f.data.len()).sum::<usize>();
+    let text_len: usize = fragments.iter().map(|f| f.text.len()).sum();
+    let mut text = String::with_capacity(text_len + 64 * n_skills + 4096);
+    let mut data = Vec::with_capacity(data_len);
+    data.resize(tables_len, 0u8);
+    let mut cells: [Vec<u32>; 4] = Default::default();
+    cells[0].reserve(n_skills * skill::WIDTH);
+    cells[1].reserve(n_files * file::WIDTH);
+    let (mut file_base, mut field_base, mut list_base, mut slot_base) = (0u32, 0u32, 0u32, 0u32);
+    for f in fragments {
+        let text_base = pack::u32_of(text.len())?;
+        let data_base = pack::u32_of(data.len())?;
+        let rebase = |c: &Cell| -> Result<u32, TooLarge> {
+            let (base, v) = match *c {
+                Cell::Plain(v) => return Ok(v),
+                Cell::Text(v) => (text_base, v),
+                Cell::Data(v) => (data_base, v),
+                Cell::File(v) => (file_base, v),
+                Cell::Field(v) => (field_base, v),
+                Cell::List(v) => (list_base, v),
+                Cell::ByteSlot(v) => (slot_base, v),
+            };
+            base.checked_add(v).filter(|&x| x != NONE).ok_or(TooLarge)
+        };
+        let row = cells[0].len() / skill::WIDTH;
+        for c in &f.skill {
+            cells[0].push(rebase(c)?);
+        }
+        // The run of this skill's versions, and whether this row is the default.
+        if let Some(cell) = cells[0].get_mut(row * skill::WIDTH..(row + 1) * skill::WIDTH) {
+            let group = groups.get(row).copied().unwrap_or_default();
+            if let Some(v) = cell.get_mut(skill::VERSIONS) {
+                *v = pack::u32_of(group.start)?;
+            }
+            if let Some(v) = cell.get_mut(skill::VERSIONS + 1) {
+                *v = pack::u32_of(group.end)?;
+            }
+            if let Some(v) = cell.get_mut(skill::FLAGS) {
+                if group.default == row {
+                    *v |= layout::flags::DEFAULT;
+                }
+            }
+        }
+        for row in &f.files {
+            for c in row {
+                cells[1].push(rebase(c)?);
+            }
+        }
+        for row in &f.fields {
+            for c in row {
+                cells[2].push(rebase(c)?);
+            }
+        }
+        for row in &f.lists {
+            for c in row {
+                cells[3].push(rebase(c)?);
+            }
+        }
+        text.push_str(&f.text);
+        data.extend_from_slice(&f.data);
+        file_base += pack::u32_of(f.files.len())?;
+        field_base += pack::u32_of(f.fields.len())?;
+        list_base += pack::u32_of(f.lists.len())?;
+        slot_base += f.byte_slots;
+    }
+    let mut put_table = |table: usize, values: &[u32]| {
+        for (i, v) in values.iter().enumerate() {
+            let o = at[table] + i * 4;
+            data[o..o + 4].copy_from_slice(&v.to_le_bytes());
+        }
+    };
+    for (table, values) in cells.iter().enumerate() {
+        put_table(table, values);
+    }
+    let flat: Vec<u32> = disps.iter().flat_map(|&(d1, d2)| [d1, d2]).collect();
+    put_table(4, &flat);
+    put_table(5, &slots);
+
+    // Registry-wide texts: the tool definitions (the catalogs are rendered at run time).
+    let mut push = |s: &str| -> Result<String, TooLarge> {
+        let start = pack::u32_of(text.len())?;
+        text.push_str(s);
+        let end = pack::u32_of(text.len())?;
+        Ok(format!("({start}, {end})"))
+    };
+    // Tools list each skill once, at the version an agent gets by name.
+    let sources: Vec<tools::ToolSource<'_>> = fragments
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| is_default(*i))
+        .map(|(_, f)| tools::ToolSource {
+            name: &f.facts.name,
+            description: &f.facts.description,
+            skill_md_path: &f.facts.skill_md_path,
+            schema: f.facts.schema.as_deref(),
+            bucket: &f.facts.bucket,
+        })
+        .collect();
+    let tool_list = tools::tools(&sources);
+    let mut tool_texts = Vec::new();
+    for format in ToolsFormat::ALL {
+        tool_texts.push(push(&tools::render(format, &tool_list))?);
+    }
+    pack::u32_of(text.len())?;
+    pack::u32_of(data.len())?;
+
+    let p = format!("{rt}::__private");
+    let table = |i: usize, rows: usize| format!("{p}::Table {{ at: {}, rows: {rows} }}", at[i]);
     let mut code = String::new();
     let _ = writeln!(
         code,
@@ -261,65 +294,62 @@ pub fn generate_with(
     );
     let _ = writeln!(
         code,
-        "// {} skills ({} packs), {} files, {} bytes of text, {} bytes of file data.",
-        sorted.len(),
-        n_packs,
-        n_files,
-        b.text.len(),
-        b.bytes.len()
+        "// {} skills ({n_skills} packs), {n_files} files, {} bytes of text, {} bytes of data ({tables_len} of tables).",
+        unique.len(),
+        text.len(),
+        data.len()
     );
     let _ = writeln!(
         code,
-        "const __SKILLBAKE_TEXT: &str = include_str!(\"{TEXT_FILE}\");"
-    );
-    let _ = writeln!(
-        code,
-        "const __SKILLBAKE_BYTES: &[u8] = include_bytes!(\"{BYTES_FILE}\");"
-    );
-    let _ = writeln!(
-        code,
-        "const __SKILLBAKE_ROUTE: &[u8] = include_bytes!(\"{ROUTE_FILE}\");"
-    );
-    let _ = writeln!(
-        code,
-        "const _: () = assert!({rt}::__private::ROUTE_FORMAT == {}, \"this registry was generated by a skillbake-build whose routing index the skillbake runtime cannot read; use matching versions\");",
+        "const _: () = assert!({p}::ROUTE_FORMAT == {}, \"this registry was generated by a skillbake-build whose routing index the skillbake runtime cannot read; use matching versions\");",
         skillbake_route::FORMAT
     );
-    let _ = writeln!(
-        code,
-        "static __SKILLBAKE_SKILLS: [{rt}::__private::SkillRecord; {n_packs}] = [\n{skill_rows}];"
-    );
-    let _ = writeln!(
-        code,
-        "static __SKILLBAKE_FILES: [{rt}::__private::FileRecord; {n_files}] = [\n{file_rows}];"
-    );
-    let _ = writeln!(
-        code,
-        "static __SKILLBAKE_FIELDS: [{rt}::__private::FieldRecord; {n_fields}] = [\n{field_rows}];"
-    );
-    let _ = writeln!(
-        code,
-        "static __SKILLBAKE_LISTS: [{rt}::__private::Str; {n_lists}] = [\n{list_rows}];"
-    );
-    let _ = writeln!(
-        code,
-        "static __SKILLBAKE_INDEX: {rt}::__private::phf::Map<&'static str, u32> = {};",
-        index.build()
-    );
+    if n_slots > 0 {
+        let _ = writeln!(
+            code,
+            "const _: () = assert!({p}::COMPRESS, \"skillbake.toml compresses files: enable the `compress` feature of skillbake\");"
+        );
+    }
+    // Slots for text and bytes decoded on first access (zero-initialised: they cost no file
+    // space and no start-up work).
+    for (name, ty, n) in [
+        ("__SKILLBAKE_TEXT_SLOTS", "TextSlot", n_skills),
+        ("__SKILLBAKE_BYTE_SLOTS", "ByteSlot", n_slots),
+    ] {
+        let init = if n == 0 {
+            "[]".to_string()
+        } else {
+            format!("[const {{ {p}::{ty}::new() }}; {n}]")
+        };
+        let _ = writeln!(code, "static {name}: [{p}::{ty}; {n}] = {init};");
+    }
+    let _ = writeln!(code, "static __SKILLBAKE_PARTS: {p}::Parts = {p}::Parts {{");
+    let _ = writeln!(code, "    text: include_str!(\"{TEXT_FILE}\"),");
+    let _ = writeln!(code, "    data: include_bytes!(\"{BYTES_FILE}\"),");
+    let _ = writeln!(code, "    skills: {},", table(0, n_skills));
+    let _ = writeln!(code, "    files: {},", table(1, n_files));
+    let _ = writeln!(code, "    fields: {},", table(2, n_fields));
+    let _ = writeln!(code, "    lists: {},", table(3, n_lists));
+    let _ = writeln!(code, "    index_key: {index_key:#x},");
+    let _ = writeln!(code, "    index_disps: {},", table(4, disps.len()));
+    let _ = writeln!(code, "    index_slots: {},", table(5, slots.len()));
+    let _ = writeln!(code, "    tools: [{}],", tool_texts.join(", "));
+    let _ = writeln!(code, "    text_slots: &__SKILLBAKE_TEXT_SLOTS,");
+    let _ = writeln!(code, "    byte_slots: &__SKILLBAKE_BYTE_SLOTS,");
+    let _ = writeln!(code, "    route: include_bytes!(\"{ROUTE_FILE}\"),");
+    let _ = writeln!(code, "}};");
     let _ = writeln!(
         code,
         "/// The skills compiled into this binary by skillbake."
     );
     let _ = writeln!(
         code,
-        "pub static REGISTRY: {rt}::Registry = {rt}::Registry::__from_parts({rt}::__private::Parts {{ text: __SKILLBAKE_TEXT, bytes: __SKILLBAKE_BYTES, skills: &__SKILLBAKE_SKILLS, files: &__SKILLBAKE_FILES, fields: &__SKILLBAKE_FIELDS, lists: &__SKILLBAKE_LISTS, index: &__SKILLBAKE_INDEX, catalogs: [{}], tools: [{}], route: __SKILLBAKE_ROUTE }});",
-        catalogs.join(", "),
-        tool_texts.join(", ")
+        "pub static REGISTRY: {rt}::Registry = {rt}::Registry::__from_parts(&__SKILLBAKE_PARTS);"
     );
     Ok(Generated {
         code,
-        text: b.text,
-        bytes: b.bytes,
-        route: route_bytes,
+        text,
+        bytes: data,
+        route,
     })
 }

@@ -13,7 +13,7 @@
 //! The index is deterministic: terms in byte order, packs in name order, floating-point sums in
 //! a fixed order.
 
-use crate::model::Skill;
+use crate::model::{RouteDoc, Skill};
 use skillbake_route::index::{Fields, Posting, TooLarge, Writer};
 use skillbake_route::tokenize::{Kind, Tokenizer};
 use std::collections::{BTreeMap, HashMap};
@@ -209,14 +209,70 @@ pub struct Built {
     pub stats: Stats,
 }
 
-/// Per pack: term number → occurrences per field (weighted by kind).
-type DocTerms = Vec<(u32, [f32; 8])>;
+/// One pack's share of the index: every distinct term with its occurrences per field (weighted
+/// by kind), in byte order, and each field's weighted length. It depends on the pack alone, so it
+/// is computed once per pack and kept by the incremental build; [`build_terms`] combines them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DocTerms {
+    /// (term, occurrences per field in [`FIELDS`] order), sorted by term.
+    pub terms: Vec<(String, [f32; 8])>,
+    /// Weighted length of each field.
+    pub len: [f64; 8],
+}
+
+/// The terms of one pack's fields, tokenized with `tok` (built with `weights.tokenizer`).
+pub fn doc_terms(doc: &FieldTexts, weights: &Weights, tok: &mut Tokenizer) -> DocTerms {
+    let mut slot: HashMap<String, usize> = HashMap::new();
+    let mut terms: Vec<(String, [f32; 8])> = Vec::new();
+    let mut len = [0f64; 8];
+    for (f, texts) in doc.texts.iter().enumerate() {
+        for text in texts {
+            tok.tokens(text, |t, kind| {
+                let i = match slot.get(t) {
+                    Some(&i) => i,
+                    None => {
+                        slot.insert(t.to_string(), terms.len());
+                        terms.push((t.to_string(), [0.0; 8]));
+                        terms.len() - 1
+                    }
+                };
+                let w = weights.kind(kind);
+                if let Some(term) = terms.get_mut(i) {
+                    term.1[f] += w as f32;
+                }
+                len[f] += w;
+            });
+        }
+    }
+    terms.sort_by(|a, b| a.0.cmp(&b.0));
+    DocTerms { terms, len }
+}
 
 /// Builds the index of `skills`, which must be sorted by name (document `d` is `skills[d]`).
 pub fn build(skills: &[&Skill]) -> Result<Built, TooLarge> {
     let fields: Vec<FieldTexts> = skills.iter().map(|s| FieldTexts::of(s)).collect();
     let buckets: Vec<&str> = skills.iter().map(|s| s.route.bucket.as_str()).collect();
     build_fields(&fields, &buckets)
+}
+
+/// The [`RouteDoc`] of a validated pack (its terms tokenized with `tok`, made with the default
+/// options).
+pub fn doc(skill: &Skill, tok: &mut Tokenizer) -> RouteDoc {
+    RouteDoc {
+        name: skill.name.clone(),
+        description: skill.description.clone(),
+        rel_dir: skill.rel_dir.clone(),
+        tags: skill.tags.clone(),
+        route: skill.route.clone(),
+        terms: doc_terms(&FieldTexts::of(skill), &Weights::DEFAULT, tok),
+    }
+}
+
+/// Builds the index of `docs`, sorted by name (what [`build`] gives for the same packs).
+pub fn build_docs(docs: &[&RouteDoc]) -> Result<Built, TooLarge> {
+    let terms: Vec<&DocTerms> = docs.iter().map(|d| &d.terms).collect();
+    let buckets: Vec<&str> = docs.iter().map(|d| d.route.bucket.as_str()).collect();
+    build_terms(&terms, &buckets, &Weights::DEFAULT)
 }
 
 /// Builds the index from field texts and buckets, one per document.
@@ -230,41 +286,42 @@ pub fn build_fields_with(
     buckets: &[&str],
     weights: &Weights,
 ) -> Result<Built, TooLarge> {
-    let n = docs.len();
     let mut tok = Tokenizer::with_options(weights.tokenizer);
-    let mut ids: HashMap<String, u32> = HashMap::new();
+    let terms: Vec<DocTerms> = docs
+        .iter()
+        .map(|d| doc_terms(d, weights, &mut tok))
+        .collect();
+    let refs: Vec<&DocTerms> = terms.iter().collect();
+    build_terms(&refs, buckets, weights)
+}
+
+/// Builds the index from each document's [`DocTerms`] (made with the same `weights`) and bucket.
+pub fn build_terms(
+    docs: &[&DocTerms],
+    buckets: &[&str],
+    weights: &Weights,
+) -> Result<Built, TooLarge> {
+    let n = docs.len();
+    let mut ids: HashMap<&str, u32> = HashMap::new();
     let mut names: Vec<String> = Vec::new();
-    let mut per_doc: Vec<DocTerms> = Vec::with_capacity(n);
+    let mut per_doc: Vec<Vec<(u32, [f32; 8])>> = Vec::with_capacity(n);
     let mut lens: Vec<[f64; 8]> = Vec::with_capacity(n);
     for doc in docs {
-        let mut slot: HashMap<u32, usize> = HashMap::new();
-        let mut terms: DocTerms = Vec::new();
-        let mut len = [0f64; 8];
-        for (f, texts) in doc.texts.iter().enumerate() {
-            for text in texts {
-                tok.tokens(text, |t, kind| {
-                    let id = match ids.get(t) {
-                        Some(&id) => id,
-                        None => {
-                            let id = names.len() as u32;
-                            ids.insert(t.to_string(), id);
-                            names.push(t.to_string());
-                            id
-                        }
-                    };
-                    let i = *slot.entry(id).or_insert_with(|| {
-                        terms.push((id, [0.0; 8]));
-                        terms.len() - 1
-                    });
-                    let w = weights.kind(kind);
-                    terms[i].1[f] += w as f32;
-                    len[f] += w;
-                });
-            }
+        let mut terms = Vec::with_capacity(doc.terms.len());
+        for (t, tf) in &doc.terms {
+            let id = match ids.get(t.as_str()) {
+                Some(&id) => id,
+                None => {
+                    let id = u32::try_from(names.len()).map_err(|_| TooLarge)?;
+                    ids.insert(t.as_str(), id);
+                    names.push(t.clone());
+                    id
+                }
+            };
+            terms.push((id, *tf));
         }
-        terms.sort_by_key(|t| t.0);
         per_doc.push(terms);
-        lens.push(len);
+        lens.push(doc.len);
     }
     let mut avg = [0f64; 8];
     for l in &lens {

@@ -33,18 +33,6 @@ pub fn compile(body: &str) -> Result<Program, String> {
     }
 }
 
-/// The `template` and `template_note` fields of a skill's record: `Some((start, end))` into the
-/// byte blob and an empty note, or `None` and the reason it cannot be rendered.
-pub(super) fn record(
-    template: &Result<Vec<u8>, String>,
-    b: &mut super::Builder,
-) -> Result<(String, String), super::TooLarge> {
-    Ok(match template {
-        Ok(program) => (format!("Some({})", b.bytes(program)?), b.str("")?),
-        Err(why) => ("None".to_string(), b.str(why)?),
-    })
-}
-
 struct Lower<'s> {
     ops: Vec<Op>,
     /// The template's source, which the runtime holds too (`Op::Span` points into it).

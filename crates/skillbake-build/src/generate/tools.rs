@@ -3,7 +3,6 @@
 //! candidates for a request) and, for every pack with a `schema.json`, one tool whose parameters
 //! are that schema.
 
-use crate::model::Skill;
 use serde_json::{json, Map, Value};
 use skillbake_format::tools::Format;
 
@@ -16,16 +15,27 @@ pub const FIND_SKILLS_DESCRIPTION: &str = "Find the skills that fit a request: r
 /// Description of the `load_skill` tool.
 pub const LOAD_SKILL_DESCRIPTION: &str = "Load a skill: returns its instructions (the body of its SKILL.md) as DB-GPT chunks, or one of its files when file_path names one. Call it when a task matches a skill from the catalog, before acting.";
 
-/// (name, description, input JSON Schema) of every tool.
-pub fn tools(
-    skills: &[&Skill],
-    location_of: &dyn Fn(&Skill) -> String,
-) -> Vec<(String, String, Value)> {
-    let names: Vec<&str> = skills.iter().map(|s| s.name.as_str()).collect();
+/// What a pack contributes to the tool definitions.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolSource<'a> {
+    /// The skill's name.
+    pub name: &'a str,
+    /// Its description.
+    pub description: &'a str,
+    /// The path of its `SKILL.md` as the catalog lists it.
+    pub skill_md_path: &'a str,
+    /// The bytes of its `schema.json`, if any.
+    pub schema: Option<&'a [u8]>,
+    /// Its routing bucket (`""` at the root).
+    pub bucket: &'a str,
+}
+
+/// (name, description, input JSON Schema) of every tool, for skills in name order.
+pub fn tools(skills: &[ToolSource<'_>]) -> Vec<(String, String, Value)> {
+    let names: Vec<&str> = skills.iter().map(|s| s.name).collect();
     let example = skills
         .first()
-        .map(|s| location_of(s))
-        .unwrap_or_else(|| "skills/NAME/SKILL.md".into());
+        .map_or("skills/NAME/SKILL.md", |s| s.skill_md_path);
     let mut out = vec![(
         "load_skill".to_string(),
         LOAD_SKILL_DESCRIPTION.to_string(),
@@ -48,7 +58,7 @@ pub fn tools(
     )];
     let mut buckets: Vec<&str> = skills
         .iter()
-        .map(|s| s.route.bucket.as_str())
+        .map(|s| s.bucket)
         .filter(|b| !b.is_empty())
         .collect();
     buckets.sort_unstable();
@@ -85,19 +95,23 @@ pub fn tools(
     for s in skills {
         // A pack named like a built-in tool (possible where `_` is allowed) keeps its
         // instructions but gets no tool of its own: the built-in wins.
-        if RESERVED_TOOL_NAMES.contains(&s.name.as_str()) {
+        if RESERVED_TOOL_NAMES.contains(&s.name) {
             continue;
         }
-        let Some(file) = s.files.iter().find(|f| f.path == "schema.json") else {
+        let Some(bytes) = s.schema else {
             continue;
         };
-        let Ok(Value::Object(mut schema)) = serde_json::from_slice::<Value>(&file.bytes) else {
+        let Ok(Value::Object(mut schema)) = serde_json::from_slice::<Value>(bytes) else {
             continue;
         };
         // Dialect markers confuse some APIs' schema subsets; the schema itself stays as written.
         schema.shift_remove("$schema");
         schema.shift_remove("$id");
-        out.push((s.name.clone(), s.description.clone(), Value::Object(schema)));
+        out.push((
+            s.name.to_string(),
+            s.description.to_string(),
+            Value::Object(schema),
+        ));
     }
     out
 }

@@ -20,52 +20,89 @@ pub struct Group {
     pub default: usize,
 }
 
-fn by_version(a: &Skill, b: &Skill) -> Ordering {
-    match (
-        version::effective(a.version.as_deref()),
-        version::effective(b.version.as_deref()),
-    ) {
+/// What orders a record among the versions of its skill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key<'a> {
+    /// The skill's name.
+    pub name: &'a str,
+    /// `version` as written.
+    pub version: Option<&'a str>,
+    /// The pack's folder (the last tie-breaker).
+    pub rel_dir: &'a str,
+    /// [`Skill::default`].
+    pub default: bool,
+}
+
+impl<'a> Key<'a> {
+    /// The key of a validated pack.
+    pub fn of(s: &'a Skill) -> Key<'a> {
+        Key {
+            name: &s.name,
+            version: s.version.as_deref(),
+            rel_dir: &s.rel_dir,
+            default: s.default,
+        }
+    }
+}
+
+fn by_version(a: &Key<'_>, b: &Key<'_>) -> Ordering {
+    match (version::effective(a.version), version::effective(b.version)) {
         (Some(x), Some(y)) => x
             .precedence(&y)
             .then_with(|| a.version.cmp(&b.version))
-            .then_with(|| a.rel_dir.cmp(&b.rel_dir)),
+            .then_with(|| a.rel_dir.cmp(b.rel_dir)),
         (x, y) => x
             .is_some()
             .cmp(&y.is_some())
-            .then_with(|| a.rel_dir.cmp(&b.rel_dir)),
+            .then_with(|| a.rel_dir.cmp(b.rel_dir)),
     }
+}
+
+/// Record order: by name, then version.
+pub fn cmp(a: &Key<'_>, b: &Key<'_>) -> Ordering {
+    a.name.cmp(b.name).then_with(|| by_version(a, b))
 }
 
 /// The skills in record order: by name, then version.
 pub fn order(skills: &[Skill]) -> Vec<&Skill> {
     let mut sorted: Vec<&Skill> = skills.iter().collect();
-    sorted.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| by_version(a, b)));
+    sorted.sort_by(|a, b| cmp(&Key::of(a), &Key::of(b)));
     sorted
 }
 
-/// For every record of `sorted` (see [`order`]), its skill's [`Group`]. The default is the
-/// record marked [`Skill::default`] when exactly one of the run is, else the newest release (the
-/// newest record when there is none).
+/// For every record of `sorted` (see [`order`]), its skill's [`Group`].
 pub fn groups(sorted: &[&Skill]) -> Vec<Group> {
+    let keys: Vec<Key<'_>> = sorted.iter().map(|s| Key::of(s)).collect();
+    groups_of(&keys)
+}
+
+/// For every key of `sorted` (in record order, see [`cmp`]), its skill's [`Group`]. The default
+/// is the record marked default when exactly one of the run is, else the newest release (the
+/// newest record when there is none).
+pub fn groups_of(sorted: &[Key<'_>]) -> Vec<Group> {
     let mut out = Vec::with_capacity(sorted.len());
     let mut start = 0;
-    while start < sorted.len() {
-        let name = &sorted[start].name;
-        let end = start
-            + sorted[start..]
-                .iter()
-                .take_while(|s| &s.name == name)
-                .count();
-        let run = &sorted[start..end];
-        let marked: Vec<usize> = (start..end).filter(|&i| sorted[i].default).collect();
+    while let Some(first) = sorted.get(start) {
+        let name = first.name;
+        let len = sorted
+            .get(start..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|s| s.name == name)
+            .count();
+        let end = start + len;
+        let marked: Vec<usize> = (start..end)
+            .filter(|&i| sorted.get(i).is_some_and(|k| k.default))
+            .collect();
         let default = match marked.as_slice() {
             [one] => *one,
             _ => {
                 let release = (start..end).rev().find(|&i| {
-                    version::effective(sorted[i].version.as_deref())
-                        .is_some_and(|v| !v.is_prerelease())
+                    sorted.get(i).is_some_and(|k| {
+                        version::effective(k.version).is_some_and(|v| !v.is_prerelease())
+                    })
                 });
-                release.unwrap_or(start + run.len() - 1)
+                release.unwrap_or(end - 1)
             }
         };
         out.extend(std::iter::repeat_n(
@@ -74,7 +111,7 @@ pub fn groups(sorted: &[&Skill]) -> Vec<Group> {
                 end,
                 default,
             },
-            run.len(),
+            len,
         ));
         start = end;
     }

@@ -26,7 +26,7 @@ use super::PackCtx;
 use crate::config::ProjectConfig;
 use crate::diagnostic::{did_you_mean, Code, Diagnostic};
 use crate::generate::route::Built;
-use crate::model::{RouteTest, Skill};
+use crate::model::{RouteDoc, RouteTest};
 use crate::parse::frontmatter::SkillMd;
 use crate::parse::{key_text, type_name};
 use skillbake_format::{catalog, tokens};
@@ -179,7 +179,7 @@ fn thousands(n: usize) -> String {
 /// `built`, the index of `skills` (sorted by name). `prefix` is the location prefix catalogs use;
 /// `config_file` names `skillbake.toml` in diagnostics.
 pub fn check_all(
-    skills: &[&Skill],
+    skills: &[&RouteDoc],
     built: &Built,
     cfg: &ProjectConfig,
     prefix: &str,
@@ -277,7 +277,7 @@ fn hits(index: &Index<'_>, tok: &mut Tokenizer, query: &str, k: usize) -> Vec<Hi
     search(index, &terms, k, |_| true)
 }
 
-fn describe(skills: &[&Skill], hits: &[Hit]) -> String {
+fn describe(skills: &[&RouteDoc], hits: &[Hit]) -> String {
     hits.iter()
         .filter_map(|h| {
             let s = skills.get(h.doc as usize)?;
@@ -288,7 +288,7 @@ fn describe(skills: &[&Skill], hits: &[Hit]) -> String {
 }
 
 fn run_tests(
-    skills: &[&Skill],
+    skills: &[&RouteDoc],
     index: &Index<'_>,
     tok: &mut Tokenizer,
     top: usize,
@@ -348,7 +348,7 @@ fn run_tests(
 }
 
 fn near_duplicates(
-    skills: &[&Skill],
+    skills: &[&RouteDoc],
     index: &Index<'_>,
     tok: &mut Tokenizer,
     threshold: f64,

@@ -1,0 +1,929 @@
+//! The incremental build: [`build`] checks and generates a skills tree like
+//! [`check`](crate::check()) then [`generate`](crate::generate::generate) would, reusing what it
+//! did for every pack whose files did not change since the last build. The cache is one file in
+//! the output directory (`skillbake_cache.bin`): per pack, its files' stamps and SHA-256 hashes
+//! and its generated [`Fragment`].
+//!
+//! A pack is reused when every file it has is the one it had:
+//!
+//! * same paths, and each file's *stamp* (size, modification and change times, inode, device)
+//!   equal to the recorded one — no read at all — unless the recorded stamp was *racy* (taken
+//!   less than two seconds after the file's last change, when a later edit could keep the same
+//!   stamp: the rule git uses for its index), then
+//! * same content: the files are read and their SHA-256 compared with the recorded ones.
+//!
+//! Everything else is done again every time: the configuration (its text and the options are part
+//! of the cache's key, with this crate's version and the build script's own executable), the walk
+//! of the tree (which finds additions, deletions, renames and link problems), packs with any
+//! diagnostic (so warnings are reported on every build), the cross-pack rules (`duplicate-name`,
+//! and over the routing index `route-test-failed`, `description-near-duplicate`,
+//! `catalog-over-budget`: the index is rebuilt from every pack's cached terms, a [`RouteDoc`]; and
+//! the requirements that choose each skill's default version, from every pack's [`CrossPack`]),
+//! the name index and tool definitions. Any error makes the whole check run again
+//! without the cache, so a failing build reports exactly what `skillbake check` reports. The
+//! output is byte-identical to a build without the cache (`tests/incremental.rs`).
+
+use crate::check::{self, check_one};
+use crate::diagnostic::{Diagnostic, Position, Severity};
+use crate::discover::{self, PackEntry, PackSource};
+use crate::generate::versions;
+use crate::generate::{pack, Cell, Facts, Fragment, TooLarge};
+use crate::glob::GlobSet;
+use crate::model::{CrossPack, RouteDoc, RouteTest, Routing};
+use crate::report::Report;
+use crate::validate::duplicate::NameSite;
+use crate::validate::requires::Requirement;
+use crate::CheckOptions;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::Path;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// File name of the cache in the output directory.
+pub const CACHE_FILE: &str = "skillbake_cache.bin";
+
+/// Changes whenever the cache's layout or the meaning of a fragment changes.
+const FORMAT: &[u8; 8] = b"SKBC0004";
+
+/// A stamp taken less than this after the file changed does not vouch for its content.
+const RACY: Duration = Duration::from_secs(2);
+
+/// What one build did, for `SKILLBAKE_BUILD_STATS` and the benchmarks.
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    /// Packs in the tree.
+    pub packs: usize,
+    /// Packs reused from their stamps alone (no file read).
+    pub reused_by_stamp: usize,
+    /// Packs reused after reading and hashing their files.
+    pub reused_by_hash: usize,
+    /// Packs checked and generated.
+    pub generated: usize,
+    /// Whether a cache was found and matched the configuration.
+    pub cache_hit: bool,
+    /// Reading the configuration and walking the tree.
+    pub walk: Duration,
+    /// Stamping, reading, checking and generating the packs.
+    pub packs_time: Duration,
+}
+
+/// A file's identity on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Stamp {
+    len: u64,
+    mtime: i128,
+    ctime: i128,
+    ino: u64,
+    dev: u64,
+}
+
+fn nanos(t: SystemTime) -> i128 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_nanos() as i128,
+        Err(e) => -(e.duration().as_nanos() as i128),
+    }
+}
+
+impl Stamp {
+    fn of(path: &Path) -> Option<Stamp> {
+        let m = std::fs::metadata(path).ok()?;
+        let mtime = nanos(m.modified().ok()?);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Some(Stamp {
+                len: m.len(),
+                mtime,
+                ctime: i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()),
+                ino: m.ino(),
+                dev: m.dev(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            Some(Stamp {
+                len: m.len(),
+                mtime,
+                ..Stamp::default()
+            })
+        }
+    }
+
+    /// Whether the stamp, taken during a scan that started at `scan`, proves the content.
+    fn settled(&self, scan: i128) -> bool {
+        self.mtime.max(self.ctime) + RACY.as_nanos() as i128 <= scan
+    }
+}
+
+#[derive(Debug, Clone)]
+struct CachedFile {
+    path: String,
+    stamp: Stamp,
+    /// The stamp vouches for the content (it was not racy when taken).
+    settled: bool,
+    hash: [u8; 32],
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    rel_dir: String,
+    files: Vec<CachedFile>,
+    fragment: Fragment,
+    /// What the cross-pack rules and the routing index need of the pack.
+    cross: CrossPack,
+    /// Written to the cache (false for packs with diagnostics, checked again every time).
+    keep: bool,
+}
+
+/// What building needs besides the tree.
+struct Ctx<'a> {
+    cfg: &'a crate::config::ProjectConfig,
+    compress: &'a GlobSet,
+    prefix: &'a str,
+    scan: i128,
+}
+
+/// The result of [`build`].
+pub struct Built {
+    /// The check's report (every diagnostic; with errors, exactly `check`'s).
+    pub report: Report,
+    /// Every pack's fragment in name order (empty when there are errors).
+    pub fragments: Vec<Fragment>,
+    /// Per fragment, whether it is the version of its skill an agent gets by name.
+    pub defaults: Vec<bool>,
+    /// The routing index of the default versions.
+    pub route: Option<crate::generate::route::Built>,
+    /// What was reused.
+    pub stats: Stats,
+    /// For each fragment, what the cache records about its pack.
+    meta: Vec<Meta>,
+    context: [u8; 32],
+}
+
+/// An entry without its fragment.
+struct Meta {
+    rel_dir: String,
+    files: Vec<CachedFile>,
+    cross: CrossPack,
+    keep: bool,
+}
+
+/// One pack's outcome.
+enum Processed {
+    Reused(Entry, bool),
+    Checked {
+        diags: Vec<Diagnostic>,
+        sources: Vec<(String, String)>,
+        entry: Option<Entry>,
+    },
+}
+
+fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+/// The cache's key: this crate and build script, the configuration and options, the prefix.
+fn context(cfg: &crate::config::ProjectConfig, opts: &CheckOptions, prefix: &str) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(FORMAT);
+    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    if let Some(stamp) = std::env::current_exe().ok().and_then(|p| Stamp::of(&p)) {
+        h.update(format!("{stamp:?}").as_bytes());
+    }
+    h.update(format!("{cfg:?}\n{opts:?}\n{prefix:?}").as_bytes());
+    h.finalize().into()
+}
+
+/// Checks and generates the tree at `root`, reusing the cache in `out` (see the module docs).
+pub fn build(
+    root: &Path,
+    opts: &CheckOptions,
+    prefix: &str,
+    out: &Path,
+) -> Result<Built, TooLarge> {
+    let started = Instant::now();
+    let scan = nanos(SystemTime::now());
+    let mut configured = check::configure(root, opts);
+    let mut diags = std::mem::take(&mut configured.diags);
+    let sources = std::mem::take(&mut configured.sources);
+    let cfg = &configured.cfg;
+    let walked = discover::walk(root, &GlobSet::new(&cfg.ignore));
+    diags.extend(walked.diagnostics);
+    let context = context(cfg, opts, prefix);
+    let mut stats = Stats {
+        packs: walked.packs.len(),
+        walk: started.elapsed(),
+        ..Stats::default()
+    };
+
+    if opts.baseline.is_some() {
+        return full(root, opts, prefix, stats, context);
+    }
+    let cached = load(&out.join(CACHE_FILE), &context);
+    stats.cache_hit = cached.is_some();
+    let mut cached: HashMap<String, Entry> = cached
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| (e.rel_dir.clone(), e))
+        .collect();
+    let work: Vec<(PackEntry, Option<Entry>)> = walked
+        .packs
+        .into_iter()
+        .map(|p| {
+            let c = cached.remove(&p.rel_dir);
+            (p, c)
+        })
+        .collect();
+    drop(cached);
+    let compress = GlobSet::new(&cfg.compress);
+    let ctx = Ctx {
+        cfg,
+        compress: &compress,
+        prefix,
+        scan,
+    };
+    let t = Instant::now();
+    let processed = crate::par_map_owned(work, |(p, c)| process(p, c, &ctx));
+    stats.packs_time = t.elapsed();
+
+    let mut report = Report {
+        packs: stats.packs,
+        ..Report::default()
+    };
+    report.sources.extend(sources);
+    let mut entries = Vec::new();
+    let mut complete = true;
+    for p in processed {
+        match p {
+            Processed::Reused(entry, by_stamp) => {
+                if by_stamp {
+                    stats.reused_by_stamp += 1;
+                } else {
+                    stats.reused_by_hash += 1;
+                }
+                entries.push(entry);
+            }
+            Processed::Checked {
+                diags: d,
+                sources,
+                entry,
+            } => {
+                stats.generated += 1;
+                diags.extend(d);
+                report.sources.extend(sources);
+                match entry {
+                    Some(e) => entries.push(e),
+                    None => complete = false,
+                }
+            }
+        }
+    }
+    // Record order (by name, then version), which the defaults and the fragments follow.
+    entries.sort_by(|a, b| versions::cmp(&key(a), &key(b)));
+    let crosses: Vec<&CrossPack> = entries.iter().map(|e| &e.cross).collect();
+    let finished = check::finish(
+        root,
+        &configured,
+        opts,
+        &crosses,
+        |_, _| {},
+        &mut diags,
+        &mut report,
+    );
+    let failed = diags.iter().any(|d| d.severity == Severity::Error);
+    if failed || !complete {
+        // Report exactly what a check without the cache reports (sources included).
+        return full(root, opts, prefix, stats, context);
+    }
+    // Warnings the cross-pack rules raised on packs taken from the cache quote files that were
+    // not read: read them now.
+    let files = diags
+        .iter()
+        .flat_map(|d| std::iter::once(&d.file).chain(d.related.iter().map(|r| &r.file)));
+    for file in files {
+        if !report.sources.contains_key(file) {
+            if let Ok(text) = std::fs::read_to_string(root.join(file)) {
+                report.sources.insert(file.clone(), text);
+            }
+        }
+    }
+    report.diagnostics = diags;
+    let (meta, fragments) = entries
+        .into_iter()
+        .map(|e| {
+            (
+                Meta {
+                    rel_dir: e.rel_dir,
+                    files: e.files,
+                    cross: e.cross,
+                    keep: e.keep,
+                },
+                e.fragment,
+            )
+        })
+        .unzip();
+    Ok(Built {
+        report,
+        fragments,
+        defaults: finished.defaults,
+        route: finished.route,
+        stats,
+        meta,
+        context,
+    })
+}
+
+/// The build without the cache: a whole check, then every pack generated (after an error, so
+/// that the report is exactly `check`'s, and for a check against a baseline).
+fn full(
+    root: &Path,
+    opts: &CheckOptions,
+    prefix: &str,
+    stats: Stats,
+    context: [u8; 32],
+) -> Result<Built, TooLarge> {
+    let checked = crate::check(root, opts);
+    if checked.report.has_errors() {
+        return Ok(Built {
+            report: checked.report,
+            fragments: Vec::new(),
+            defaults: Vec::new(),
+            route: None,
+            stats,
+            meta: Vec::new(),
+            context,
+        });
+    }
+    // No error after all (a pack lost a file between the walk and the read): generate from
+    // that check.
+    let skills = versions::order(&checked.skills);
+    let fragments = crate::par_map(&skills, |s| pack::fragment(s, prefix))
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Built {
+        report: checked.report,
+        fragments,
+        defaults: skills.iter().map(|s| s.default).collect(),
+        route: checked.route,
+        stats,
+        meta: Vec::new(),
+        context,
+    })
+}
+
+/// An entry's place in record order.
+fn key(e: &Entry) -> versions::Key<'_> {
+    versions::Key {
+        name: &e.fragment.facts.name,
+        version: e.fragment.facts.version.as_deref(),
+        rel_dir: &e.fragment.facts.rel_dir,
+        default: true,
+    }
+}
+
+/// Reuses, or checks and generates, one pack.
+fn process(pack: PackEntry, cached: Option<Entry>, ctx: &Ctx<'_>) -> Processed {
+    let stamps: Vec<Option<Stamp>> = pack.files.iter().map(|f| Stamp::of(&f.disk)).collect();
+    let same_paths = |c: &Entry| {
+        c.files.len() == pack.files.len()
+            && c.files
+                .iter()
+                .zip(&pack.files)
+                .all(|(a, b)| a.path == b.path)
+    };
+    if let Some(c) = cached.as_ref().filter(|c| same_paths(c)) {
+        let unchanged = c
+            .files
+            .iter()
+            .zip(&stamps)
+            .all(|(f, s)| f.settled && Some(f.stamp) == *s);
+        if unchanged {
+            if let Some(c) = cached {
+                return Processed::Reused(c, true);
+            }
+        }
+    }
+    let mut read_diags = Vec::new();
+    let rel_dir = pack.rel_dir.clone();
+    let source = pack.read(&mut read_diags);
+    let files: Vec<CachedFile> = source
+        .files
+        .iter()
+        .zip(&stamps)
+        .map(|(f, s)| {
+            let stamp = s.unwrap_or_default();
+            CachedFile {
+                path: f.path.clone(),
+                stamp,
+                settled: s.is_some() && stamp.settled(ctx.scan),
+                hash: sha256(&f.bytes),
+            }
+        })
+        .collect();
+    if read_diags.is_empty() {
+        if let Some(c) = cached.filter(|c| {
+            c.files.len() == files.len()
+                && c.files
+                    .iter()
+                    .zip(&files)
+                    .all(|(a, b)| a.path == b.path && a.hash == b.hash)
+        }) {
+            return Processed::Reused(
+                Entry {
+                    rel_dir,
+                    files,
+                    fragment: c.fragment,
+                    cross: c.cross,
+                    keep: true,
+                },
+                false,
+            );
+        }
+    }
+    checked(source, rel_dir, files, read_diags, ctx)
+}
+
+fn checked(
+    source: PackSource,
+    rel_dir: String,
+    files: Vec<CachedFile>,
+    mut diags: Vec<Diagnostic>,
+    ctx: &Ctx<'_>,
+) -> Processed {
+    let outcome = check_one(source, ctx.cfg, ctx.compress);
+    let clean = diags.is_empty() && outcome.diags.is_empty();
+    diags.extend(outcome.diags);
+    // A pack with diagnostics is not cached (checked again next time, so its warnings are
+    // reported on every build) but still generated: they may all be warnings.
+    let entry = outcome
+        .skill
+        .as_ref()
+        .zip(outcome.cross)
+        .and_then(|(skill, cross)| {
+            let fragment = pack::fragment(skill, ctx.prefix).ok()?;
+            Some(Entry {
+                rel_dir,
+                files,
+                fragment,
+                cross,
+                keep: clean,
+            })
+        });
+    Processed::Checked {
+        diags,
+        sources: outcome.sources,
+        entry,
+    }
+}
+
+impl Built {
+    /// Writes the cache for the next build into `out` (packs with diagnostics are left out).
+    pub fn save(&self, out: &Path) -> std::io::Result<()> {
+        let path = out.join(CACHE_FILE);
+        let tmp = out.join(format!("{CACHE_FILE}.tmp"));
+        {
+            let mut w = BufWriter::new(std::fs::File::create(&tmp)?);
+            w.write_all(FORMAT)?;
+            w.write_all(&self.context)?;
+            let cached: Vec<(&Meta, &Fragment)> = self
+                .meta
+                .iter()
+                .zip(&self.fragments)
+                .filter(|(m, _)| m.keep)
+                .collect();
+            put_u64(&mut w, cached.len() as u64)?;
+            for (m, f) in cached {
+                put_entry(&mut w, m, f)?;
+            }
+            w.write_all(FORMAT)?;
+            w.flush()?;
+        }
+        std::fs::rename(&tmp, &path)
+    }
+}
+
+/// The cached entries, when the file exists, is whole and has this `context`.
+fn load(path: &Path, context: &[u8; 32]) -> Option<Vec<Entry>> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut r = BufReader::new(file);
+    let mut magic = [0u8; 8];
+    r.read_exact(&mut magic).ok()?;
+    let mut key = [0u8; 32];
+    r.read_exact(&mut key).ok()?;
+    if &magic != FORMAT || &key != context {
+        return None;
+    }
+    let n = get_u64(&mut r)?;
+    let mut entries = Vec::with_capacity(n.min(1 << 20) as usize);
+    for _ in 0..n {
+        entries.push(get_entry(&mut r)?);
+    }
+    r.read_exact(&mut magic).ok()?;
+    (&magic == FORMAT).then_some(entries)
+}
+
+fn put_u64(w: &mut impl Write, v: u64) -> std::io::Result<()> {
+    w.write_all(&v.to_le_bytes())
+}
+
+fn put_bytes(w: &mut impl Write, b: &[u8]) -> std::io::Result<()> {
+    put_u64(w, b.len() as u64)?;
+    w.write_all(b)
+}
+
+fn put_stamp(w: &mut impl Write, s: &Stamp) -> std::io::Result<()> {
+    put_u64(w, s.len)?;
+    w.write_all(&s.mtime.to_le_bytes())?;
+    w.write_all(&s.ctime.to_le_bytes())?;
+    put_u64(w, s.ino)?;
+    put_u64(w, s.dev)
+}
+
+fn put_cells(w: &mut impl Write, cells: &[Cell]) -> std::io::Result<()> {
+    put_u64(w, cells.len() as u64)?;
+    for c in cells {
+        let (tag, v) = match *c {
+            Cell::Plain(v) => (0u8, v),
+            Cell::Text(v) => (1, v),
+            Cell::Data(v) => (2, v),
+            Cell::File(v) => (3, v),
+            Cell::Field(v) => (4, v),
+            Cell::List(v) => (5, v),
+            Cell::ByteSlot(v) => (6, v),
+        };
+        w.write_all(&[tag])?;
+        w.write_all(&v.to_le_bytes())?;
+    }
+    Ok(())
+}
+
+fn put_entry(w: &mut impl Write, e: &Meta, fr: &Fragment) -> std::io::Result<()> {
+    put_bytes(w, e.rel_dir.as_bytes())?;
+    put_u64(w, e.files.len() as u64)?;
+    for f in &e.files {
+        put_bytes(w, f.path.as_bytes())?;
+        put_stamp(w, &f.stamp)?;
+        w.write_all(&[u8::from(f.settled)])?;
+        w.write_all(&f.hash)?;
+    }
+    put_bytes(w, fr.text.as_bytes())?;
+    put_bytes(w, &fr.data)?;
+    put_cells(w, &fr.skill)?;
+    put_u64(w, fr.files.len() as u64)?;
+    for row in &fr.files {
+        put_cells(w, row)?;
+    }
+    put_u64(w, fr.fields.len() as u64)?;
+    for row in &fr.fields {
+        put_cells(w, row)?;
+    }
+    put_u64(w, fr.lists.len() as u64)?;
+    for row in &fr.lists {
+        put_cells(w, row)?;
+    }
+    put_u64(w, u64::from(fr.byte_slots))?;
+    let facts = &fr.facts;
+    put_bytes(w, facts.name.as_bytes())?;
+    put_bytes(w, facts.description.as_bytes())?;
+    put_bytes(w, facts.skill_md_path.as_bytes())?;
+    match &facts.schema {
+        Some(s) => {
+            w.write_all(&[1])?;
+            put_bytes(w, s)?;
+        }
+        None => w.write_all(&[0])?,
+    }
+    put_bytes(w, facts.bucket.as_bytes())?;
+    put_opt(w, facts.version.as_deref())?;
+    put_bytes(w, facts.rel_dir.as_bytes())?;
+    put_cross(w, &e.cross)
+}
+
+fn put_opt(w: &mut impl Write, s: Option<&str>) -> std::io::Result<()> {
+    match s {
+        Some(s) => {
+            w.write_all(&[1])?;
+            put_bytes(w, s.as_bytes())
+        }
+        None => w.write_all(&[0]),
+    }
+}
+
+fn put_cross(w: &mut impl Write, c: &CrossPack) -> std::io::Result<()> {
+    let s = &c.site;
+    put_bytes(w, s.name.as_bytes())?;
+    put_bytes(w, s.file.as_bytes())?;
+    put_pos(w, s.pos)?;
+    put_opt(w, s.version.as_deref())?;
+    put_pos(w, s.version_pos)?;
+    w.write_all(&[u8::from(s.versioned_dir)])?;
+    put_u64(w, c.requires.len() as u64)?;
+    for r in &c.requires {
+        put_bytes(w, r.skill.as_bytes())?;
+        put_bytes(w, r.range.as_bytes())?;
+        put_bytes(w, r.file.as_bytes())?;
+        put_pos(w, r.name_pos)?;
+        put_pos(w, r.range_pos)?;
+    }
+    put_doc(w, &c.doc)
+}
+
+fn get_opt(r: &mut impl Read) -> Option<Option<String>> {
+    Some(match get_u8(r)? {
+        1 => Some(get_string(r)?),
+        _ => None,
+    })
+}
+
+fn get_cross(r: &mut impl Read) -> Option<CrossPack> {
+    let site = NameSite {
+        name: get_string(r)?,
+        file: get_string(r)?,
+        pos: get_pos(r)?,
+        version: get_opt(r)?,
+        version_pos: get_pos(r)?,
+        versioned_dir: get_u8(r)? == 1,
+    };
+    let n = get_count(r)?;
+    let mut requires = Vec::with_capacity(n.min(1 << 16));
+    for _ in 0..n {
+        requires.push(Requirement {
+            skill: get_string(r)?,
+            range: get_string(r)?,
+            file: get_string(r)?,
+            name_pos: get_pos(r)?,
+            range_pos: get_pos(r)?,
+        });
+    }
+    Some(CrossPack {
+        site,
+        requires,
+        doc: get_doc(r)?,
+    })
+}
+
+fn put_strings(w: &mut impl Write, items: &[String]) -> std::io::Result<()> {
+    put_u64(w, items.len() as u64)?;
+    for s in items {
+        put_bytes(w, s.as_bytes())?;
+    }
+    Ok(())
+}
+
+fn put_pos(w: &mut impl Write, pos: Option<Position>) -> std::io::Result<()> {
+    match pos {
+        Some(p) => {
+            w.write_all(&[1])?;
+            for v in [p.line, p.column, p.len] {
+                w.write_all(&v.to_le_bytes())?;
+            }
+            Ok(())
+        }
+        None => w.write_all(&[0]),
+    }
+}
+
+fn put_doc(w: &mut impl Write, d: &RouteDoc) -> std::io::Result<()> {
+    put_bytes(w, d.name.as_bytes())?;
+    put_bytes(w, d.description.as_bytes())?;
+    put_bytes(w, d.rel_dir.as_bytes())?;
+    put_strings(w, &d.tags)?;
+    let r = &d.route;
+    put_bytes(w, r.bucket.as_bytes())?;
+    put_strings(w, &r.when_to_use)?;
+    put_strings(w, &r.when_not_to_use)?;
+    put_u64(w, r.tests.len() as u64)?;
+    for t in &r.tests {
+        put_bytes(w, t.query.as_bytes())?;
+        w.write_all(&[u8::from(t.should_match)])?;
+        put_pos(w, t.pos)?;
+    }
+    put_bytes(w, r.file.as_bytes())?;
+    put_pos(w, r.description_pos)?;
+    put_u64(w, d.terms.terms.len() as u64)?;
+    for (term, tf) in &d.terms.terms {
+        put_bytes(w, term.as_bytes())?;
+        for v in tf {
+            w.write_all(&v.to_le_bytes())?;
+        }
+    }
+    for v in d.terms.len {
+        w.write_all(&v.to_le_bytes())?;
+    }
+    Ok(())
+}
+
+fn get_u32(r: &mut impl Read) -> Option<u32> {
+    let mut b = [0u8; 4];
+    r.read_exact(&mut b).ok()?;
+    Some(u32::from_le_bytes(b))
+}
+
+fn get_strings(r: &mut impl Read) -> Option<Vec<String>> {
+    let n = get_count(r)?;
+    let mut v = Vec::with_capacity(n.min(1 << 16));
+    for _ in 0..n {
+        v.push(get_string(r)?);
+    }
+    Some(v)
+}
+
+fn get_pos(r: &mut impl Read) -> Option<Option<Position>> {
+    Some(match get_u8(r)? {
+        1 => Some(Position {
+            line: get_u32(r)?,
+            column: get_u32(r)?,
+            len: get_u32(r)?,
+        }),
+        _ => None,
+    })
+}
+
+fn get_doc(r: &mut impl Read) -> Option<RouteDoc> {
+    let name = get_string(r)?;
+    let description = get_string(r)?;
+    let rel_dir = get_string(r)?;
+    let tags = get_strings(r)?;
+    let bucket = get_string(r)?;
+    let when_to_use = get_strings(r)?;
+    let when_not_to_use = get_strings(r)?;
+    let n = get_count(r)?;
+    let mut tests = Vec::with_capacity(n.min(1 << 16));
+    for _ in 0..n {
+        tests.push(RouteTest {
+            query: get_string(r)?,
+            should_match: get_u8(r)? == 1,
+            pos: get_pos(r)?,
+        });
+    }
+    let file = get_string(r)?;
+    let description_pos = get_pos(r)?;
+    let n = get_count(r)?;
+    let mut terms = Vec::with_capacity(n.min(1 << 20));
+    for _ in 0..n {
+        let term = get_string(r)?;
+        let mut tf = [0f32; 8];
+        for v in &mut tf {
+            *v = f32::from_bits(get_u32(r)?);
+        }
+        terms.push((term, tf));
+    }
+    let mut len = [0f64; 8];
+    for v in &mut len {
+        *v = f64::from_bits(get_u64(r)?);
+    }
+    Some(RouteDoc {
+        name,
+        description,
+        rel_dir,
+        tags,
+        route: Routing {
+            bucket,
+            when_to_use,
+            when_not_to_use,
+            tests,
+            file,
+            description_pos,
+        },
+        terms: crate::generate::route::DocTerms { terms, len },
+    })
+}
+
+fn get_u64(r: &mut impl Read) -> Option<u64> {
+    let mut b = [0u8; 8];
+    r.read_exact(&mut b).ok()?;
+    Some(u64::from_le_bytes(b))
+}
+
+fn get_i128(r: &mut impl Read) -> Option<i128> {
+    let mut b = [0u8; 16];
+    r.read_exact(&mut b).ok()?;
+    Some(i128::from_le_bytes(b))
+}
+
+fn get_u8(r: &mut impl Read) -> Option<u8> {
+    let mut b = [0u8; 1];
+    r.read_exact(&mut b).ok()?;
+    Some(b[0])
+}
+
+fn get_bytes(r: &mut impl Read) -> Option<Vec<u8>> {
+    let n = usize::try_from(get_u64(r)?).ok()?;
+    let mut v = Vec::new();
+    r.take(n as u64).read_to_end(&mut v).ok()?;
+    (v.len() == n).then_some(v)
+}
+
+fn get_string(r: &mut impl Read) -> Option<String> {
+    String::from_utf8(get_bytes(r)?).ok()
+}
+
+fn get_count(r: &mut impl Read) -> Option<usize> {
+    usize::try_from(get_u64(r)?).ok().filter(|&n| n < 1 << 32)
+}
+
+fn get_cells(r: &mut impl Read) -> Option<Vec<Cell>> {
+    let n = get_count(r)?;
+    let mut cells = Vec::with_capacity(n.min(1 << 16));
+    for _ in 0..n {
+        let tag = get_u8(r)?;
+        let mut b = [0u8; 4];
+        r.read_exact(&mut b).ok()?;
+        let v = u32::from_le_bytes(b);
+        cells.push(match tag {
+            0 => Cell::Plain(v),
+            1 => Cell::Text(v),
+            2 => Cell::Data(v),
+            3 => Cell::File(v),
+            4 => Cell::Field(v),
+            5 => Cell::List(v),
+            6 => Cell::ByteSlot(v),
+            _ => return None,
+        });
+    }
+    Some(cells)
+}
+
+fn get_row<const N: usize>(r: &mut impl Read) -> Option<[Cell; N]> {
+    get_cells(r)?.try_into().ok()
+}
+
+fn get_entry(r: &mut impl Read) -> Option<Entry> {
+    let rel_dir = get_string(r)?;
+    let n = get_count(r)?;
+    let mut files = Vec::with_capacity(n.min(1 << 16));
+    for _ in 0..n {
+        let path = get_string(r)?;
+        let stamp = Stamp {
+            len: get_u64(r)?,
+            mtime: get_i128(r)?,
+            ctime: get_i128(r)?,
+            ino: get_u64(r)?,
+            dev: get_u64(r)?,
+        };
+        let settled = get_u8(r)? == 1;
+        let mut hash = [0u8; 32];
+        r.read_exact(&mut hash).ok()?;
+        files.push(CachedFile {
+            path,
+            stamp,
+            settled,
+            hash,
+        });
+    }
+    let text = get_string(r)?;
+    let data = get_bytes(r)?;
+    let skill = get_cells(r)?;
+    let n = get_count(r)?;
+    let mut frows = Vec::with_capacity(n.min(1 << 16));
+    for _ in 0..n {
+        frows.push(get_cells(r)?);
+    }
+    let n = get_count(r)?;
+    let mut fields = Vec::with_capacity(n.min(1 << 16));
+    for _ in 0..n {
+        fields.push(get_row(r)?);
+    }
+    let n = get_count(r)?;
+    let mut lists = Vec::with_capacity(n.min(1 << 16));
+    for _ in 0..n {
+        lists.push(get_row(r)?);
+    }
+    let byte_slots = u32::try_from(get_u64(r)?).ok()?;
+    let name = get_string(r)?;
+    let description = get_string(r)?;
+    let skill_md_path = get_string(r)?;
+    let schema = match get_u8(r)? {
+        1 => Some(get_bytes(r)?),
+        _ => None,
+    };
+    let bucket = get_string(r)?;
+    let version = get_opt(r)?;
+    let pack_dir = get_string(r)?;
+    let cross = get_cross(r)?;
+    Some(Entry {
+        rel_dir,
+        files,
+        cross,
+        keep: true,
+        fragment: Fragment {
+            text,
+            data,
+            skill,
+            files: frows,
+            fields,
+            lists,
+            byte_slots,
+            facts: Facts {
+                name,
+                description,
+                skill_md_path,
+                schema,
+                bucket,
+                version,
+                rel_dir: pack_dir,
+            },
+        },
+    })
+}
