@@ -349,10 +349,17 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
             let version = capture(&[s(&started), "--version".into()])?
                 .trim()
                 .to_string();
+            // Only file names: the report must not name this machine's folders.
+            let name = |p: &Path| {
+                p.file_name().map_or_else(
+                    || p.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                )
+            };
             let note = format!(
-                " (`{}`: the sandbox hands the run to `nobody`, who cannot execute `{}`, {python_version}, so it starts the interpreter of that name found on PATH; the script alone runs with it too)",
-                started.display(),
-                python.display()
+                " (`{}`: the sandbox hands the run to `nobody`, who cannot execute the `{}` first on PATH, {python_version} under a home folder, so it starts the interpreter of that name found further on PATH; the script alone runs with it too)",
+                name(&started),
+                name(&python)
             );
             (started, version, note)
         }
