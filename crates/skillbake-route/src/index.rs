@@ -556,7 +556,8 @@ impl<'a> Index<'a> {
 }
 
 /// A cursor over one term's postings, in document order, that can step over whole blocks.
-#[derive(Debug, Clone)]
+/// The default is an empty list (what unreadable bytes read as).
+#[derive(Debug, Clone, Default)]
 pub struct Postings<'a> {
     data: &'a [u8],
     scale: u16,
@@ -580,66 +581,41 @@ pub struct Postings<'a> {
 
 impl<'a> Postings<'a> {
     fn new(data: &'a [u8]) -> Postings<'a> {
-        Postings::parse(data).unwrap_or(Postings {
-            data: &[],
-            scale: 0,
-            common: 0,
-            max: 0,
-            blocks: 0,
-            block: 0,
-            dir: 0,
-            next_start: 0,
-            block_end: 0,
-            block_last: 0,
-            block_max: 0,
-            pos: 0,
-            doc: 0,
-        })
+        Postings::parse(data).unwrap_or_default()
     }
 
     fn parse(data: &'a [u8]) -> Option<Postings<'a>> {
-        {
-            let scale = u16::from_le_bytes([*data.first()?, *data.get(1)?]);
-            let mut pos = 2;
-            let n = read_varint(data, &mut pos)?;
-            let common = *data.get(pos)?;
+        let scale = u16::from_le_bytes([*data.first()?, *data.get(1)?]);
+        let mut pos = 2;
+        let n = read_varint(data, &mut pos)?;
+        let common = *data.get(pos)?;
+        pos += 1;
+        let mut q = Postings {
+            data,
+            scale,
+            common,
+            ..Postings::default()
+        };
+        if n as usize > BLOCK_POSTINGS {
+            q.max = *data.get(pos)?;
             pos += 1;
-            let mut q = Postings {
-                data,
-                scale,
-                common,
-                max: 0,
-                blocks: 0,
-                block: 0,
-                dir: 0,
-                next_start: 0,
-                block_end: 0,
-                block_last: 0,
-                block_max: 0,
-                pos: 0,
-                doc: 0,
-            };
-            if n as usize > BLOCK_POSTINGS {
-                q.max = *data.get(pos)?;
-                pos += 1;
-                let len = read_varint(data, &mut pos)? as usize;
-                q.dir = pos;
-                q.next_start = pos.checked_add(len)?;
-                q.blocks = n.div_ceil(BLOCK_POSTINGS as u32);
-            } else {
-                q.next_start = pos;
-            }
-            // Enter the first block (a list without a directory is one block).
-            q.pos = q.next_start;
-            q.block_end = q.next_start;
-            q.enter(0)?;
-            if q.blocks == 0 {
-                // A short list: its maximum is found by reading it (at most BLOCK_POSTINGS).
-                q.max = q.clone().map(|p| p.impact).max().unwrap_or(0);
-                q.block_max = q.max;
-            }
-            Some(q)
+            let len = read_varint(data, &mut pos)? as usize;
+            q.dir = pos;
+            q.next_start = pos.checked_add(len)?;
+            q.blocks = n.div_ceil(BLOCK_POSTINGS as u32);
+        } else {
+            q.next_start = pos;
         }
+        // Enter the first block (a list without a directory is one block).
+        q.pos = q.next_start;
+        q.block_end = q.next_start;
+        q.enter(0)?;
+        if q.blocks == 0 {
+            // A short list: its maximum is found by reading it (at most BLOCK_POSTINGS).
+            q.max = q.clone().map(|p| p.impact).max().unwrap_or(0);
+            q.block_max = q.max;
+        }
+        Some(q)
     }
 
     /// Reads the next directory entry and makes its block current; `prev` is the last document
