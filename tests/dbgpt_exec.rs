@@ -23,9 +23,13 @@ use std::time::Duration;
 /// DB-GPT's 120 s timeout, shortened to this in both runners.
 const LIMIT_SECONDS: u64 = 1;
 
-/// Runs DB-GPT's function for every case read from stdin, one reply per line.
+/// Runs DB-GPT's function for every case read from stdin and writes one reply per line to the
+/// file named by its third argument. Anything DB-GPT itself prints (log lines, warnings) goes to
+/// stderr, so it can never be mistaken for a reply.
 const HARNESS: &str = r#"
 import asyncio, json, os, shutil, sys
+replies = open(sys.argv[3], "w", encoding="utf-8")
+sys.stdout = sys.stderr
 import dbgpt.configs.model_config as model_config
 from dbgpt.component import SystemApp
 from dbgpt.agent.skill.manage import SkillManager
@@ -47,8 +51,9 @@ for case in cases:
     os.makedirs(out)
     reply = asyncio.run(manager.execute_skill_script_file(
         case["skill"], case["script"], case["args"], output_dir=out))
-    print(json.dumps(reply))
-    sys.stdout.flush()
+    replies.write(json.dumps(reply) + "\n")
+    replies.flush()
+replies.close()
 "#;
 
 fn dbgpt_python() -> Option<PathBuf> {
@@ -233,12 +238,15 @@ fn exec_script_answers_what_dbgpt_answers() {
         .iter()
         .map(|c| json!({"skill": c.skill, "script": c.script, "args": c.args, "output_dir": out.display().to_string()}))
         .collect();
+    let replies = tmp.path().join("dbgpt-replies.jsonl");
     let mut child = Command::new(&python)
         .args(["-c", HARNESS])
         .arg(&skills)
         .arg(LIMIT_SECONDS.to_string())
+        .arg(&replies)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     child
@@ -248,11 +256,22 @@ fn exec_script_answers_what_dbgpt_answers() {
         .write_all(serde_json::to_string(&input).unwrap().as_bytes())
         .unwrap();
     let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "the DB-GPT harness failed");
-    let theirs: Vec<String> = String::from_utf8(output.stdout)
+    let printed = format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.status.success(),
+        "the DB-GPT harness failed\n{printed}"
+    );
+    let theirs: Vec<String> = std::fs::read_to_string(&replies)
         .unwrap()
         .lines()
-        .map(|l| serde_json::from_str::<String>(l).unwrap())
+        .map(|l| {
+            serde_json::from_str::<String>(l)
+                .unwrap_or_else(|e| panic!("not a DB-GPT reply ({e}): {l}\n{printed}"))
+        })
         .collect();
     assert_eq!(theirs.len(), cases.len());
 
