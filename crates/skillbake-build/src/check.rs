@@ -13,6 +13,13 @@ use crate::validate::{self, duplicate, tools::list_items, version, PackCtx};
 use std::path::{Path, PathBuf};
 use yaml_serde::Value;
 
+thread_local! {
+    /// One tokenizer per worker, remembering the term of every word it has seen: pack bodies
+    /// share most of their words, and stemming was most of `check`'s time.
+    static TOKENIZER: std::cell::RefCell<skillbake_route::tokenize::Tokenizer> =
+        std::cell::RefCell::new(skillbake_route::tokenize::Tokenizer::new().with_word_cache());
+}
+
 /// What checking a skills root produced.
 #[derive(Debug, Default)]
 pub struct Checked {
@@ -331,11 +338,10 @@ pub(crate) fn check_one(
             .map(|f| f.path.clone())
             .collect();
         skill.files = std::mem::take(&mut pack.files);
-        let mut tok = skillbake_route::tokenize::Tokenizer::new();
         out.cross = Some(CrossPack {
             site,
             requires,
-            doc: crate::generate::route::doc(&skill, &mut tok),
+            doc: TOKENIZER.with_borrow_mut(|tok| crate::generate::route::doc(&skill, tok)),
         });
         out.skill = Some(skill);
     }

@@ -17,6 +17,7 @@
 //! depends only on the input text: no locale, no global state.
 
 use rust_stemmers::{Algorithm, Stemmer};
+use std::collections::HashMap;
 
 /// Longest term kept, in bytes.
 pub const MAX_TERM_BYTES: usize = 48;
@@ -115,12 +116,19 @@ impl Options {
     };
 }
 
+/// Distinct words a [`Tokenizer::with_word_cache`] remembers (about 4 MiB at most); words seen
+/// after it is full are stemmed every time.
+pub const WORD_CACHE_ENTRIES: usize = 1 << 16;
+
 /// The tokenizer, holding its stemmer. Cheap to create; reuse one for many texts.
 pub struct Tokenizer {
     stemmer: Stemmer,
     options: Options,
     lower: String,
     part: String,
+    /// Lower-cased word → its term, or `None` for a stop word; only with
+    /// [`Tokenizer::with_word_cache`].
+    words: Option<HashMap<Box<str>, Option<Box<str>>>>,
 }
 
 impl std::fmt::Debug for Tokenizer {
@@ -148,7 +156,17 @@ impl Tokenizer {
             options,
             lower: String::new(),
             part: String::new(),
+            words: None,
         }
+    }
+
+    /// Remembers the term of each distinct word (up to [`WORD_CACHE_ENTRIES`]), so that a word
+    /// is stemmed once however often it occurs. For tokenizing many or long texts (pack
+    /// bodies at build time); a request is too short to repay the cache. The terms are the same
+    /// with or without it.
+    pub fn with_word_cache(mut self) -> Self {
+        self.words = Some(HashMap::new());
+        self
     }
 
     /// Calls `emit(term, kind)` for every term of `text`, in text order.
@@ -273,18 +291,35 @@ impl Tokenizer {
             self.lower.extend(c.to_lowercase());
         }
         let w = self.lower.as_str();
-        if w.len() > MAX_TERM_BYTES || (self.options.stop_words && is_stop_word(w)) {
+        if w.len() > MAX_TERM_BYTES {
             return;
         }
-        let numeric = run.iter().all(|c| c.is_numeric());
-        if !numeric && run.len() < 2 {
-            return;
-        }
-        if numeric || !self.options.stem {
+        // Numbers are kept whole (no stop word is a number).
+        if run.iter().all(|c| c.is_numeric()) {
             emit(w, Kind::Word);
+            return;
+        }
+        if run.len() < 2 {
+            return;
+        }
+        if let Some(term) = self.words.as_ref().and_then(|words| words.get(w)) {
+            if let Some(term) = term {
+                emit(term, Kind::Word);
+            }
+            return;
+        }
+        let term: Option<Box<str>> = if self.options.stop_words && is_stop_word(w) {
+            None
+        } else if self.options.stem {
+            Some(self.stemmer.stem(w).into())
         } else {
-            let stem = self.stemmer.stem(w);
-            emit(&stem, Kind::Word);
+            Some(w.into())
+        };
+        if let Some(term) = &term {
+            emit(term, Kind::Word);
+        }
+        if let Some(words) = self.words.as_mut().filter(|m| m.len() < WORD_CACHE_ENTRIES) {
+            words.insert(w.into(), term);
         }
     }
 }
@@ -362,6 +397,44 @@ mod tests {
         assert_eq!(terms("的表"), ["2:的表", "1:表"]);
         assert_eq!(terms("Excel表格"), ["excel", "1:表", "2:表格", "1:格"]);
         assert_eq!(terms("ＣＳＶ"), ["csv"]);
+    }
+
+    #[test]
+    fn the_word_cache_changes_no_term() {
+        let texts = [
+            "Analysing the quarterly reports; analysing THE Reports again",
+            "csv-data-analysis getUserById ResNet50 HTTPServer read_file. a b c 7 Ⅻ ½",
+            "Excel表格 分析财报 ＣＳＶ naïve İstanbul ß STRASSE",
+            "reports reporting reported report the the the",
+        ];
+        let all = [
+            Options::DEFAULT,
+            Options {
+                stem: false,
+                ..Options::DEFAULT
+            },
+            Options {
+                stop_words: false,
+                ..Options::DEFAULT
+            },
+            Options {
+                identifiers: false,
+                ..Options::DEFAULT
+            },
+        ];
+        for options in all {
+            let mut plain = Tokenizer::with_options(options);
+            let mut cached = Tokenizer::with_options(options).with_word_cache();
+            // Twice through, so the second pass reads every word from the cache.
+            for text in texts.iter().chain(&texts) {
+                assert_eq!(
+                    cached.collect(text),
+                    plain.collect(text),
+                    "{text} {options:?}"
+                );
+            }
+            assert!(cached.words.as_ref().is_some_and(|w| w.len() > 10));
+        }
     }
 
     #[test]

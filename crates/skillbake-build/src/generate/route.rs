@@ -286,7 +286,7 @@ pub fn build_fields_with(
     buckets: &[&str],
     weights: &Weights,
 ) -> Result<Built, TooLarge> {
-    let mut tok = Tokenizer::with_options(weights.tokenizer);
+    let mut tok = Tokenizer::with_options(weights.tokenizer).with_word_cache();
     let terms: Vec<DocTerms> = docs
         .iter()
         .map(|d| doc_terms(d, weights, &mut tok))

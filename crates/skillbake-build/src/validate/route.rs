@@ -192,7 +192,7 @@ pub fn check_all(
         ..Cost::default()
     };
     if let Some(index) = Index::new(&built.bytes) {
-        let mut tok = Tokenizer::new();
+        let mut tok = Tokenizer::new().with_word_cache();
         run_tests(skills, &index, &mut tok, cfg.route.top, diags);
         near_duplicates(
             skills,
