@@ -197,11 +197,13 @@ enum Command {
         #[arg(long = "var", value_name = "KEY=VALUE", value_parser = load::parse_var)]
         vars: Vec<(String, String)>,
     },
-    /// Serve the embedded skills as an MCP server on stdin/stdout.
+    /// Serve the embedded skills as an MCP server on stdin/stdout, or over HTTP with --http.
     ///
     /// Tools: load_skill, find_skills, list_skills, and one per pack with a schema.json. Resources:
     /// skill://{name}/{path} for every embedded file. Instructions: the skill catalog. With
-    /// --execute (or any --allow), pack tools run runnable packs under that policy.
+    /// --execute (or any --allow), pack tools run runnable packs under that policy. With --http
+    /// ADDR, one server answers many clients over MCP's Streamable HTTP transport at /mcp, with
+    /// a health endpoint at /healthz.
     Serve(serve::ServeArgs),
     /// Run a skill's entrypoint with JSON parameters and print the unified result
     /// {"ok", "data", "error"} (exit 0 only when ok).

@@ -44,6 +44,8 @@
 //!
 //! [`Server`](crate::mcp::Server) implements `rmcp::ServerHandler`, for other transports.
 
+#[cfg(feature = "http")]
+pub mod http;
 mod uri;
 
 pub use uri::{resource_uri, RESOURCE_TEMPLATE, URI_PREFIX};
@@ -63,6 +65,7 @@ use serde_json::{json, Value};
 use skillbake_format::file_type::mime_type;
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 use uri::parse_uri;
 
 /// Name of the `load_skill` tool.
@@ -100,12 +103,15 @@ pub enum Error {
     Initialize(Box<dyn std::error::Error + Send + Sync>),
     /// The server task failed while serving.
     Serve(Box<dyn std::error::Error + Send + Sync>),
+    /// The server's options are invalid (for instance an HTTP path without a leading `/`).
+    Config(String),
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::ToolDefinitions(m) => write!(f, "invalid MCP tool definitions: {m}"),
+            Error::Config(m) => write!(f, "invalid server options: {m}"),
             Error::Schema { skill, message } => {
                 write!(
                     f,
@@ -123,7 +129,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Initialize(e) | Error::Serve(e) => Some(e.as_ref()),
-            Error::ToolDefinitions(_) | Error::Schema { .. } => None,
+            Error::ToolDefinitions(_) | Error::Schema { .. } | Error::Config(_) => None,
         }
     }
 }
@@ -153,13 +159,17 @@ struct PackTool {
     validator: jsonschema::Validator,
 }
 
-/// The MCP server of one registry (an `rmcp::ServerHandler`).
+/// The MCP server of one registry (an `rmcp::ServerHandler`). Cloning it is cheap and shares
+/// everything (the tools, the compiled schemas, the executor): one per HTTP session.
+#[derive(Clone)]
 pub struct Server {
     registry: &'static Registry,
-    tools: Vec<Tool>,
-    packs: HashMap<String, PackTool>,
-    instructions: String,
-    executor: Option<std::sync::Arc<Executor<'static>>>,
+    tools: Arc<[Tool]>,
+    packs: Arc<HashMap<String, PackTool>>,
+    instructions: Arc<str>,
+    executor: Option<Arc<Executor<'static>>>,
+    /// At most this many runs at once, across every session; `None` is no limit.
+    runs: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 impl fmt::Debug for Server {
@@ -234,18 +244,26 @@ impl Server {
         ));
         Ok(Server {
             registry,
-            tools,
-            packs,
-            instructions: registry.catalog(CatalogFormat::Xml, None).text,
+            tools: tools.into(),
+            packs: Arc::new(packs),
+            instructions: registry.catalog(CatalogFormat::Xml, None).text.into(),
             executor: None,
+            runs: None,
         })
     }
 
     /// A server whose pack tools run runnable packs under `policy` (see the module docs).
     pub fn with_policy(registry: &'static Registry, policy: Policy) -> Result<Self, Error> {
         let mut server = Server::new(registry)?;
-        server.executor = Some(std::sync::Arc::new(Executor::new(registry, policy)));
+        server.executor = Some(Arc::new(Executor::new(registry, policy)));
         Ok(server)
+    }
+
+    /// Runs at most `n` scripts at once (at least 1), across every client of this server and its
+    /// clones; further calls wait for a slot, and their timeout starts when they run.
+    pub fn with_run_limit(mut self, n: usize) -> Self {
+        self.runs = Some(Arc::new(tokio::sync::Semaphore::new(n.max(1))));
+        self
     }
 
     /// Whether pack tools run scripts.
@@ -471,7 +489,7 @@ impl ServerHandler for Server {
             Implementation::new("skillbake", env!("CARGO_PKG_VERSION"))
                 .with_description("Agent skill packs compiled into this binary"),
         )
-        .with_instructions(self.instructions.clone())
+        .with_instructions(self.instructions.to_string())
     }
 
     async fn list_tools(
@@ -479,7 +497,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.clone()))
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -499,8 +517,16 @@ impl ServerHandler for Server {
             name => match self.packs.get(name) {
                 Some(pack) => match (&self.executor, runnable(self.registry, pack.skill)) {
                     (Some(executor), true) => {
-                        let executor = std::sync::Arc::clone(executor);
+                        let executor = Arc::clone(executor);
                         let skill = pack.skill;
+                        let _slot = match &self.runs {
+                            Some(runs) => {
+                                Some(Arc::clone(runs).acquire_owned().await.map_err(|e| {
+                                    McpError::internal_error(format!("the run failed: {e}"), None)
+                                })?)
+                            }
+                            None => None,
+                        };
                         // A run blocks for up to its timeout: keep it off the server's thread.
                         let outcome = tokio::task::spawn_blocking(move || {
                             executor.execute(skill, Value::Object(args))

@@ -5,7 +5,7 @@
 //!   runtime-only build, docs without warnings, and the bundled packs;
 //! * `check-skills [DIR]...` and `sarif-check` — see [`skills`];
 //! * `reproducible` and `bundle --skills DIR --out PATH` — see [`repro`] and [`bundle`];
-//! * `mcp-check` — see [`mcp_check`]; `bench` and `bench exec` — see [`mod@bench`]; `route-eval` —
+//! * `mcp-check` — see [`mcp_check`]; `bench`, `bench exec` and `bench http` — see [`mod@bench`]; `route-eval` —
 //!   see [`route_eval`];
 //! * `new-skill NAME [--dir DIR] [--description TEXT]` — scaffolds a pack that passes
 //!   `skillbake check` with no warnings;
@@ -143,7 +143,7 @@ fn ci() -> Result<(), String> {
     )?;
     // Each optional subsystem alone, so code that only one feature uses is gated by it (dead
     // code in one feature set is a warning nothing else would show).
-    for features in ["", "route", "exec", "mcp"] {
+    for features in ["", "route", "exec", "mcp", "http"] {
         run(
             &format!("cargo clippy -p skillbake --no-default-features --features '{features}'"),
             cargo().args([

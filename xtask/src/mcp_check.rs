@@ -1,6 +1,7 @@
 //! `cargo xtask mcp-check [--full] [--inspector VERSION]`: drives `skillbake serve` with the
-//! official MCP Inspector CLI (`npx @modelcontextprotocol/inspector --cli`) and checks every
-//! answer against the binary's own CLI (`tools --format mcp`, `load`, `list`, `cat`).
+//! official MCP Inspector CLI (`npx @modelcontextprotocol/inspector --cli`), over stdio and then
+//! over Streamable HTTP (`skillbake serve --http` on a loopback port), and checks every answer
+//! against the binary's own CLI (`tools --format mcp`, `load`, `list`, `cat`).
 //!
 //! The Inspector is installed from npm into `target/mcp-inspector` (once per version). Each call
 //! and its JSON result is printed (long strings abbreviated unless `--full`); any unexpected
@@ -268,8 +269,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .strip_prefix(&root)
         .map_or_else(|_| binary.clone(), Path::to_path_buf);
     println!(
-        "MCP Inspector {version} (npx runs in {}) against `{} serve`{}",
+        "MCP Inspector {version} (npx runs in {}) against `{} serve` over stdio, then `{} serve --http` over Streamable HTTP{}",
         shown(&root, &inspector_dir),
+        shown_binary.display(),
         shown_binary.display(),
         if full {
             String::new()
@@ -279,20 +281,100 @@ pub fn run(args: &[String]) -> Result<(), String> {
             )
         }
     );
+    let stdio = [binary.display().to_string(), "serve".to_string()];
+    drive(
+        &calls,
+        &stdio,
+        &format!("{} serve", shown_binary.display()),
+        &inspector_dir,
+        full,
+    )?;
+
+    let server = HttpServer::start(&binary)?;
+    println!("\n$ {} serve --http 127.0.0.1:0", shown_binary.display());
+    println!("{}", server.banner.trim_end());
+    let http = [
+        server.url.clone(),
+        "--transport".to_string(),
+        "http".to_string(),
+    ];
+    drive(&calls, &http, &http.join(" "), &inspector_dir, full)?;
+    drop(server);
     let total = calls.len();
-    for (i, c) in calls.into_iter().enumerate() {
+    println!(
+        "\nmcp-check: {total} Inspector calls over stdio and {total} over HTTP, all as expected"
+    );
+    Ok(())
+}
+
+/// A `skillbake serve --http 127.0.0.1:0` for the Inspector to connect to; killed when dropped.
+struct HttpServer {
+    child: std::process::Child,
+    url: String,
+    banner: String,
+}
+
+impl HttpServer {
+    fn start(binary: &Path) -> Result<HttpServer, String> {
+        let mut child = Command::new(binary)
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start {} serve --http: {e}", binary.display()))?;
+        let mut banner = String::new();
+        if let Some(stderr) = child.stderr.take() {
+            let mut stderr = std::io::BufReader::new(stderr);
+            let _ = std::io::BufRead::read_line(&mut stderr, &mut banner);
+            // Keep draining stderr so the server never blocks on it.
+            std::thread::spawn(move || {
+                let mut sink = Vec::new();
+                let _ = stderr.read_to_end(&mut sink);
+            });
+        }
+        let url = banner
+            .split_whitespace()
+            .find(|w| w.starts_with("http://") && w.ends_with("/mcp"))
+            .map(str::to_string);
+        match url {
+            Some(url) => Ok(HttpServer { child, url, banner }),
+            None => {
+                let _ = child.kill();
+                let _ = child.wait();
+                Err(format!("serve --http printed no MCP URL: {banner:?}"))
+            }
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Makes every call with the Inspector against `target` (its arguments before `--method`).
+fn drive(
+    calls: &[Call],
+    target: &[String],
+    shown_target: &str,
+    inspector_dir: &Path,
+    full: bool,
+) -> Result<(), String> {
+    let total = calls.len();
+    for (i, c) in calls.iter().enumerate() {
         println!(
-            "\n[{}/{total}] $ npx {PACKAGE} --cli {} serve {}",
+            "\n[{}/{total}] $ npx {PACKAGE} --cli {shown_target} {}",
             i + 1,
-            shown_binary.display(),
             c.args.join(" ")
         );
         let mut cmd = Command::new(npx());
-        cmd.current_dir(&inspector_dir)
+        cmd.current_dir(inspector_dir)
             .env("MCP_INSPECTOR_SECRET_STORE", "memory")
             .args(["--no", "--", PACKAGE, "--cli"])
-            .arg(&binary)
-            .arg("serve")
+            .args(target)
             .args(&c.args);
         let out = run_with_timeout(cmd, CALL_TIMEOUT)?;
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -305,7 +387,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
         let fail = |why: String| -> Result<(), String> {
             eprintln!("stderr:\n{}", stderr.trim_end());
-            Err(format!("mcp-check: {}: {why}", c.args.join(" ")))
+            Err(format!(
+                "mcp-check: {shown_target} {}: {why}",
+                c.args.join(" ")
+            ))
         };
         let verdict = match (&c.expect, out.status.success(), &result) {
             (Expect::Ok(check), true, Some(v)) => check(v),
@@ -338,7 +423,6 @@ pub fn run(args: &[String]) -> Result<(), String> {
             Err(why) => return fail(why),
         }
     }
-    println!("\nmcp-check: {total} Inspector calls, all as expected");
     Ok(())
 }
 

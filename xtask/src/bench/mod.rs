@@ -30,12 +30,14 @@
 //! 6. writes `BENCHMARKS.md` and `benches/cold-start.svg`.
 //!
 //! `cargo xtask bench exec` measures running a skill instead (see [`exec`]).
+//! `cargo xtask bench http` measures serving many agents over HTTP (see [`http`]).
 
 mod args;
 mod build_cost;
 mod builds;
 mod divan;
 mod exec;
+mod http;
 mod machine;
 mod measure;
 mod packs;
@@ -82,6 +84,9 @@ const END: &str = "<!-- bench:end -->";
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if args.first().map(String::as_str) == Some("exec") {
         return exec::run(args.get(1..).unwrap_or(&[]));
+    }
+    if args.first().map(String::as_str) == Some("http") {
+        return http::run(args.get(1..).unwrap_or(&[]));
     }
     let opts = options(args)?;
     let root = root();
