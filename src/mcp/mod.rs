@@ -519,7 +519,7 @@ impl ServerHandler for Server {
                     (Some(executor), true) => {
                         let executor = Arc::clone(executor);
                         let skill = pack.skill;
-                        let _slot = match &self.runs {
+                        let slot = match &self.runs {
                             Some(runs) => {
                                 Some(Arc::clone(runs).acquire_owned().await.map_err(|e| {
                                     McpError::internal_error(format!("the run failed: {e}"), None)
@@ -528,8 +528,12 @@ impl ServerHandler for Server {
                             None => None,
                         };
                         // A run blocks for up to its timeout: keep it off the server's thread.
+                        // The slot goes with it, so a run whose call was cancelled still
+                        // counts until it has ended.
                         let outcome = tokio::task::spawn_blocking(move || {
-                            executor.execute(skill, Value::Object(args))
+                            let outcome = executor.execute(skill, Value::Object(args));
+                            drop(slot);
+                            outcome
                         })
                         .await
                         .map_err(|e| {
