@@ -307,15 +307,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// A `skillbake serve --http 127.0.0.1:0` for the Inspector to connect to; killed when dropped.
-struct HttpServer {
+/// A `skillbake serve --http 127.0.0.1:0` (for the Inspector here, for the clients of
+/// `bench http`); killed when dropped.
+pub(crate) struct HttpServer {
     child: std::process::Child,
-    url: String,
-    banner: String,
+    /// The MCP endpoint, `http://127.0.0.1:PORT/mcp`.
+    pub(crate) url: String,
+    /// The address it listens on.
+    pub(crate) addr: std::net::SocketAddr,
+    /// Its first line on stderr.
+    pub(crate) banner: String,
 }
 
 impl HttpServer {
-    fn start(binary: &Path) -> Result<HttpServer, String> {
+    pub(crate) fn start(binary: &Path) -> Result<HttpServer, String> {
         let mut child = Command::new(binary)
             .args(["serve", "--http", "127.0.0.1:0"])
             .stdin(Stdio::null())
@@ -333,12 +338,21 @@ impl HttpServer {
                 let _ = stderr.read_to_end(&mut sink);
             });
         }
-        let url = banner
-            .split_whitespace()
-            .find(|w| w.starts_with("http://") && w.ends_with("/mcp"))
-            .map(str::to_string);
-        match url {
-            Some(url) => Ok(HttpServer { child, url, banner }),
+        let found = banner.split_whitespace().find_map(|w| {
+            let addr = w
+                .strip_prefix("http://")?
+                .strip_suffix("/mcp")?
+                .parse()
+                .ok()?;
+            Some((w.to_string(), addr))
+        });
+        match found {
+            Some((url, addr)) => Ok(HttpServer {
+                child,
+                url,
+                addr,
+                banner,
+            }),
             None => {
                 let _ = child.kill();
                 let _ = child.wait();

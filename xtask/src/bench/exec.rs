@@ -23,7 +23,7 @@
 
 use super::builds::build_dir;
 use super::divan::{parse_divan, DivanRow};
-use super::process::{capture, display, mkdir, s, write_if_changed};
+use super::process::{capture, display, mkdir, s, write_section};
 use super::report::t;
 use super::timing::Stat;
 use crate::{cargo, root};
@@ -507,19 +507,13 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
             }
         }
     }
-    let path = root.join("BENCHMARKS.md");
-    let old = std::fs::read_to_string(&path).unwrap_or_default();
-    let new = match (old.find(START), old.find(END)) {
-        (Some(a), Some(b)) if a < b => format!("{}{START}{m}{}", &old[..a], &old[b..]),
-        _ => match old.find("<!-- bench:end -->") {
-            Some(i) => {
-                let after = i + "<!-- bench:end -->".len();
-                format!("{}\n\n{START}{m}{END}{}", &old[..after], &old[after..])
-            }
-            None => format!("{old}\n{START}{m}{END}\n"),
-        },
-    };
-    write_if_changed(&path, new.as_bytes())?;
+    write_section(
+        &root.join("BENCHMARKS.md"),
+        START,
+        END,
+        "<!-- bench:end -->",
+        &m,
+    )?;
     eprintln!("\nwrote the run section of BENCHMARKS.md");
     Ok(())
 }

@@ -19,15 +19,14 @@
 //! median and 99th percentile over every request of every round, and ratios to the floor.
 
 use super::builds::build_dir;
-use super::process::write_if_changed;
+use super::process::write_section;
 use super::report::t;
 use super::timing::Stat;
 use crate::root;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -63,54 +62,6 @@ fn options(args: &[String]) -> Result<Options, String> {
             .ok_or(format!("{a} needs a positive number ({USAGE})"))?;
     }
     Ok(o)
-}
-
-/// `skillbake serve --http 127.0.0.1:0`, killed when dropped.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Server {
-    fn start(bin: &Path) -> Result<Server, String> {
-        let mut child = Command::new(bin)
-            .args(["serve", "--http", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start {} serve --http: {e}", bin.display()))?;
-        let mut banner = String::new();
-        if let Some(stderr) = child.stderr.take() {
-            let mut stderr = BufReader::new(stderr);
-            let _ = stderr.read_line(&mut banner);
-            std::thread::spawn(move || {
-                let mut sink = Vec::new();
-                let _ = stderr.read_to_end(&mut sink);
-            });
-        }
-        let addr = banner.split_whitespace().find_map(|w| {
-            w.strip_prefix("http://")?
-                .strip_suffix("/mcp")?
-                .parse()
-                .ok()
-        });
-        match addr {
-            Some(addr) => Ok(Server { child, addr }),
-            None => {
-                let _ = child.kill();
-                let _ = child.wait();
-                Err(format!("serve --http printed no MCP URL: {banner:?}"))
-            }
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// One request on a new connection; the status, the `Mcp-Session-Id` header and the body
@@ -317,6 +268,32 @@ fn open_session(addr: SocketAddr, client: usize) -> Result<String, String> {
     Ok(id)
 }
 
+/// The `load_skill` call for request `i` of client `c`: its JSON-RPC id, the skill's index and
+/// the request body.
+fn load_call(names: &[String], c: usize, i: usize) -> (u64, usize, String) {
+    let k = (c + i) % names.len();
+    let id = 2 + i as u64;
+    let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "load_skill", "arguments": {"skill_name": names[k]}}});
+    (id, k, call.to_string())
+}
+
+/// Checks that `body` answers request `id` with exactly `expected` as its text.
+fn check_load(body: &str, id: u64, status: u16, name: &str, expected: &str) -> Result<(), String> {
+    let text = reply(body, id).and_then(|r| {
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .map(str::to_string)
+    });
+    match text {
+        Some(t) if t == expected => Ok(()),
+        _ => Err(format!(
+            "load_skill {name} answered {status} with another reply: {}",
+            body.chars().take(300).collect::<String>()
+        )),
+    }
+}
+
 /// What one runner does for request `i` of a client.
 type Job = Arc<dyn Fn(usize, usize) -> Result<(), String> + Send + Sync>;
 
@@ -385,7 +362,7 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
         }
         expected.push(text);
     }
-    let server = Server::start(&bin)?;
+    let server = crate::mcp_check::HttpServer::start(&bin)?;
     let addr = server.addr;
     let sessions = (0..opts.clients)
         .map(|c| open_session(addr, c))
@@ -403,24 +380,9 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
     let mcp: Job = {
         let (names, expected, sessions) = (names.clone(), expected.clone(), sessions.clone());
         Arc::new(move |c, i| {
-            let k = (c + i) % names.len();
-            let call = json!({"jsonrpc": "2.0", "id": 2 + i, "method": "tools/call",
-                "params": {"name": "load_skill", "arguments": {"skill_name": names[k]}}});
-            let (status, _, body) =
-                request(addr, "POST", "/mcp", Some(&sessions[c]), &call.to_string())?;
-            let text = reply(&body, 2 + i as u64).and_then(|r| {
-                r["result"]["content"][0]["text"]
-                    .as_str()
-                    .map(str::to_string)
-            });
-            match text {
-                Some(t) if t == expected[k] => Ok(()),
-                _ => Err(format!(
-                    "load_skill {} answered {status} with another reply: {}",
-                    names[k],
-                    body.chars().take(300).collect::<String>()
-                )),
-            }
+            let (id, k, call) = load_call(&names, c, i);
+            let (status, _, body) = request(addr, "POST", "/mcp", Some(&sessions[c]), &call)?;
+            check_load(&body, id, status, &names[k], &expected[k])
         })
     };
     // One kept-open connection per client, made before the clock starts.
@@ -432,26 +394,12 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
     let kept: Job = {
         let (names, expected, sessions) = (names.clone(), expected.clone(), sessions.clone());
         Arc::new(move |c, i| {
-            let k = (c + i) % names.len();
-            let call = json!({"jsonrpc": "2.0", "id": 2 + i, "method": "tools/call",
-                "params": {"name": "load_skill", "arguments": {"skill_name": names[k]}}});
+            let (id, k, call) = load_call(&names, c, i);
             let mut conn = connections[c]
                 .lock()
                 .map_err(|_| "a client connection was poisoned")?;
-            let (status, body) = conn.post(&sessions[c], &call.to_string())?;
-            let text = reply(&body, 2 + i as u64).and_then(|r| {
-                r["result"]["content"][0]["text"]
-                    .as_str()
-                    .map(str::to_string)
-            });
-            match text {
-                Some(t) if t == expected[k] => Ok(()),
-                _ => Err(format!(
-                    "load_skill {} answered {status} with another reply on a kept-open connection: {}",
-                    names[k],
-                    body.chars().take(300).collect::<String>()
-                )),
-            }
+            let (status, body) = conn.post(&sessions[c], &call)?;
+            check_load(&body, id, status, &names[k], &expected[k])
         })
     };
     let process: Job = {
@@ -530,19 +478,13 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
         "\nEvery `load_skill` reply was compared with `skillbake load`'s. On kept-open connections (how MCP clients talk) one server answers {:.1}× the requests per second of starting a process per request.\n",
         stats[2].median / stats[3].median
     ));
-    let path = root.join("BENCHMARKS.md");
-    let old = std::fs::read_to_string(&path).unwrap_or_default();
-    let new = match (old.find(START), old.find(END)) {
-        (Some(a), Some(b)) if a < b => format!("{}{START}{m}{}", &old[..a], &old[b..]),
-        _ => match old.find("<!-- bench-exec:end -->") {
-            Some(i) => {
-                let after = i + "<!-- bench-exec:end -->".len();
-                format!("{}\n\n{START}{m}{END}{}", &old[..after], &old[after..])
-            }
-            None => format!("{old}\n{START}{m}{END}\n"),
-        },
-    };
-    write_if_changed(&path, new.as_bytes())?;
+    write_section(
+        &root.join("BENCHMARKS.md"),
+        START,
+        END,
+        "<!-- bench-exec:end -->",
+        &m,
+    )?;
     eprintln!("\nwrote the HTTP section of BENCHMARKS.md");
     Ok(())
 }

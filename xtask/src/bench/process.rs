@@ -21,6 +21,29 @@ pub(super) fn write_if_changed(p: &Path, bytes: &[u8]) -> Result<bool, String> {
     Ok(true)
 }
 
+/// Replaces the text between the markers `start` and `end` of `path` with `section`; without
+/// them, adds the markers and the section after the marker `after` (or at the end).
+pub(super) fn write_section(
+    path: &Path,
+    start: &str,
+    end: &str,
+    after: &str,
+    section: &str,
+) -> Result<(), String> {
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    let new = match (old.find(start), old.find(end)) {
+        (Some(a), Some(b)) if a < b => format!("{}{start}{section}{}", &old[..a], &old[b..]),
+        _ => match old.find(after) {
+            Some(i) => {
+                let i = i + after.len();
+                format!("{}\n\n{start}{section}{end}{}", &old[..i], &old[i..])
+            }
+            None => format!("{old}\n{start}{section}{end}\n"),
+        },
+    };
+    write_if_changed(path, new.as_bytes()).map(|_| ())
+}
+
 pub(super) fn display(argv: &[String]) -> String {
     argv.iter()
         .map(|a| shell_quote(a))
