@@ -109,10 +109,17 @@ async fn serve_http(server: Server, addr: SocketAddr, args: &ServeArgs) -> Resul
         options.path,
         http::HEALTH_PATH,
     );
-    if !bound.ip().is_loopback() && options.allowed_hosts.is_empty() {
-        eprintln!(
-            "skillbake: note: only loopback host names are accepted; clients reaching {bound} by another name or address need --allowed-host NAME"
-        );
+    if !bound.ip().is_loopback() {
+        if options.allowed_hosts.is_empty() {
+            eprintln!(
+                "skillbake: note: only loopback host names are accepted; clients reaching {bound} by another name or address need --allowed-host NAME"
+            );
+        }
+        if server.executes() {
+            eprintln!(
+                "skillbake: warning: packs run for any client that can reach {bound}, and this server has no authentication: put it behind a proxy that authenticates, or bind it to 127.0.0.1"
+            );
+        }
     }
     http::serve(server, listener, options, stop_signal())
         .await
