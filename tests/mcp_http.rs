@@ -481,6 +481,18 @@ fn bad_serve_options_are_reported() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("must start with `/`"), "{stderr}");
+    // Route syntax (`{…}`, `*`) and empty segments are refused, never handed to the router.
+    for bad in ["/{x}", "/mcp/*rest", "/a//b", "/healthz", "/m cp"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_skillbake"))
+            .args(["serve", "--http", "127.0.0.1:0", "--http-path", bad])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("the MCP path must"), "{bad}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{bad}: {stderr}");
+    }
 
     let out = Command::new(env!("CARGO_BIN_EXE_skillbake"))
         .args(["serve", "--allowed-host", "x"])
@@ -554,5 +566,98 @@ fn runs_a_pack_over_http() {
         .collect();
     for h in handles {
         h.join().unwrap();
+    }
+}
+
+/// The processes whose command line contains `needle`.
+#[cfg(target_os = "linux")]
+fn processes_running(needle: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if pid == std::process::id() {
+            continue;
+        }
+        if let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) {
+            if String::from_utf8_lossy(&cmd).contains(needle) {
+                found.push(pid);
+            }
+        }
+    }
+    found
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn sigterm_stops_a_running_script_and_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    // A FIFO nobody writes to: the pack's script blocks opening it until it is stopped.
+    let fifo = dir.path().join("statements.csv");
+    assert!(Command::new("mkfifo")
+        .args(["-m", "0666"])
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let cache = dir.path().join("cache");
+    let mut server = Server::start(&[
+        "--allow",
+        "filesystem:read",
+        "--timeout",
+        "600",
+        "--cache-dir",
+        cache.to_str().unwrap(),
+    ]);
+    let addr = server.addr;
+    let input = fifo.display().to_string();
+    let caller = std::thread::spawn(move || {
+        let s = Session::open(addr, "long-run");
+        let id = s.next;
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "financial-report-analyzer", "arguments": {"input": input}}});
+        // Ends with the server: a reply for the stopped run, or the connection closed.
+        let mut stream = TcpStream::connect_timeout(&addr, IO_TIMEOUT).unwrap();
+        stream.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
+        let body = call.to_string();
+        let mut head = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+        for (k, v) in s.headers() {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+        head.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+        stream.write_all(head.as_bytes()).unwrap();
+        let mut raw = Vec::new();
+        let _ = stream.read_to_end(&mut raw);
+        String::from_utf8_lossy(&raw).to_string()
+    });
+    let script = "calculate_ratios.py";
+    let deadline = Instant::now() + IO_TIMEOUT;
+    while processes_running(script).is_empty() {
+        assert!(Instant::now() < deadline, "the pack's script never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The run has 600 s left: the server may not wait for it.
+    let status = server.terminate();
+    assert!(status.success(), "exit status {status}");
+    let answer = caller.join().unwrap();
+    // When the reply made it out before the connection closed, it reports the stopped run.
+    let reply = answer
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .find(|m| m.get("result").is_some() || m.get("error").is_some());
+    if let Some(reply) = reply {
+        assert_eq!(reply["result"]["isError"], json!(true), "{reply}");
+        eprintln!("the stopped run answered: {reply}");
+    }
+    let deadline = Instant::now() + IO_TIMEOUT;
+    while !processes_running(script).is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "the script outlived the server: {:?}",
+            processes_running(script)
+        );
+        std::thread::sleep(Duration::from_millis(20));
     }
 }

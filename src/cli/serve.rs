@@ -77,7 +77,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     }
     .context("cannot start the async runtime")?;
     let result = match args.http {
-        Some(addr) => runtime.block_on(serve_http(server, addr, &args)),
+        Some(addr) => runtime.block_on(serve_http(server, addr, &args, &session_over)),
         None => runtime
             .block_on(skillbake::mcp::serve(server))
             .map_err(anyhow::Error::from),
@@ -90,18 +90,26 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn serve_http(server: Server, addr: SocketAddr, args: &ServeArgs) -> Result<()> {
+/// Serves until Ctrl-C or SIGTERM, which also sets `stopping`: scripts still running are
+/// stopped, so that their calls answer and the server can finish.
+async fn serve_http(
+    server: Server,
+    addr: SocketAddr,
+    args: &ServeArgs,
+    stopping: &Arc<AtomicBool>,
+) -> Result<()> {
+    let options = http::Options {
+        path: args.http_path.clone(),
+        allowed_hosts: args.allowed_hosts.clone(),
+        allowed_origins: args.allowed_origins.clone(),
+    };
+    options.check()?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
     let bound = listener
         .local_addr()
         .with_context(|| format!("cannot read the address bound for {addr}"))?;
-    let options = http::Options {
-        path: args.http_path.clone(),
-        allowed_hosts: args.allowed_hosts.clone(),
-        allowed_origins: args.allowed_origins.clone(),
-    };
     let skills = BUNDLED.len();
     eprintln!(
         "skillbake: serving {skills} skill{} over MCP at http://{bound}{} (health: http://{bound}{}); Ctrl-C stops",
@@ -121,7 +129,12 @@ async fn serve_http(server: Server, addr: SocketAddr, args: &ServeArgs) -> Resul
             );
         }
     }
-    http::serve(server, listener, options, stop_signal())
+    let stopping = Arc::clone(stopping);
+    let stop = async move {
+        stop_signal().await;
+        stopping.store(true, Ordering::Relaxed);
+    };
+    http::serve(server, listener, options, stop)
         .await
         .map_err(anyhow::Error::from)
 }

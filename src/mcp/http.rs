@@ -63,6 +63,25 @@ pub struct Options {
     pub allowed_origins: Vec<String>,
 }
 
+impl Options {
+    /// Checks the options [`router`] and [`serve`] would refuse: a path that does not start with
+    /// `/`, holds anything but letters, digits and `-._~/` (route syntax such as `{…}` or `*`
+    /// included), has an empty segment, or is the health path.
+    pub fn check(&self) -> Result<(), Error> {
+        let path = self.path.as_str();
+        let plain = path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~/".contains(&b));
+        if !path.starts_with('/') || !plain || path.contains("//") || path == HEALTH_PATH {
+            return Err(Error::Config(format!(
+                "the MCP path must start with `/`, hold only letters, digits and `-._~/` (no \
+                 empty segment) and differ from `{HEALTH_PATH}`, not `{path}`"
+            )));
+        }
+        Ok(())
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -103,12 +122,7 @@ pub async fn serve(
 /// The routes of [`serve`], for embedding the MCP endpoint in an application's own server.
 /// `stop` ends every session when cancelled.
 pub fn router(server: Server, options: &Options, stop: CancellationToken) -> Result<Router, Error> {
-    if !options.path.starts_with('/') || options.path == HEALTH_PATH {
-        return Err(Error::Config(format!(
-            "the MCP path must start with `/` and differ from `{HEALTH_PATH}`, not `{}`",
-            options.path
-        )));
-    }
+    options.check()?;
     let mut config = StreamableHttpServerConfig::default()
         .with_cancellation_token(stop)
         .enforce_origin_validation();
