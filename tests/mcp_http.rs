@@ -1,7 +1,7 @@
 //! `skillbake serve --http`: the real binary on a loopback port, driven over plain HTTP/1.1 the
 //! way any MCP client speaks Streamable HTTP. Many clients at once get the same bytes as
 //! `load_skill`; foreign `Host` and `Origin` headers are refused; SIGTERM ends the server even
-//! with an event stream open. Every server is killed when its test ends, and every read is
+//! with an event stream open or a script running, and the script with it. Every server is killed when its test ends, and every read is
 //! bounded by a timeout.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
