@@ -581,18 +581,20 @@ fn verbose_prints_what_happened_on_stderr() {
 #[test]
 fn an_interrupt_stops_the_script_and_prints_the_result() {
     let r = Run::new();
-    // Opening a FIFO with no writer blocks: the profiler hangs until stopped.
+    // Opening a FIFO with no writer blocks: the ratio calculator (which opens its input without
+    // checking that it is a regular file, unlike the CSV profiler, which answers
+    // FILE_NOT_FOUND at once) hangs until stopped.
     let fifo = r.tmp.path().join("blocked.csv");
     assert!(Command::new("mkfifo")
         .arg(&fifo)
         .status()
         .unwrap()
         .success());
-    let params = json!({"path": fifo.display().to_string()}).to_string();
+    let params = json!({"input": fifo.display().to_string()}).to_string();
     let child = r
         .command(&[
             "run",
-            "csv-data-analysis",
+            "financial-report-analyzer",
             "--params",
             &params,
             "--allow",
@@ -612,7 +614,7 @@ fn an_interrupt_stops_the_script_and_prints_the_result() {
             .flatten()
             .filter_map(|p| std::fs::read(p.path().join("cmdline")).ok())
             .map(|c| String::from_utf8_lossy(&c).into_owned())
-            .filter(|c| c.contains("analyze_csv.py") && c.contains(&fifo_text))
+            .filter(|c| c.contains("calculate_ratios.py") && c.contains(&fifo_text))
             .count()
     };
     while holders() == 0 && start.elapsed() < Duration::from_secs(20) {
