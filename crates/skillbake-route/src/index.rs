@@ -969,13 +969,7 @@ pub fn search(
                     doc,
                     fields: Fields(f),
                 };
-                if heap.len() < k {
-                    heap.push(entry);
-                    sift_up(&mut heap);
-                } else if entry.better(&heap[0]) {
-                    heap[0] = entry;
-                    sift_down(&mut heap);
-                }
+                offer(&mut heap, k, entry);
                 if heap.len() == k {
                     threshold = heap[0].score;
                 }
@@ -1053,13 +1047,7 @@ pub fn search_exhaustive(
                 if entry.score <= 0 || !keep(entry.doc) {
                     continue;
                 }
-                if heap.len() < k {
-                    heap.push(entry);
-                    sift_up(&mut heap);
-                } else if entry.better(&heap[0]) {
-                    heap[0] = entry;
-                    sift_down(&mut heap);
-                }
+                offer(&mut heap, k, entry);
             }
             *bits = 0;
         }
@@ -1091,6 +1079,19 @@ fn finish(index: &Index<'_>, mut heap: Vec<Entry>) -> Vec<Hit> {
 
 fn worse(a: &Entry, b: &Entry) -> bool {
     b.better(a)
+}
+
+/// Keeps `entry` in `heap`, the `k` best seen so far with the worst at the root: pushed while
+/// there is room, else in place of the root when it beats it.
+#[inline]
+fn offer(heap: &mut Vec<Entry>, k: usize, entry: Entry) {
+    if heap.len() < k {
+        heap.push(entry);
+        sift_up(heap);
+    } else if heap.first().is_some_and(|worst| entry.better(worst)) {
+        heap[0] = entry;
+        sift_down(heap);
+    }
 }
 
 fn sift_up(heap: &mut [Entry]) {
