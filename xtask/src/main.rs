@@ -60,6 +60,16 @@ fn root() -> PathBuf {
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
 
+/// `cargo` arguments that build the release `skillbake` CLI.
+pub(crate) const RELEASE_BUILD: [&str; 6] = [
+    "build",
+    "--release",
+    "-p",
+    "skillbake",
+    "--bin",
+    "skillbake",
+];
+
 fn cargo() -> Command {
     let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     c.current_dir(root());
@@ -87,15 +97,8 @@ pub(crate) fn build_bundled_skillbake(
     what: &str,
 ) -> Result<PathBuf, String> {
     let mut cmd = cargo();
-    cmd.args([
-        "build",
-        "--release",
-        "-p",
-        "skillbake",
-        "--bin",
-        "skillbake",
-    ])
-    .env(skillbake_build::SKILLS_DIR_ENV, skills);
+    cmd.args(RELEASE_BUILD)
+        .env(skillbake_build::SKILLS_DIR_ENV, skills);
     if let Some(t) = target_dir {
         cmd.env("CARGO_TARGET_DIR", t);
     }

@@ -162,14 +162,7 @@ pub(super) fn build_skillbake(root: &Path, tree: &Tree, set: &PackSet) -> Result
     // The dependencies once, then skillbake itself from its build script on, every time.
     run_step(
         &format!("{} dependencies", tree.label),
-        &mut cargo_in(&[
-            "build",
-            "--release",
-            "-p",
-            "skillbake",
-            "--bin",
-            "skillbake",
-        ]),
+        &mut cargo_in(&crate::RELEASE_BUILD),
     )?;
     run_step(
         "cargo clean -p skillbake",
@@ -183,14 +176,7 @@ pub(super) fn build_skillbake(root: &Path, tree: &Tree, set: &PackSet) -> Result
     }
     let mut cmd = Command::new("/usr/bin/time");
     cmd.arg("-v").arg("-o").arg(&time);
-    let inner = cargo_in(&[
-        "build",
-        "--release",
-        "-p",
-        "skillbake",
-        "--bin",
-        "skillbake",
-    ]);
+    let inner = cargo_in(&crate::RELEASE_BUILD);
     cmd.arg(inner.get_program()).args(inner.get_args());
     for (k, v) in inner.get_envs() {
         match v {
