@@ -128,6 +128,31 @@ impl Response {
     }
 }
 
+/// The bytes of one HTTP/1.1 request: `Host` unless `headers` has one, `Connection: close` when
+/// `close`, then `headers`, the length and the body (written at once, so no part waits for the
+/// ACK of another).
+fn request_text(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+    close: bool,
+) -> String {
+    let mut head = format!("{method} {path} HTTP/1.1\r\n");
+    if close {
+        head.push_str("Connection: close\r\n");
+    }
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    head
+}
+
 /// One HTTP/1.1 request on a new connection (`Connection: close`), read to the end.
 fn request(
     addr: SocketAddr,
@@ -139,16 +164,8 @@ fn request(
     let mut stream = TcpStream::connect_timeout(&addr, IO_TIMEOUT).unwrap();
     stream.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
     stream.set_write_timeout(Some(IO_TIMEOUT)).unwrap();
-    let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-        head.push_str(&format!("Host: {addr}\r\n"));
-    }
-    for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(body.as_bytes()).unwrap();
+    let text = request_text(addr, method, path, headers, body, true);
+    stream.write_all(text.as_bytes()).unwrap();
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).unwrap();
     parse_response(&raw)
@@ -393,12 +410,15 @@ fn one_kept_open_connection_serves_many_requests() {
         let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": "load_skill", "arguments": {"skill_name": name}}})
         .to_string();
-        let mut head = format!("POST /mcp HTTP/1.1\r\nHost: {}\r\n", server.addr);
-        for (k, v) in session.headers() {
-            head.push_str(&format!("{k}: {v}\r\n"));
-        }
-        head.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-        reader.get_mut().write_all(head.as_bytes()).unwrap();
+        let text = request_text(
+            server.addr,
+            "POST",
+            "/mcp",
+            &session.headers(),
+            &body,
+            false,
+        );
+        reader.get_mut().write_all(text.as_bytes()).unwrap();
         let r = read_response(&mut reader);
         assert_eq!(r.status, 200, "{r:?}");
         let skill = BUNDLED.get(name).unwrap();
@@ -621,12 +641,8 @@ fn sigterm_stops_a_running_script_and_the_server() {
         let mut stream = TcpStream::connect_timeout(&addr, IO_TIMEOUT).unwrap();
         stream.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
         let body = call.to_string();
-        let mut head = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-        for (k, v) in s.headers() {
-            head.push_str(&format!("{k}: {v}\r\n"));
-        }
-        head.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-        stream.write_all(head.as_bytes()).unwrap();
+        let text = request_text(addr, "POST", "/mcp", &s.headers(), &body, true);
+        stream.write_all(text.as_bytes()).unwrap();
         let mut raw = Vec::new();
         let _ = stream.read_to_end(&mut raw);
         String::from_utf8_lossy(&raw).to_string()

@@ -64,6 +64,34 @@ fn options(args: &[String]) -> Result<Options, String> {
     Ok(o)
 }
 
+/// The bytes of one request, with the MCP session's headers when there is one and
+/// `Connection: close` when `close`. One write: a body sent after its head would wait for the
+/// head's ACK (Nagle).
+fn request_text(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    session: Option<&str>,
+    body: &str,
+    close: bool,
+) -> String {
+    let mut text = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if close {
+        text.push_str("Connection: close\r\n");
+    }
+    if let Some(id) = session {
+        text.push_str(&format!(
+            "Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-06-18\r\n"
+        ));
+    }
+    text.push_str("\r\n");
+    text.push_str(body);
+    text
+}
+
 /// One request on a new connection; the status, the `Mcp-Session-Id` header and the body
 /// (chunks joined).
 fn request(
@@ -77,19 +105,9 @@ fn request(
     stream
         .set_read_timeout(Some(IO_TIMEOUT))
         .map_err(|e| e.to_string())?;
-    let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    if let Some(id) = session {
-        head.push_str(&format!(
-            "Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-06-18\r\n"
-        ));
-    }
-    head.push_str("\r\n");
+    let text = request_text(addr, method, path, session, body, true);
     stream
-        .write_all(head.as_bytes())
-        .and_then(|()| stream.write_all(body.as_bytes()))
+        .write_all(text.as_bytes())
         .map_err(|e| e.to_string())?;
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).map_err(|e| e.to_string())?;
@@ -169,16 +187,10 @@ impl KeepAlive {
 
     /// POSTs `body` to `/mcp` in `session`; the status and the body.
     fn post(&mut self, session: &str, body: &str) -> Result<(u16, String), String> {
-        let head = format!(
-            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-06-18\r\nContent-Length: {}\r\n\r\n",
-            self.addr,
-            body.len()
-        );
-        // One write: a body sent after its head would wait for the head's ACK (Nagle).
-        let request = format!("{head}{body}");
+        let text = request_text(self.addr, "POST", "/mcp", Some(session), body, false);
         self.reader
             .get_mut()
-            .write_all(request.as_bytes())
+            .write_all(text.as_bytes())
             .map_err(|e| e.to_string())?;
         let mut line = String::new();
         self.reader
