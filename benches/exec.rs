@@ -11,7 +11,7 @@
 
 use divan::Bencher;
 use serde_json::{json, Value};
-use skillbake::exec::{Executor, Interpreter, Policy};
+use skillbake_exec::{Executor, Interpreter, Policy};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -47,7 +47,7 @@ fn setup() -> &'static Setup {
             .unwrap()
             .cache_dir(&cache)
             .interpreter(Interpreter::Python, &python);
-        let executor = Executor::new(&skillbake::BUNDLED, policy);
+        let executor = Executor::new(&skillbake_cli::BUNDLED, policy);
         assert!(executor.execute("read-file", params.clone()).ok());
         Setup {
             _tmp: tmp,

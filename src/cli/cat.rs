@@ -2,7 +2,7 @@
 
 use super::output::write_stdout;
 use anyhow::Result;
-use skillbake::BUNDLED;
+use skillbake_cli::BUNDLED;
 use std::process::ExitCode;
 
 /// `skillbake cat`.

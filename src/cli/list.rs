@@ -4,7 +4,8 @@ use super::output::write_stdout;
 use super::ListFormat;
 use anyhow::Result;
 use serde_json::{json, Value};
-use skillbake::{Skill, BUNDLED};
+use skillbake::Skill;
+use skillbake_cli::BUNDLED;
 use std::process::ExitCode;
 
 fn skill_json(s: &Skill<'_>) -> Value {

@@ -4,7 +4,8 @@
 
 use super::output::write_stdout;
 use anyhow::Result;
-use skillbake::{Activation, Resolution, BUNDLED};
+use skillbake::{Activation, Resolution};
+use skillbake_cli::BUNDLED;
 use std::process::ExitCode;
 
 /// The `--format` of DB-GPT's chunk reply; the other formats are the activation shapes.

@@ -2,7 +2,8 @@
 
 use super::output::write_stdout;
 use anyhow::Result;
-use skillbake::{CatalogFormat, BUNDLED};
+use skillbake::CatalogFormat;
+use skillbake_cli::BUNDLED;
 use std::process::ExitCode;
 
 /// `skillbake prompt`.

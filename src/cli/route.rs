@@ -3,13 +3,14 @@
 
 use super::output::write_stdout;
 use anyhow::{bail, Result};
-use skillbake::{CatalogFormat, RouteOptions, BUNDLED};
+use skillbake::{CatalogFormat, RouteOptions};
+use skillbake_cli::BUNDLED;
 use std::process::ExitCode;
 
 fn options<'a>(top: usize, bucket: Option<&'a str>) -> Result<RouteOptions<'a>> {
     if let Some(b) = bucket {
         let known = BUNDLED.buckets();
-        let holds = known.iter().any(|k| skillbake::route::in_bucket(k, b));
+        let holds = known.iter().any(|k| skillbake::in_bucket(k, b));
         if !holds {
             let list: Vec<&str> = known.iter().copied().filter(|k| !k.is_empty()).collect();
             if list.is_empty() {

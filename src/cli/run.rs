@@ -1,12 +1,12 @@
 //! `skillbake run` and `skillbake exec-script`: run a skill's script from the packs compiled into
-//! this binary (see `skillbake::exec`). Stdout carries exactly one JSON object (the unified
+//! this binary (see `skillbake_exec`). Stdout carries exactly one JSON object (the unified
 //! result, or DB-GPT's chunks); exit 0 only when the result is `ok`.
 
 use super::output::write_stdout;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
-use skillbake::exec::{dbgpt, AuditLog, ErrorCode, Executor, Failure, Meta, Outcome, Policy};
-use skillbake::BUNDLED;
+use skillbake_cli::BUNDLED;
+use skillbake_exec::{dbgpt, AuditLog, ErrorCode, Executor, Failure, Meta, Outcome, Policy};
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,12 +1,12 @@
 //! `skillbake serve`: the MCP server serving the skills compiled into this binary (see
-//! `skillbake::mcp`), over stdio (stdout carries MCP messages only) or, with `--http`, over
+//! `skillbake_mcp`), over stdio (stdout carries MCP messages only) or, with `--http`, over
 //! Streamable HTTP for many agents at once. With `--execute` or any `--allow`, pack tools run
 //! runnable packs under the policy the flags describe.
 
 use super::run::PolicyArgs;
 use anyhow::{bail, Context, Result};
-use skillbake::mcp::{http, Server};
-use skillbake::BUNDLED;
+use skillbake_cli::BUNDLED;
+use skillbake_mcp::{http, Server};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -79,7 +79,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     let result = match args.http {
         Some(addr) => runtime.block_on(serve_http(server, addr, &args, &session_over)),
         None => runtime
-            .block_on(skillbake::mcp::serve(server))
+            .block_on(skillbake_mcp::serve(server))
             .map_err(anyhow::Error::from),
     };
     session_over.store(true, Ordering::Relaxed);

@@ -3,7 +3,8 @@
 
 use super::output::write_stdout;
 use anyhow::Result;
-use skillbake::{ToolsFormat, BUNDLED};
+use skillbake::ToolsFormat;
+use skillbake_cli::BUNDLED;
 use std::process::ExitCode;
 
 /// `skillbake tools`.

@@ -2,7 +2,7 @@
 //! (instead of the bundled ones), for shipping one self-contained tool per skills folder.
 //!
 //! DIR is validated first (the report is printed; errors stop the bundle), then
-//! `cargo build --release -p skillbake --bin skillbake` runs with `SKILLBAKE_SKILLS_DIR` set to
+//! `cargo build --release -p skillbake-cli --bin skillbake` runs with `SKILLBAKE_SKILLS_DIR` set to
 //! DIR's absolute path, and the binary is copied to PATH. The copy's `list` must name as many
 //! skills as DIR has packs.
 

@@ -9,7 +9,7 @@
 //!   `codes:start`/`codes:end` markers): each validate module and the codes it raises;
 //! * in every `crates/skillbake-build/rules/<code>.md`, the rendered diagnostic of the
 //!   "Failing example" section (the fenced `text` block starting with `error[` or `warning[`),
-//!   from the reviewed snapshot `tests/snapshots/rules__rule-<code>.snap` of the rule's failing
+//!   from the reviewed snapshot `crates/skillbake-build/tests/it/snapshots/it__rules__rule-<code>.snap` of the rule's failing
 //!   fixture. A rule whose snapshot does not exist yet keeps its block.
 //!
 //! With `--check` nothing is written: a difference is an error naming the files, and
@@ -113,7 +113,9 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     for &code in Code::ALL {
         let doc = root.join(format!("crates/skillbake-build/rules/{code}.md"));
         let old = read(&doc)?;
-        let snap = root.join(format!("tests/snapshots/rules__rule-{code}.snap"));
+        let snap = root.join(format!(
+            "crates/skillbake-build/tests/it/snapshots/it__rules__rule-{code}.snap"
+        ));
         let new = match std::fs::read_to_string(&snap) {
             Ok(snapshot) => {
                 let rendered = first_diagnostic(&snapshot, code).ok_or_else(|| {
@@ -265,7 +267,7 @@ mod tests {
     #[test]
     fn finds_the_diagnostic_of_the_code() {
         let code = Code::from_name("body-empty").unwrap();
-        let snap = "---\nsource: tests/rules.rs\n---\nerror[name-missing]: one\n --> f:1:1\n\nwarning[body-empty]: two\n --> f:2:1\n  |\n\nchecked 1 pack: 1 error, 1 warning\n";
+        let snap = "---\nsource: crates/skillbake-build/tests/it/rules.rs\n---\nerror[name-missing]: one\n --> f:1:1\n\nwarning[body-empty]: two\n --> f:2:1\n  |\n\nchecked 1 pack: 1 error, 1 warning\n";
         assert_eq!(
             first_diagnostic(snap, code).as_deref(),
             Some("warning[body-empty]: two\n --> f:2:1\n  |")

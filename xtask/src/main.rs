@@ -1,8 +1,9 @@
 //! Project automation, run as `cargo xtask <command>` (alias in `.cargo/config.toml`):
 //!
 //! * `ci` — format check, generated text up to date (`codegen --check`), clippy with
-//!   `-D warnings`, the test suite (insta snapshots must match; nothing is written), the
-//!   runtime-only build, docs without warnings, and the bundled packs;
+//!   `-D warnings` on the workspace and on every published crate in each of its feature sets,
+//!   the test suite (insta snapshots must match; nothing is written), the runtime alone with its
+//!   default features, docs without warnings, and the bundled packs;
 //! * `check-skills [DIR]...` and `sarif-check` — see [`skills`];
 //! * `reproducible` and `bundle --skills DIR --out PATH` — see [`repro`] and [`bundle`];
 //! * `mcp-check` — see [`mcp_check`]; `bench`, `bench exec` and `bench http` — see [`mod@bench`]; `route-eval` —
@@ -65,7 +66,7 @@ pub(crate) const RELEASE_BUILD: [&str; 6] = [
     "build",
     "--release",
     "-p",
-    "skillbake",
+    "skillbake-cli",
     "--bin",
     "skillbake",
 ];
@@ -103,7 +104,7 @@ pub(crate) fn build_bundled_skillbake(
         cmd.env("CARGO_TARGET_DIR", t);
     }
     run(
-        &format!("cargo build --release -p skillbake --bin skillbake ({what})"),
+        &format!("cargo build --release -p skillbake-cli --bin skillbake ({what})"),
         &mut cmd,
     )?;
     let target = match target_dir {
@@ -117,6 +118,17 @@ pub(crate) fn build_bundled_skillbake(
         .join("release")
         .join(format!("skillbake{}", std::env::consts::EXE_SUFFIX)))
 }
+
+/// The feature sets of every published crate that `ci` lints on their own.
+const FEATURE_SETS: &[(&str, &[&str])] = &[
+    ("skillbake", &["", "route", "compress", "testing"]),
+    ("skillbake-exec", &[""]),
+    ("skillbake-mcp", &["", "http"]),
+    ("skillbake-sandbox", &["", "serde"]),
+    ("skillbake-format", &[""]),
+    ("skillbake-route", &[""]),
+    ("skillbake-build", &[""]),
+];
 
 fn ci() -> Result<(), String> {
     run(
@@ -144,28 +156,31 @@ fn ci() -> Result<(), String> {
             .env("INSTA_UPDATE", "no")
             .env_remove("INSTA_FORCE_PASS"),
     )?;
-    // Each optional subsystem alone, so code that only one feature uses is gated by it (dead
-    // code in one feature set is a warning nothing else would show).
-    for features in ["", "route", "exec", "mcp", "http"] {
-        run(
-            &format!("cargo clippy -p skillbake --no-default-features --features '{features}'"),
-            cargo().args([
-                "clippy",
-                "-p",
-                "skillbake",
-                "--lib",
-                "--no-default-features",
-                "--features",
-                features,
-                "--",
-                "-D",
-                "warnings",
-            ]),
-        )?;
+    // Each published crate alone in each of its feature sets, so code that only one feature
+    // uses is gated by it (dead code in one feature set is a warning nothing else would show).
+    for (krate, features) in FEATURE_SETS {
+        for set in *features {
+            run(
+                &format!("cargo clippy -p {krate} --no-default-features --features '{set}'"),
+                cargo().args([
+                    "clippy",
+                    "-p",
+                    krate,
+                    "--lib",
+                    "--no-default-features",
+                    "--features",
+                    set,
+                    "--",
+                    "-D",
+                    "warnings",
+                ]),
+            )?;
+        }
     }
+    // The runtime as `cargo add skillbake` gets it: default features, nothing else in the build.
     run(
-        "runtime only (no default features)",
-        cargo().args(["test", "-p", "skillbake", "--no-default-features", "--lib"]),
+        "runtime only (cargo test -p skillbake)",
+        cargo().args(["test", "-p", "skillbake"]),
     )?;
     run(
         "cargo doc -D warnings",

@@ -4,7 +4,7 @@
 //! 1. the `codes!` row in `crates/skillbake-build/src/diagnostic.rs`, after the last row of the
 //!    same module (else at the end);
 //! 2. the rule's documentation skeleton `crates/skillbake-build/rules/CODE.md`;
-//! 3. the fixtures `tests/fixtures/rules/CODE/{fail,pass}/my-skill/SKILL.md` (both a valid pack:
+//! 3. the fixtures `crates/skillbake-build/tests/fixtures/rules/CODE/{fail,pass}/my-skill/SKILL.md` (both a valid pack:
 //!    edit `fail/` until it breaks the rule);
 //! 4. when `M` is a new `validate/` module, that module with an empty `check` and its
 //!    registration in `validate/mod.rs`;
@@ -13,7 +13,7 @@
 //! The result fails the test suite until the rule is written, by design: the fixture test
 //! (`fail/` must raise CODE), the tidy test that the module raises the code, and the tidy test
 //! that no `TODO(new-rule)` marker is left in the summary, the documentation or the fixtures.
-//! Accept the two snapshots it then asks for (`rules__rule-CODE`, `tidy__codes`) after reading
+//! Accept the two snapshots it then asks for (`it__rules__rule-CODE`, `it__tidy__codes`) after reading
 //! them.
 
 use crate::{cargo, root, run as run_step};
@@ -80,7 +80,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 
     // 2. The documentation skeleton, 3. the fixtures.
     let doc = root.join(format!("crates/skillbake-build/rules/{code}.md"));
-    let fixtures = root.join(format!("tests/fixtures/rules/{code}"));
+    let fixtures = root.join(format!(
+        "crates/skillbake-build/tests/fixtures/rules/{code}"
+    ));
     for p in [&doc, &fixtures] {
         if p.exists() {
             return Err(format!("`{}` already exists", p.display()));
@@ -113,7 +115,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         "\nnew rule `{code}` (Code::{variant}, {severity}) in crates/skillbake-build/src/{module}.\n\
          Now:\n\
          * raise it there: `Diagnostic::new(Code::{variant}, file, message).at(pos).help(fix)`;\n\
-         * edit tests/fixtures/rules/{code}/fail/ until it breaks the rule (pass/ must stay clean);\n\
+         * edit crates/skillbake-build/tests/fixtures/rules/{code}/fail/ until it breaks the rule (pass/ must stay clean);\n\
          * replace every `{TODO}` (the summary and doc comment in diagnostic.rs, rules/{code}.md);\n\
          * `cargo test --test rules --test tidy`, read and accept the new snapshots, then\n\
            `cargo xtask codegen` writes the failing example into rules/{code}.md."

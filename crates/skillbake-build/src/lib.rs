@@ -50,6 +50,9 @@ pub mod source;
 #[doc(hidden)]
 pub mod validate;
 
+#[cfg(test)]
+mod tests;
+
 pub use check::{check, Baseline, CheckOptions, Checked};
 pub use config::{Level, Profile};
 pub use diagnostic::{Code, Diagnostic, Position, Related, Severity};

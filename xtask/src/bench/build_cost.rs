@@ -46,7 +46,7 @@ fn run_once(
         .current_dir(&tree.src)
         .env("OUT_DIR", out)
         .env("CARGO_MANIFEST_DIR", &tree.src)
-        .env("CARGO_PKG_NAME", "skillbake")
+        .env("CARGO_PKG_NAME", "skillbake-cli")
         .env(skillbake_build::SKILLS_DIR_ENV, &set.dir)
         .env(skillbake_build::STATS_ENV, stats)
         .stdin(Stdio::null())

@@ -165,8 +165,8 @@ pub(super) fn build_skillbake(root: &Path, tree: &Tree, set: &PackSet) -> Result
         &mut cargo_in(&crate::RELEASE_BUILD),
     )?;
     run_step(
-        "cargo clean -p skillbake",
-        &mut cargo_in(&["clean", "--release", "-p", "skillbake"]),
+        "cargo clean -p skillbake-cli",
+        &mut cargo_in(&["clean", "--release", "-p", "skillbake-cli"]),
     )?;
     let log = scratch.join(format!("rustc-{}-{}.log", tree.label, set.packs));
     let stats = scratch.join(format!("stats-{}-{}.jsonl", tree.label, set.packs));
@@ -190,7 +190,7 @@ pub(super) fn build_skillbake(root: &Path, tree: &Tree, set: &PackSet) -> Result
     let start = std::time::Instant::now();
     run_step(
         &format!(
-            "cargo build --release -p skillbake ({}, {} packs compiled in)",
+            "cargo build --release -p skillbake-cli ({}, {} packs compiled in)",
             tree.label, set.packs
         ),
         &mut cmd,
@@ -249,7 +249,11 @@ pub(super) fn build_script(tree: &Tree) -> Option<PathBuf> {
     let mut found: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(&dir)
         .ok()?
         .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with("skillbake-"))
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("skillbake-cli-")
+        })
         .map(|e| e.path().join("build-script-build"))
         .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
         .collect();

@@ -19,7 +19,18 @@ pub(super) struct DivanRow {
 pub(super) fn inproc_benches() -> Result<Vec<DivanRow>, String> {
     eprintln!("\n==> cargo bench --bench load");
     let out = cargo()
-        .args(["bench", "--bench", "load", "--", "--color", "never"])
+        .args([
+            "bench",
+            "-p",
+            "skillbake",
+            "--features",
+            "compress",
+            "--bench",
+            "load",
+            "--",
+            "--color",
+            "never",
+        ])
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("cargo bench: cannot start: {e}"))?;

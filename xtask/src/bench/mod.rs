@@ -92,7 +92,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let root = root();
     if fixture(&root)? {
         eprintln!(
-            "benches/fixture-registry/ was regenerated: commit it with the code that changed it"
+            "crates/skillbake/benches/fixture-registry/ was regenerated: commit it with the code that changed it"
         );
     }
     if opts.fixture_only {

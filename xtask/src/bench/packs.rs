@@ -195,7 +195,7 @@ pub(super) fn fixture(root: &Path) -> Result<bool, String> {
     };
     let generated =
         skillbake_build::generate::generate(&checked.skills, &opts).map_err(|e| e.to_string())?;
-    let out = root.join("benches/fixture-registry");
+    let out = root.join("crates/skillbake/benches/fixture-registry");
     mkdir(&out)?;
     let mut changed = false;
     // `.rs.in`: included by benches/load.rs, not a module of its own.

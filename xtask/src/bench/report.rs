@@ -515,7 +515,7 @@ impl Report<'_> {
             m,
             "## In process: `cargo bench --bench load`\n\n\
              divan, on a registry compiled from three packs whose bodies are 1, 10 and 100 KB \
-             (`benches/fixture-registry/`). `hit_into_reused_buffer` is \
+             (`crates/skillbake/benches/fixture-registry/`). `hit_into_reused_buffer` is \
              `Registry::load_skill_into` appending to one `String` cleared between calls; the \
              floor is a bare `phf` lookup plus a copy of the same reply (`clone`, or `push_str` \
              into a reused buffer). Allocations are counted by divan's `AllocProfiler`, the \

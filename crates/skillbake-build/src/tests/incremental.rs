@@ -1,0 +1,261 @@
+//! The incremental build (`crate::cache`): after every kind of change to a skills tree
+//! (none, an edit, a touch without change, an addition, a rename, a deletion, a configuration
+//! change, a pack with warnings, an error), a build that reuses the cache in its output folder
+//! writes byte for byte what a clean build writes, reuses what it should and reports what a
+//! check reports.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
+
+use crate::cache::Stats;
+use crate::generate::{BYTES_FILE, REGISTRY_RS, ROUTE_FILE, TEXT_FILE};
+use crate::{CheckOptions, Config};
+use std::path::{Path, PathBuf};
+
+struct Tree {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    out: PathBuf,
+    clean: PathBuf,
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn pack(name: &str, body: &str) -> String {
+    format!("---\nname: {name}\ndescription: Test pack {name}. Use when testing the build cache.\n---\n# {name}\n\n{body}\n")
+}
+
+impl Tree {
+    fn new() -> Tree {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("skills");
+        for i in 0..24 {
+            let name = format!("pack-{i:02}");
+            write(
+                &root.join(&name).join("SKILL.md"),
+                &pack(
+                    &name,
+                    &format!("Body of pack {i}.\n\n\"Quoted\"\tand\\back-slashed."),
+                ),
+            );
+            write(
+                &root.join(&name).join("scripts/run.py"),
+                &format!("print({i})\n"),
+            );
+        }
+        write(
+            &root.join("pack-03/assets/data.bin"),
+            "\u{0}\u{1}binary\u{0}",
+        );
+        write(
+            &root.join("pack-04/references/guide.md"),
+            &"A guide line.\n".repeat(200),
+        );
+        let out = tmp.path().join("out");
+        let clean = tmp.path().join("clean");
+        std::fs::create_dir_all(&out).unwrap();
+        Tree {
+            _tmp: tmp,
+            root,
+            out,
+            clean,
+        }
+    }
+
+    fn config(&self, out: &Path) -> Config {
+        let mut c = Config::new();
+        c.skills_dir(&self.root)
+            .ignore_env()
+            .out_dir(out)
+            .location_prefix("skills")
+            .no_cargo_output();
+        c
+    }
+
+    /// Builds incrementally into `out` and from scratch into `clean`; the outputs must agree.
+    fn build(&self) -> Stats {
+        let stats = self.config(&self.out).compile_stats().unwrap();
+        let _ = std::fs::remove_dir_all(&self.clean);
+        std::fs::create_dir_all(&self.clean).unwrap();
+        let fresh = self.config(&self.clean).compile_stats().unwrap();
+        assert!(!fresh.cache_hit);
+        for file in [REGISTRY_RS, TEXT_FILE, BYTES_FILE, ROUTE_FILE] {
+            let a = std::fs::read(self.out.join(file)).unwrap();
+            let b = std::fs::read(self.clean.join(file)).unwrap();
+            assert!(a == b, "{file} differs from a clean build");
+        }
+        stats
+    }
+}
+
+/// Files written by the test are younger than the cache's racy window until this much later.
+fn settle() {
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+}
+
+#[test]
+fn rebuilds_reuse_unchanged_packs_and_match_a_clean_build() {
+    let t = Tree::new();
+    settle();
+    let s = t.build();
+    assert!(!s.cache_hit);
+    assert_eq!((s.packs, s.generated), (24, 24));
+
+    // No change: every pack from its stamps, nothing read.
+    let s = t.build();
+    assert!(s.cache_hit);
+    assert_eq!(
+        (s.reused_by_stamp, s.reused_by_hash, s.generated),
+        (24, 0, 0)
+    );
+
+    // One edit: that pack alone is checked and generated.
+    write(
+        &t.root.join("pack-07/SKILL.md"),
+        &pack("pack-07", "An edited body, longer than the one before it."),
+    );
+    let s = t.build();
+    assert_eq!((s.reused_by_stamp, s.generated), (23, 1));
+
+    // A touch that changes no byte: read and hashed, not generated (pack-07 too: its stamp was
+    // taken within the racy window of its edit, so it does not vouch for the content).
+    settle();
+    let p = t.root.join("pack-08/scripts/run.py");
+    let same = std::fs::read_to_string(&p).unwrap();
+    write(&p, &same);
+    let s = t.build();
+    assert_eq!(
+        (s.reused_by_stamp, s.reused_by_hash, s.generated),
+        (22, 2, 0)
+    );
+
+    // Additions, renames and deletions, of files and of packs.
+    write(&t.root.join("pack-09/references/new.md"), "new\n");
+    std::fs::rename(
+        t.root.join("pack-10/scripts/run.py"),
+        t.root.join("pack-10/scripts/main.py"),
+    )
+    .unwrap();
+    std::fs::remove_file(t.root.join("pack-11/scripts/run.py")).unwrap();
+    write(
+        &t.root.join("pack-99/SKILL.md"),
+        &pack("pack-99", "New pack."),
+    );
+    std::fs::remove_dir_all(t.root.join("pack-12")).unwrap();
+    let s = t.build();
+    assert_eq!(s.packs, 24);
+    assert_eq!(s.generated, 4);
+    assert_eq!(s.reused_by_stamp + s.reused_by_hash, 20);
+
+    // A pack with a warning is checked again every time; the warning is reported every time.
+    write(
+        &t.root.join("pack-13/SKILL.md"),
+        "---\nname: pack-13\ndescription: Test pack. Use when testing the build cache.\nflavour: x\n---\nBody.\n",
+    );
+    let s = t.build();
+    assert_eq!(s.generated, 1);
+    settle();
+    let s = t.build();
+    assert_eq!(s.generated, 1);
+    assert_eq!(s.reused_by_stamp + s.reused_by_hash, 23);
+
+    // The configuration is part of the key: a new one regenerates everything.
+    write(
+        &t.root.join("skillbake.toml"),
+        "[embed]\ncompress = [\"references/**\"]\n",
+    );
+    let s = t.build();
+    assert!(!s.cache_hit);
+    assert_eq!(s.generated, 24);
+
+    // An error fails the build with exactly what `check` reports.
+    write(&t.root.join("pack-14/SKILL.md"), &pack("pack-forty", "x"));
+    let err = t.config(&t.out).compile().unwrap_err();
+    let checked = crate::check(&t.root, &CheckOptions::default());
+    assert!(checked.report.has_errors());
+    match err {
+        crate::Error::Invalid(report) => {
+            let render = crate::report::human::render;
+            assert_eq!(render(&report, false), render(&checked.report, false));
+            assert_eq!(report.sources, checked.report.sources);
+        }
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn a_damaged_cache_is_ignored() {
+    let t = Tree::new();
+    t.build();
+    let cache = t.out.join(crate::cache::CACHE_FILE);
+    let bytes = std::fs::read(&cache).unwrap();
+    std::fs::write(&cache, &bytes[..bytes.len() / 2]).unwrap();
+    let s = t.build();
+    assert!(!s.cache_hit);
+    assert_eq!(s.generated, 24);
+}
+
+/// What is decided across packs — which version of a skill is the default (from the agent's
+/// requirements), the routing index, warnings one pack gets because of another — is decided
+/// again on every build from what the cache keeps of each pack: the output matches a clean
+/// build, and a warning raised on a pack taken from the cache is reported with its source.
+#[test]
+fn versions_requirements_and_cross_pack_warnings_survive_the_cache() {
+    let t = Tree::new();
+    let versioned = |version: &str| {
+        format!("---\nname: greet\ndescription: Greets a user by name, version {version}.\nversion: {version}\n---\n# Greet {version}\n")
+    };
+    write(&t.root.join("greet/SKILL.md"), &versioned("2.0.0"));
+    write(&t.root.join("greet@1.0.0/SKILL.md"), &versioned("1.0.0"));
+    write(
+        &t.root.join("skillbake.toml"),
+        "[requires]\ngreet = \"^1\"\n",
+    );
+    let twin =
+        "Summarises quarterly sales figures from the finance spreadsheet into a short table.";
+    for name in ["sales-a", "sales-b"] {
+        write(
+            &t.root.join(name).join("SKILL.md"),
+            &format!("---\nname: {name}\ndescription: {twin}\n---\n# {name}\n"),
+        );
+    }
+    settle();
+    let s = t.build();
+    assert_eq!(s.packs, 28);
+    let near = |report: &crate::Report| {
+        report
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == crate::Code::DescriptionNearDuplicate)
+            .map(|d| (d.file.clone(), report.sources.contains_key(&d.file)))
+            .collect::<Vec<_>>()
+    };
+    let opts = CheckOptions::default();
+    let checked = crate::check(&t.root, &opts);
+    let expected = near(&checked.report);
+    assert!(!expected.is_empty(), "the twins raise no warning");
+    assert!(expected.iter().all(|(_, quoted)| *quoted));
+
+    // Nothing changed: every pack from the cache, the same warnings with their sources.
+    let built = crate::cache::build(&t.root, &opts, "skills", &t.out).unwrap();
+    assert_eq!(built.stats.generated, 0);
+    assert_eq!(near(&built.report), expected);
+
+    // An edit elsewhere: the default version and the index are decided again, the same way.
+    write(
+        &t.root.join("pack-05/SKILL.md"),
+        &pack("pack-05", "Edited."),
+    );
+    let s = t.build();
+    assert_eq!(s.generated, 1);
+
+    // A new requirement moves the default: the cached packs follow.
+    write(
+        &t.root.join("skillbake.toml"),
+        "[requires]\ngreet = \"^2\"\n",
+    );
+    let s = t.build();
+    assert_eq!(s.packs, 28);
+}

@@ -1,0 +1,170 @@
+//! Every rule has fixtures as data under `tests/fixtures/rules/<code>/`: `fail/` must raise the
+//! code (its rendered diagnostics are snapshotted), `pass/` must raise nothing at all. Cases
+//! that git cannot store (a FIFO, a non-UTF-8 file name) are built at run time from `pass/`, as
+//! the `GENERATED` marker says. Rules that compare with a baseline (`check --baseline`) have a
+//! third folder, `baseline/`, that both are checked against. `tests/fixtures/accepted/*` are
+//! inputs other loaders get wrong and that must pass cleanly.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
+
+use skillbake_build::report::human;
+use skillbake_build::{check, Baseline, CheckOptions, Code};
+use std::path::{Path, PathBuf};
+
+use crate::common::{copy_tree, Order};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Builds the fail case of a code whose fixture git cannot store.
+fn generated_fail(code: Code, pass: &Path, tmp: &Path) -> PathBuf {
+    let root = tmp.join("fail");
+    copy_tree(pass, &root, Order::Sorted);
+    match code {
+        Code::UnsupportedFileType => {
+            let status = std::process::Command::new("mkfifo")
+                .arg(root.join("my-skill/pipe"))
+                .status()
+                .unwrap();
+            assert!(status.success());
+        }
+        Code::PathNotUtf8 => {
+            use std::os::unix::ffi::OsStrExt;
+            let name = std::ffi::OsStr::from_bytes(b"\xff.md");
+            std::fs::write(root.join("my-skill").join(name), "x").unwrap();
+        }
+        other => panic!("no generator for {other}"),
+    }
+    root
+}
+
+/// The options a rule's fixtures are checked with: against `baseline/` when the rule compares
+/// with a baseline (`check --baseline`).
+fn options(dir: &Path) -> CheckOptions {
+    let baseline = dir.join("baseline");
+    CheckOptions {
+        baseline: baseline.is_dir().then(|| Baseline {
+            dir: baseline,
+            label: "baseline".into(),
+        }),
+        ..CheckOptions::default()
+    }
+}
+
+#[test]
+fn every_code_has_a_failing_and_a_passing_fixture() {
+    let rules = fixtures().join("rules");
+    let mut dirs: Vec<String> = std::fs::read_dir(&rules)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    dirs.sort();
+    let mut codes: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+    codes.sort_unstable();
+    assert_eq!(dirs, codes, "fixture folders and codes differ");
+
+    for &code in Code::ALL {
+        let dir = rules.join(code.as_str());
+        let tmp = tempfile::tempdir().unwrap();
+        let fail = if dir.join("GENERATED").exists() {
+            generated_fail(code, &dir.join("pass"), tmp.path())
+        } else {
+            dir.join("fail")
+        };
+        let failed = check(&fail, &options(&dir));
+        let seen: Vec<&str> = failed
+            .report
+            .diagnostics
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect();
+        assert!(
+            seen.contains(&code.as_str()),
+            "{code}: tests/fixtures/rules/{code}/fail raised {seen:?}, not `{code}`: make the \
+             fixture break the rule, or the rule raise it"
+        );
+        assert!(
+            failed
+                .report
+                .diagnostics
+                .iter()
+                .all(|d| d.severity == d.code.default_severity()),
+            "{code}"
+        );
+        let mut settings = insta::Settings::clone_current();
+        settings.set_omit_expression(true);
+        settings.set_description(format!("{code}: {}", code.summary()));
+        settings.bind(|| {
+            insta::assert_snapshot!(format!("rule-{code}"), human::render(&failed.report, false));
+        });
+
+        let passed = check(&dir.join("pass"), &options(&dir));
+        assert!(
+            passed.report.diagnostics.is_empty(),
+            "{code}: pass/ raised:\n{}",
+            human::render(&passed.report, false)
+        );
+    }
+}
+
+#[test]
+fn accepted_inputs_pass_cleanly() {
+    let mut n = 0;
+    for e in std::fs::read_dir(fixtures().join("accepted")).unwrap() {
+        let path = e.unwrap().path();
+        let checked = check(&path, &CheckOptions::default());
+        assert!(
+            checked.report.diagnostics.is_empty(),
+            "{}:\n{}",
+            path.display(),
+            human::render(&checked.report, false)
+        );
+        assert!(checked.report.packs > 0, "{}", path.display());
+        n += 1;
+    }
+    assert!(n >= 9);
+}
+
+#[test]
+fn bom_and_crlf_bodies_are_served_normalised() {
+    let checked = check(
+        &fixtures().join("accepted/bom-crlf"),
+        &CheckOptions::default(),
+    );
+    for skill in &checked.skills {
+        assert!(!skill.body.contains('\r'));
+        assert!(!skill.body.starts_with('\u{feff}'));
+        assert_eq!(skill.body, skill.body.trim());
+        let md = skill.files.iter().find(|f| f.path == "SKILL.md").unwrap();
+        assert!(
+            md.bytes.starts_with(b"\xef\xbb\xbf---\r\n"),
+            "kept byte-exact"
+        );
+    }
+}
+
+/// A pack that ships example packs under `assets/` and `examples/` is one pack whose files
+/// include the examples' `SKILL.md`s, byte for byte.
+#[test]
+fn example_packs_are_files_of_their_pack() {
+    let root = fixtures().join("accepted/example-pack");
+    let checked = check(&root, &CheckOptions::default());
+    assert!(checked.report.diagnostics.is_empty());
+    assert_eq!(checked.skills.len(), 1);
+    let paths: Vec<&str> = checked.skills[0]
+        .files
+        .iter()
+        .map(|f| f.path.as_str())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "SKILL.md",
+            "assets/example-skill/SKILL.md",
+            "examples/minimal/SKILL.md"
+        ]
+    );
+    let inner = std::fs::read(root.join("skill-writer/assets/example-skill/SKILL.md")).unwrap();
+    assert_eq!(checked.skills[0].files[1].bytes, inner);
+}

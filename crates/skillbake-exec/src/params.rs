@@ -1,0 +1,218 @@
+//! Parameters are checked before anything runs: against the pack's `schema.json`, compiled once
+//! per executor and skill (on first use) and shared by every later call and thread.
+//!
+//! **Defaults.** Before validation, every property that the call leaves out and whose schema
+//! has a `default` is filled in: the properties of the top-level object and, recursively, of the
+//! objects the call does give (following local `$ref`s). Defaults under `allOf`/`anyOf`/`oneOf`/
+//! `if` branches are not applied (which branch applies depends on the value). The script
+//! receives the parameters with the defaults in.
+//!
+//! **Violations.** `INVALID_PARAMS` lists every violation (up to 50) with its JSON pointer, in the
+//! validator's order: `at /subject: "" is shorter than 1 character`.
+
+use super::outcome::{ErrorCode, Failure};
+use serde_json::Value;
+use skillbake::Skill;
+use std::sync::OnceLock;
+
+/// Violations listed in one `INVALID_PARAMS` message at most.
+const MAX_LISTED: usize = 50;
+/// Deepest schema nesting followed when applying defaults.
+const MAX_DEPTH: usize = 64;
+
+/// A pack's compiled schema.
+pub(crate) struct Compiled {
+    schema: Value,
+    validator: jsonschema::Validator,
+}
+
+/// One slot per skill of the registry, filled on first use.
+pub(crate) struct Schemas {
+    slots: Vec<OnceLock<Option<Result<Compiled, String>>>>,
+}
+
+impl Schemas {
+    pub(crate) fn new(skills: usize) -> Self {
+        Schemas {
+            slots: (0..skills).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    fn compiled(&self, skill: &Skill<'_>) -> Option<&Result<Compiled, String>> {
+        let slot = self.slots.get(skill.index())?;
+        slot.get_or_init(|| skill.schema_json().map(compile))
+            .as_ref()
+    }
+
+    /// Checks `params` for `skill`: a JSON object, defaults applied, valid against its schema.
+    pub(crate) fn prepare(&self, skill: &Skill<'_>, params: Value) -> Result<Value, Failure> {
+        let name = skill.name();
+        let Value::Object(_) = params else {
+            return Err(Failure::new(
+                ErrorCode::InvalidParams,
+                format!(
+                    "The parameters for `{name}` must be a JSON object, not {}.",
+                    kind(&params)
+                ),
+            ));
+        };
+        let Some(compiled) = self.compiled(skill) else {
+            return Ok(params);
+        };
+        let compiled = compiled.as_ref().map_err(|e| {
+            Failure::new(
+                ErrorCode::NotRunnable,
+                format!("The schema.json of `{name}` cannot be used to check parameters: {e}."),
+            )
+        })?;
+        let mut params = params;
+        apply_defaults(&compiled.schema, &compiled.schema, &mut params, 0);
+        let mut problems: Vec<String> = Vec::new();
+        let mut more = 0usize;
+        for e in compiled.validator.iter_errors(&params) {
+            if problems.len() == MAX_LISTED {
+                more += 1;
+                continue;
+            }
+            let at = e.instance_path().as_str();
+            let at = if at.is_empty() {
+                "the top level".to_string()
+            } else {
+                at.to_string()
+            };
+            problems.push(format!("at {at}: {e}"));
+        }
+        if problems.is_empty() {
+            return Ok(params);
+        }
+        let n = problems.len() + more;
+        let mut message = format!(
+            "The parameters for `{name}` do not match its schema.json ({n} problem{}): {}",
+            if n == 1 { "" } else { "s" },
+            problems.join("; ")
+        );
+        if more > 0 {
+            message.push_str(&format!("; and {more} more"));
+        }
+        message.push('.');
+        Err(Failure::new(ErrorCode::InvalidParams, message))
+    }
+}
+
+fn compile(text: &str) -> Result<Compiled, String> {
+    let schema: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .map_err(|e| e.to_string())?;
+    Ok(Compiled { schema, validator })
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Follows a local `$ref` (`#/$defs/x`, `#/definitions/x`, `#`) from `schema`.
+fn resolve<'a>(root: &'a Value, schema: &'a Value, depth: usize) -> &'a Value {
+    match schema.get("$ref").and_then(Value::as_str) {
+        Some(r) if depth < MAX_DEPTH => match r.strip_prefix('#') {
+            // The fragment is percent-encoded (RFC 3986); `pointer` undoes `~0` and `~1`.
+            Some(pointer) => match skillbake_format::percent::decode(pointer)
+                .as_deref()
+                .and_then(|p| root.pointer(p))
+            {
+                Some(target) => resolve(root, target, depth + 1),
+                None => schema,
+            },
+            None => schema,
+        },
+        _ => schema,
+    }
+}
+
+fn apply_defaults(root: &Value, schema: &Value, value: &mut Value, depth: usize) {
+    if depth >= MAX_DEPTH {
+        return;
+    }
+    let schema = resolve(root, schema, 0);
+    let (Some(props), Value::Object(obj)) =
+        (schema.get("properties").and_then(Value::as_object), value)
+    else {
+        return;
+    };
+    for (key, sub) in props {
+        let sub = resolve(root, sub, 0);
+        match obj.get_mut(key) {
+            Some(v) => apply_defaults(root, sub, v, depth + 1),
+            None => {
+                if let Some(d) = sub.get("default") {
+                    obj.insert(key.clone(), d.clone());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn defaults_fill_missing_properties_recursively() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "integer", "default": 3},
+                "b": {"$ref": "#/$defs/b"},
+                "c": {"type": "object", "properties": {"x": {"default": "y"}}, "default": {}},
+                "keep": {"default": 1}
+            },
+            "$defs": {"b": {"type": "object", "properties": {"deep": {"default": true}}}}
+        });
+        let mut v = json!({"b": {}, "keep": 2});
+        apply_defaults(&schema, &schema, &mut v, 0);
+        assert_eq!(v, json!({"b": {"deep": true}, "keep": 2, "a": 3, "c": {}}));
+    }
+
+    #[test]
+    fn refs_are_percent_decoded_then_read_as_json_pointers() {
+        // `a~1b` is the key `a/b`, `%25` a `%`, `%20` a space; a broken escape points nowhere.
+        let schema = json!({
+            "properties": {
+                "slash": {"$ref": "#/$defs/a~1b"},
+                "space": {"$ref": "#/$defs/two%20words"},
+                "pct": {"$ref": "#/$defs/100%25"},
+                "broken": {"$ref": "#/$defs/two%2words"}
+            },
+            "$defs": {
+                "a/b": {"type": "object", "properties": {"x": {"default": 1}}},
+                "two words": {"type": "object", "properties": {"y": {"default": 2}}},
+                "100%": {"type": "object", "properties": {"z": {"default": 3}}},
+                "a": {"b": {"type": "object", "properties": {"wrong": {"default": 0}}}}
+            }
+        });
+        let mut v = json!({"slash": {}, "space": {}, "pct": {}, "broken": {}});
+        apply_defaults(&schema, &schema, &mut v, 0);
+        assert_eq!(
+            v,
+            json!({"slash": {"x": 1}, "space": {"y": 2}, "pct": {"z": 3}, "broken": {}})
+        );
+    }
+
+    #[test]
+    fn refs_that_point_nowhere_or_loop_are_left_alone() {
+        let schema =
+            json!({"properties": {"a": {"$ref": "#/nope"}, "b": {"$ref": "#/properties/b"}}});
+        let mut v = json!({});
+        apply_defaults(&schema, &schema, &mut v, 0);
+        assert_eq!(v, json!({}));
+    }
+}

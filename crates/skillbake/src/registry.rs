@@ -1,0 +1,900 @@
+//! The serve layer: a [`Registry`] of skills compiled into the binary, looked up through a `phf`
+//! perfect hash. Nothing here reads the file system, allocates beyond the reply it returns (a file
+//! stored compressed or spliced is decoded once, on first access), or panics on any input.
+//!
+//! Every row is read from the tables that `skillbake-build` wrote (`skillbake_format::layout`):
+//! cells are offsets into the text and data blobs, never pointers.
+
+use crate::__private::{Parts, Str, Table, TextSlot};
+use crate::chunk;
+use skillbake_format::activation::Shape as Activation;
+use skillbake_format::catalog::{self, Catalog, CatalogEntry};
+use skillbake_format::escape::json_unescape_into;
+use skillbake_format::file_type::FileKind;
+use skillbake_format::layout::{self, body_form, encoding, NONE};
+use skillbake_format::semver::{self, Req, Version};
+use skillbake_format::template;
+use skillbake_format::tools::Format as ToolsFormat;
+use std::fmt;
+
+/// Why [`Registry::render`] gave no text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RenderError {
+    /// No skill has this name.
+    SkillNotFound,
+    /// The body uses a construct the precompiled table cannot express (the reason, recorded at
+    /// build time).
+    NotRenderable(&'static str),
+    /// Jinja2 would raise too: an attribute of an undefined variable, a type error.
+    Failed(template::RenderError),
+}
+
+impl std::fmt::Display for RenderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RenderError::SkillNotFound => f.write_str("skill not found"),
+            RenderError::NotRenderable(why) => f.write_str(why),
+            RenderError::Failed(e) => write!(f, "rendering failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RenderError {}
+
+/// The skills compiled into a binary. Build one with `skillbake::include_skills!()`.
+#[derive(Clone, Copy)]
+pub struct Registry {
+    parts: &'static Parts,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("skills", &self.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why [`Registry::lookup`] found no skill.
+#[derive(Debug, Clone, Copy)]
+pub enum LookupError<'r> {
+    /// No skill has this name, even ignoring ASCII case.
+    UnknownSkill,
+    /// The text after `@` is not a version range.
+    InvalidRange(semver::Error),
+    /// The skill exists (here at the version an agent gets by name) but none of its versions
+    /// matches the range.
+    NoMatchingVersion(Skill<'r>),
+}
+
+impl fmt::Display for LookupError<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LookupError::UnknownSkill => f.write_str("no skill has this name"),
+            LookupError::InvalidRange(e) => {
+                write!(f, "the text after `@` is not a version range: {e}")
+            }
+            LookupError::NoMatchingVersion(s) => {
+                write!(
+                    f,
+                    "no version of `{}` matches; embedded versions: ",
+                    s.name()
+                )?;
+                for (i, v) in s.versions().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    f.write_str(v.version().unwrap_or("(none)"))?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for LookupError<'_> {}
+
+/// What a `load_skill` request resolved to.
+#[derive(Debug, Clone, Copy)]
+pub enum Resolution<'r> {
+    /// The skill's body (`file_path` is empty or ends in `SKILL.md`).
+    Body(Skill<'r>),
+    /// Another embedded file of the skill.
+    File(Skill<'r>, File),
+    /// The skill exists but `file_path` names none of its files.
+    FileNotFound(Skill<'r>),
+    /// No skill has this name, even ignoring letter case.
+    SkillNotFound,
+}
+
+impl Resolution<'_> {
+    /// Appends the `load_skill` reply for this resolution to `out`.
+    pub fn write_reply(&self, skill_name: &str, file_path: &str, out: &mut String) {
+        match self {
+            Resolution::Body(s) => chunk::body_reply(out, s, file_path),
+            Resolution::File(s, f) => chunk::file_reply(out, s, file_path, f),
+            Resolution::FileNotFound(s) => chunk::file_not_found(out, s, file_path),
+            Resolution::SkillNotFound => chunk::skill_not_found(out, skill_name),
+        }
+    }
+
+    /// True when the reply carries content (the body or a file).
+    pub fn is_found(&self) -> bool {
+        matches!(self, Resolution::Body(_) | Resolution::File(..))
+    }
+}
+
+fn slice(text: &'static str, s: Str) -> &'static str {
+    text.get(s.0 as usize..s.1 as usize).unwrap_or("")
+}
+
+fn text_at(parts: &'static Parts, start: u32, end: u32) -> &'static str {
+    parts.text.get(start as usize..end as usize).unwrap_or("")
+}
+
+impl Registry {
+    #[doc(hidden)]
+    pub const fn __from_parts(parts: &'static Parts) -> Self {
+        Registry { parts }
+    }
+
+    /// Number of skills (each counted once, however many versions it has).
+    pub fn len(&self) -> usize {
+        self.parts.index_slots.rows
+    }
+
+    /// Number of rows of the skill table: every version of every skill.
+    fn rows(&self) -> usize {
+        self.parts.skills.rows
+    }
+
+    /// True when no skill is embedded.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The generated tables (for the other serve modules).
+    #[cfg(feature = "route")]
+    pub(crate) fn __parts(&self) -> &'static Parts {
+        self.parts
+    }
+
+    /// The pack at row `row` of the skill table (by name, then version).
+    pub(crate) fn skill(&self, row: usize) -> Option<Skill<'_>> {
+        (row < self.rows()).then_some(Skill { reg: self, row })
+    }
+
+    /// The default row of the skill whose name in lower case ([`skillbake_format::name::fold`])
+    /// is `key`: one `phf` probe, one comparison.
+    fn probe(&self, key: &str) -> Option<usize> {
+        let p = self.parts;
+        let (buckets, slots) = (p.index_disps.rows, p.index_slots.rows);
+        if buckets == 0 || slots == 0 {
+            return None;
+        }
+        let h = phf_shared::hash(key, &p.index_key);
+        let bucket = (h.g % buckets as u32) as usize;
+        let d1 = p
+            .index_disps
+            .cell(p.data, layout::index::disps::WIDTH, bucket, 0);
+        let d2 = p
+            .index_disps
+            .cell(p.data, layout::index::disps::WIDTH, bucket, 1);
+        let slot = (phf_shared::displace(h.f1, h.f2, d1, d2) % slots as u32) as usize;
+        let row = p
+            .index_slots
+            .cell(p.data, layout::index::slots::WIDTH, slot, 0) as usize;
+        let skill = self.skill(row)?;
+        (skill.s(layout::skill::KEY) == key).then_some(row)
+    }
+
+    /// The `n`-th skill in name order, at the version an agent gets by name (what
+    /// [`Registry::iter`] yields `n`-th; the routing index numbers skills this way). Without
+    /// several versions of a skill that is record `n`; otherwise the records are walked.
+    #[cfg(feature = "route")]
+    pub(crate) fn nth_default(&self, n: usize) -> Option<Skill<'_>> {
+        if self.rows() == self.len() {
+            return self.skill(n);
+        }
+        self.iter().nth(n)
+    }
+
+    /// The skill with exactly this name (letter case included), at the version an agent gets by
+    /// name.
+    pub fn get_exact(&self, name: &str) -> Option<Skill<'_>> {
+        self.get_name(name).filter(|s| s.name() == name)
+    }
+
+    /// The skill a request names: `name` (the version an agent gets: the newest, or the newest
+    /// the agent's `[requires]` allows), or `name@range` with a Cargo-style range (`name@1`,
+    /// `name@^1.2`, `name@~1.2.0`, `name@=1.2.0`, `name@>=1, <3`): the newest version in range.
+    /// The name ignores letter case, as DB-GPT does.
+    pub fn get(&self, request: &str) -> Option<Skill<'_>> {
+        self.lookup(request).ok()
+    }
+
+    /// [`Registry::get`], saying why nothing was found.
+    pub fn lookup(&self, request: &str) -> Result<Skill<'_>, LookupError<'_>> {
+        // A name may hold an `@` where `name-charset` was lowered: the whole request is tried as
+        // a name first, and a range follows the last `@` (ranges never hold one).
+        if let Some(skill) = self.get_name(request) {
+            return Ok(skill);
+        }
+        let (name, range) = match request.rsplit_once('@') {
+            Some((name, range)) => (name, Some(range)),
+            None => (request, None),
+        };
+        let skill = self.get_name(name).ok_or(LookupError::UnknownSkill)?;
+        match range {
+            None => Ok(skill),
+            Some(range) => {
+                let req = Req::parse(range).map_err(LookupError::InvalidRange)?;
+                skill
+                    .version_matching(&req)
+                    .ok_or(LookupError::NoMatchingVersion(skill))
+            }
+        }
+    }
+
+    /// The newest version of skill `name` (letter case ignored) in `range`.
+    pub fn get_version(&self, name: &str, range: &Req<'_>) -> Option<Skill<'_>> {
+        self.get_name(name)?.version_matching(range)
+    }
+
+    /// Every embedded pack: each version of each skill, by name, then oldest version first.
+    pub fn all_versions(&self) -> impl ExactSizeIterator<Item = Skill<'_>> + '_ {
+        (0..self.rows()).map(move |row| Skill { reg: self, row })
+    }
+
+    /// The default version of the skill named `name`, ignoring letter case (as DB-GPT does:
+    /// `PDF-Tools` answers `pdf-tools`); the skill keeps the name as written. The index holds
+    /// every name in lower case ([`skillbake_format::name::fold`]), and no two names fold alike.
+    fn get_name(&self, name: &str) -> Option<Skill<'_>> {
+        if let Some(row) = self.probe(name) {
+            return self.skill(row);
+        }
+        // ASCII names up to 64 bytes are lower-cased on the stack.
+        let bytes = name.as_bytes();
+        let mut buf = [0u8; 64];
+        if name.is_ascii() && bytes.len() <= buf.len() {
+            if !bytes.iter().any(u8::is_ascii_uppercase) {
+                return None;
+            }
+            let lower = buf.get_mut(..bytes.len())?;
+            lower.copy_from_slice(bytes);
+            lower.make_ascii_lowercase();
+            return self.skill(self.probe(std::str::from_utf8(lower).ok()?)?);
+        }
+        let folded = skillbake_format::name::fold(name);
+        self.skill(self.probe(folded.as_ref())?)
+    }
+
+    /// Every skill once, in name order, at the version an agent gets by name (see
+    /// [`Registry::all_versions`] for every version).
+    pub fn iter(&self) -> impl Iterator<Item = Skill<'_>> + Clone + '_ {
+        (0..self.rows())
+            .map(move |row| Skill { reg: self, row })
+            .filter(|s| s.is_default())
+    }
+
+    /// Every skill name, in order.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.iter().map(|s| s.name())
+    }
+
+    /// The catalog of every skill for a system prompt, in `format`, fitted into `budget`
+    /// characters when given (see `skillbake_format::catalog`). Rendered on each call from the
+    /// skills' names, descriptions, locations and tags (it is a few bytes per skill that a
+    /// process asks for once; storing it for every format would grow the binary by several
+    /// percent of the packs).
+    pub fn catalog(&self, format: catalog::Format, budget: Option<usize>) -> Catalog {
+        let skills: Vec<Skill<'_>> = self.iter().collect();
+        catalog::render(format, skills, budget)
+    }
+
+    /// The tool definitions (`load_skill`, plus one tool per pack with a `schema.json`) as JSON in
+    /// `format`, precomputed at build time.
+    pub fn tools_json(&self, format: ToolsFormat) -> &'static str {
+        self.parts
+            .tools
+            .get(format.index())
+            .map_or("", |&s| slice(self.parts.text, s))
+    }
+
+    /// Resolves a `load_skill` request without building the reply.
+    ///
+    /// `file_path` selects what is served: empty, or a path whose last component is `SKILL.md`,
+    /// gives the body (unless it names a `SKILL.md` the pack ships under `assets/` and the like,
+    /// which is a file); a path naming another file of the pack (relative to the pack, or with the
+    /// pack's location or any trailing part of it in front, `/` or `\\` separated) gives that
+    /// file; a path with `..`, an absolute path or an unknown file gives [`Resolution::FileNotFound`].
+    pub fn resolve(&self, skill_name: &str, file_path: &str) -> Resolution<'_> {
+        let Some(skill) = self.get(skill_name) else {
+            return Resolution::SkillNotFound;
+        };
+        skill.resolve(file_path)
+    }
+
+    /// The body of skill `name` rendered with `vars` (see [`Skill::render`]).
+    pub fn render(&self, name: &str, vars: &[(&str, &str)]) -> Result<String, RenderError> {
+        self.get(name)
+            .ok_or(RenderError::SkillNotFound)?
+            .render(vars)
+    }
+
+    /// DB-GPT's `load_skill(skill_name, file_path)`: the reply as a JSON string of chunks, byte
+    /// for byte what DB-GPT returns (see the crate docs).
+    pub fn load_skill(&self, skill_name: &str, file_path: &str) -> String {
+        let mut out = String::new();
+        self.load_skill_into(skill_name, file_path, &mut out);
+        out
+    }
+
+    /// [`Registry::load_skill`] appending to `out` (reuse one buffer across calls to avoid
+    /// allocating). For the pack's own `SKILL.md` path the reply was precomputed whole: one copy.
+    pub fn load_skill_into(&self, skill_name: &str, file_path: &str, out: &mut String) {
+        if let Some(skill) = self.get(skill_name) {
+            if skill.is_own_skill_md_path(file_path) {
+                out.push_str(skill.reply());
+                return;
+            }
+            skill
+                .resolve(file_path)
+                .write_reply(skill_name, file_path, out);
+            return;
+        }
+        Resolution::SkillNotFound.write_reply(skill_name, file_path, out);
+    }
+}
+
+/// One embedded skill.
+#[derive(Debug, Clone, Copy)]
+pub struct Skill<'r> {
+    reg: &'r Registry,
+    row: usize,
+}
+
+impl<'r> Skill<'r> {
+    fn parts(&self) -> &'static Parts {
+        self.reg.parts
+    }
+
+    /// The registry holding the skill.
+    #[cfg(feature = "route")]
+    pub(crate) fn registry(&self) -> &'r Registry {
+        self.reg
+    }
+
+    /// The skill's position among the skills in name order, each at its default version: what
+    /// the routing index numbers documents by, and a dense slot in per-skill tables sized by
+    /// [`Registry::len`] (every version of a skill has its skill's slot).
+    pub fn index(&self) -> usize {
+        let reg = self.reg;
+        if reg.rows() == reg.len() {
+            return self.row;
+        }
+        let default = reg.get_name(self.name()).map_or(self.row, |s| s.row);
+        (0..default)
+            .filter(|&row| Skill { reg, row }.is_default())
+            .count()
+    }
+
+    fn cell(&self, col: usize) -> u32 {
+        let p = self.parts();
+        p.skills.cell(p.data, layout::skill::WIDTH, self.row, col)
+    }
+
+    fn range(&self, col: usize) -> (u32, u32) {
+        (self.cell(col), self.cell(col + 1))
+    }
+
+    fn s(&self, col: usize) -> &'static str {
+        let (start, end) = self.range(col);
+        text_at(self.parts(), start, end)
+    }
+
+    fn rows(&self, col: usize, table: &Table) -> std::ops::Range<usize> {
+        let (start, end) = self.range(col);
+        let end = (end as usize).min(table.rows);
+        (start as usize).min(end)..end
+    }
+
+    fn list(&self, col: usize) -> impl ExactSizeIterator<Item = &'static str> + 'static {
+        let p = self.parts();
+        self.rows(col, &p.lists).map(move |row| {
+            let start = p
+                .lists
+                .cell(p.data, layout::list::WIDTH, row, layout::list::ITEM);
+            let end = p
+                .lists
+                .cell(p.data, layout::list::WIDTH, row, layout::list::ITEM + 1);
+            text_at(p, start, end)
+        })
+    }
+
+    /// The skill's name.
+    pub fn name(&self) -> &'static str {
+        self.s(layout::skill::NAME)
+    }
+
+    /// The `description` field.
+    pub fn description(&self) -> &'static str {
+        self.s(layout::skill::DESCRIPTION)
+    }
+
+    /// This skill's slot of decoded text.
+    fn slot(&self) -> Option<&'static TextSlot> {
+        self.parts().text_slots.get(self.row)
+    }
+
+    /// The body after the frontmatter, as `load_skill` serves it: line endings normalised to
+    /// `\n`, leading and trailing whitespace stripped.
+    pub fn body(&self) -> &'static str {
+        match self.cell(layout::skill::BODY_FORM) {
+            body_form::IN_SKILL_MD => {
+                let (start, end) = self.range(layout::skill::BODY);
+                self.decoded_skill_md()
+                    .get(start as usize..end as usize)
+                    .unwrap_or("")
+            }
+            body_form::UNESCAPE => match self.slot() {
+                Some(slot) => slot.get_or_init(|| {
+                    let mut out = String::new();
+                    json_unescape_into(&mut out, self.s(layout::skill::ESCAPED_BODY));
+                    out.into_boxed_str()
+                }),
+                None => "",
+            },
+            _ => self.s(layout::skill::BODY),
+        }
+    }
+
+    /// `SKILL.md` stored spliced around its body, rebuilt once: prefix, unescaped body, suffix.
+    fn decoded_skill_md(&self) -> &'static str {
+        let Some(slot) = self.slot() else {
+            return "";
+        };
+        slot.get_or_init(|| {
+            let prefix = self.s(layout::skill::SKILL_MD_PREFIX);
+            let escaped = self.s(layout::skill::ESCAPED_BODY);
+            let suffix = self.s(layout::skill::SKILL_MD_SUFFIX);
+            let mut out = String::with_capacity(prefix.len() + escaped.len() + suffix.len());
+            out.push_str(prefix);
+            json_unescape_into(&mut out, escaped);
+            out.push_str(suffix);
+            out.into_boxed_str()
+        })
+    }
+
+    /// The pack's folder as `load_skill` names it, e.g. `skills/csv-data-analysis`.
+    pub fn location(&self) -> &'static str {
+        self.s(layout::skill::LOCATION)
+    }
+
+    /// The path of the pack's `SKILL.md`, e.g. `skills/csv-data-analysis/SKILL.md`.
+    pub fn skill_md_path(&self) -> &'static str {
+        self.s(layout::skill::SKILL_MD_PATH)
+    }
+
+    /// `version`, as written in the frontmatter.
+    pub fn version(&self) -> Option<&'static str> {
+        let (start, end) = self.range(layout::skill::VERSION);
+        (start != NONE).then(|| text_at(self.parts(), start, end))
+    }
+
+    /// `version` as a semantic version (`1.2` reads as 1.2.0 where the build allowed it); `None`
+    /// without a version or when it is not one. Ranges match this.
+    pub fn semver(&self) -> Option<Version<'static>> {
+        Version::parse_lenient(self.version()?)
+    }
+
+    /// Whether this is the version of the skill an agent gets by name.
+    pub fn is_default(&self) -> bool {
+        self.cell(layout::skill::FLAGS) & layout::flags::DEFAULT != 0
+    }
+
+    /// The rows of every version of this skill (this one alone when the table says nothing).
+    fn version_rows(&self) -> std::ops::Range<usize> {
+        let rows = self.rows(layout::skill::VERSIONS, &self.parts().skills);
+        if rows.contains(&self.row) {
+            rows
+        } else {
+            self.row..self.row + 1
+        }
+    }
+
+    /// Every embedded version of this skill, oldest first (this one included).
+    pub fn versions(&self) -> impl ExactSizeIterator<Item = Skill<'r>> + 'r {
+        let reg = self.reg;
+        self.version_rows().map(move |row| Skill { reg, row })
+    }
+
+    /// The newest version of this skill that `range` matches.
+    pub fn version_matching(&self, range: &Req<'_>) -> Option<Skill<'r>> {
+        let reg = self.reg;
+        self.version_rows()
+            .rev()
+            .map(|row| Skill { reg, row })
+            .find(|s| s.semver().is_some_and(|v| range.matches(&v)))
+    }
+
+    /// `requires:`: the skills this pack relies on, as (name, version range), as written.
+    pub fn requires(&self) -> impl ExactSizeIterator<Item = (&'static str, &'static str)> + '_ {
+        let p = self.parts();
+        let rows = self.rows(layout::skill::REQUIRES, &p.lists);
+        let end = rows.end;
+        rows.step_by(2).map(move |row| {
+            let item = |row: usize| {
+                let c = |col| p.lists.cell(p.data, layout::list::WIDTH, row, col);
+                text_at(p, c(layout::list::ITEM), c(layout::list::ITEM + 1))
+            };
+            let range = if row + 1 < end { item(row + 1) } else { "" };
+            (item(row), range)
+        })
+    }
+
+    /// `tags` (a list, or a comma-separated string split as DB-GPT does).
+    pub fn tags(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        self.list(layout::skill::TAGS)
+    }
+
+    /// `required_tools` (a list, or a comma-separated string split as DB-GPT does).
+    pub fn required_tools(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        self.list(layout::skill::REQUIRED_TOOLS)
+    }
+
+    /// The whole frontmatter as compact JSON, keys in source order.
+    pub fn frontmatter_json(&self) -> &'static str {
+        self.s(layout::skill::FRONTMATTER)
+    }
+
+    /// Every top-level frontmatter field as (key, compact JSON value), in source order.
+    pub fn fields(&self) -> impl ExactSizeIterator<Item = (&'static str, &'static str)> + '_ {
+        let p = self.parts();
+        self.rows(layout::skill::FIELDS, &p.fields).map(move |row| {
+            let c = |col| p.fields.cell(p.data, layout::field::WIDTH, row, col);
+            (
+                text_at(p, c(layout::field::KEY), c(layout::field::KEY + 1)),
+                text_at(p, c(layout::field::JSON), c(layout::field::JSON + 1)),
+            )
+        })
+    }
+
+    /// One frontmatter field's value as compact JSON (e.g. `"1.0.0"`, `["a","b"]`).
+    pub fn field_json(&self, key: &str) -> Option<&'static str> {
+        self.fields().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// The pack's `SKILL.md` exactly as written (frontmatter, BOM and line endings included).
+    pub fn skill_md(&self) -> Option<File> {
+        self.file_at(self.cell(layout::skill::SKILL_MD) as usize)
+    }
+
+    /// The text of the pack's `schema.json`, if it has one.
+    pub fn schema_json(&self) -> Option<&'static str> {
+        let row = self.cell(layout::skill::SCHEMA);
+        if row == NONE {
+            return None;
+        }
+        self.file_at(row as usize)?.text()
+    }
+
+    fn file_at(&self, row: usize) -> Option<File> {
+        let p = self.parts();
+        (row < p.files.rows).then_some(File {
+            parts: p,
+            row,
+            skill: self.row,
+        })
+    }
+
+    /// Every embedded file of the pack (`SKILL.md` included), sorted by path.
+    pub fn files(&self) -> impl ExactSizeIterator<Item = File> + '_ {
+        let p = self.parts();
+        let skill = self.row;
+        self.rows(layout::skill::FILES, &p.files)
+            .map(move |row| File {
+                parts: p,
+                row,
+                skill,
+            })
+    }
+
+    /// The embedded file at `path` (relative to the pack, `/`-separated).
+    pub fn file(&self, path: &str) -> Option<File> {
+        self.file_where(|f| f.path().as_bytes().cmp(path.as_bytes()))
+    }
+
+    /// The embedded file whose path is `parts` joined by `/`, compared without building it.
+    fn file_of<'p>(&self, parts: impl Iterator<Item = &'p str> + Clone) -> Option<File> {
+        let joined = move || {
+            parts
+                .clone()
+                .enumerate()
+                .flat_map(|(i, part)| (i > 0).then_some(b'/').into_iter().chain(part.bytes()))
+        };
+        self.file_where(|f| f.path().bytes().cmp(joined()))
+    }
+
+    /// Binary search of the pack's files (sorted by path bytes) with `cmp`.
+    fn file_where(&self, mut cmp: impl FnMut(&File) -> std::cmp::Ordering) -> Option<File> {
+        let p = self.parts();
+        let rows = self.rows(layout::skill::FILES, &p.files);
+        let (mut lo, mut hi) = (rows.start, rows.end);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let file = File {
+                parts: p,
+                row: mid,
+                skill: self.row,
+            };
+            match cmp(&file) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(file),
+            }
+        }
+        None
+    }
+
+    /// The precomputed reply for [`Skill::skill_md_path`].
+    pub(crate) fn reply(&self) -> &'static str {
+        self.s(layout::skill::REPLY)
+    }
+
+    /// The reply's head (up to the echoed path) and tail (after it).
+    pub(crate) fn chunk_parts(&self) -> (&'static str, &'static str) {
+        let p = self.parts();
+        let (start, end) = self.range(layout::skill::REPLY);
+        let head_end = self.cell(layout::skill::HEAD_END);
+        let tail_start = self.cell(layout::skill::TAIL_START);
+        (text_at(p, start, head_end), text_at(p, tail_start, end))
+    }
+
+    /// Whether `file_path` is the pack's own `SKILL.md` path, for which the whole reply was
+    /// precomputed ([`Skill::reply`]); false when a file of the pack has that path.
+    pub(crate) fn is_own_skill_md_path(&self, file_path: &str) -> bool {
+        self.cell(layout::skill::FLAGS) & layout::flags::OWN_PATH_IS_BODY != 0
+            && file_path == self.skill_md_path()
+    }
+
+    /// Resolves `file_path` against this skill (see [`Registry::resolve`]).
+    pub fn resolve(self, file_path: &str) -> Resolution<'r> {
+        let trimmed = file_path.trim();
+        if trimmed.is_empty() {
+            return Resolution::Body(self);
+        }
+        // A `SKILL.md` the pack ships as an example (`assets/example/SKILL.md`) is a file like
+        // any other; any other path ending in `SKILL.md` asks for the body, as in DB-GPT.
+        let found = self.find_file(trimmed);
+        if let Some(f) = found.filter(|f| f.path() != "SKILL.md") {
+            return Resolution::File(self, f);
+        }
+        let last = trimmed.rsplit(['/', '\\']).next().unwrap_or(trimmed);
+        if last == "SKILL.md" {
+            return Resolution::Body(self);
+        }
+        Resolution::FileNotFound(self)
+    }
+
+    /// The embedded file a request path names: relative to the pack, or with the pack's location
+    /// (or a trailing part of it, such as the pack's folder name) in front; `/` or `\\`
+    /// separated. Absolute paths, URLs and paths with `..` name nothing.
+    pub fn find_file(&self, path: &str) -> Option<File> {
+        let path = path.trim();
+        let absolute = path.starts_with(['/', '\\'])
+            || path.as_bytes().get(1) == Some(&b':')
+            || path.contains("://");
+        if absolute {
+            return None;
+        }
+        let parts = path
+            .split(['/', '\\'])
+            .filter(|p| !p.is_empty() && *p != ".");
+        // One pass: the number of parts, `..` (names nothing), and whether the path is written
+        // the canonical way (`/`-separated, no empty or `.` parts): then it is compared as it
+        // is, and so is every tail of it; any other spelling is compared part by part.
+        let (mut count, mut canonical) = (0, true);
+        for part in path.split(['/', '\\']) {
+            match part {
+                ".." => return None,
+                "" | "." => canonical = false,
+                _ => count += 1,
+            }
+        }
+        if count == 0 {
+            return None;
+        }
+        canonical &= !path.contains('\\');
+        let lookup = |skip: usize| {
+            if canonical {
+                self.file(path.splitn(skip + 1, '/').nth(skip)?)
+            } else {
+                self.file_of(parts.clone().skip(skip))
+            }
+        };
+        if let Some(f) = lookup(0) {
+            return Some(f);
+        }
+        // The pack's location, or a trailing part of it, in front: longest first.
+        let location = self.location().split('/').filter(|p| !p.is_empty());
+        let depth = location.clone().count();
+        (0..depth).find_map(|start| {
+            let prefix = location.clone().skip(start);
+            let len = depth - start;
+            let matches = count > len && prefix.zip(parts.clone()).all(|(a, b)| a == b);
+            if matches {
+                lookup(len)
+            } else {
+                None
+            }
+        })
+    }
+
+    /// The variables the body reads when rendered as a Jinja2 template, sorted — what DB-GPT
+    /// records as the prompt template's `input_variables` (listed at build time).
+    pub fn template_vars(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        self.list(layout::skill::TEMPLATE_VARS)
+    }
+
+    /// The body rendered as DB-GPT renders prompt templates (Jinja2, undefined variables
+    /// empty), with `vars` as string values. The template was precompiled at build time; this
+    /// interprets its instruction table and parses nothing.
+    pub fn render(&self, vars: &[(&str, &str)]) -> Result<String, RenderError> {
+        let (start, end) = self.range(layout::skill::TEMPLATE);
+        if start == NONE {
+            return Err(RenderError::NotRenderable(
+                self.s(layout::skill::TEMPLATE_NOTE),
+            ));
+        }
+        let bytes = self
+            .parts()
+            .data
+            .get(start as usize..end as usize)
+            .ok_or(RenderError::Failed(template::RenderError::Corrupt))?;
+        let program = template::Program::decode(bytes)
+            .ok_or(RenderError::Failed(template::RenderError::Corrupt))?;
+        template::render(&program, self.body(), vars).map_err(RenderError::Failed)
+    }
+
+    /// The skill's body in another activation shape (see [`Activation`]).
+    pub fn activation(&self, shape: Activation) -> String {
+        match shape {
+            Activation::SkillTag => {
+                skillbake_format::activation::skill_tag(self.name(), self.body())
+            }
+            Activation::SkillContent => skillbake_format::activation::skill_content(
+                self.name(),
+                self.body(),
+                self.location(),
+                self.files().map(|f| f.path()),
+            ),
+        }
+    }
+
+    /// `load_skill` for this skill (the registered name is used in the reply).
+    pub fn load(&self, file_path: &str) -> String {
+        let mut out = String::new();
+        self.resolve(file_path)
+            .write_reply(self.name(), file_path, &mut out);
+        out
+    }
+}
+
+impl CatalogEntry for Skill<'_> {
+    fn name(&self) -> &str {
+        Skill::name(self)
+    }
+    fn description(&self) -> &str {
+        Skill::description(self)
+    }
+    fn location(&self) -> &str {
+        self.skill_md_path()
+    }
+    fn tags(&self) -> impl Iterator<Item = &str> + '_ {
+        // `Iterator::Item` is invariant: shorten `&'static str` to the trait's lifetime.
+        Skill::tags(self).map(|t| -> &str { t })
+    }
+}
+
+/// One embedded file of a pack.
+#[derive(Clone, Copy)]
+pub struct File {
+    parts: &'static Parts,
+    row: usize,
+    /// The skill row the file belongs to (whose slot holds a spliced `SKILL.md`).
+    skill: usize,
+}
+
+impl std::fmt::Debug for File {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("File")
+            .field("path", &self.path())
+            .field("kind", &self.kind())
+            .field("size", &self.size())
+            .finish()
+    }
+}
+
+impl File {
+    fn cell(&self, col: usize) -> u32 {
+        self.parts
+            .files
+            .cell(self.parts.data, layout::file::WIDTH, self.row, col)
+    }
+
+    /// Path relative to the pack, `/`-separated.
+    pub fn path(&self) -> &'static str {
+        text_at(
+            self.parts,
+            self.cell(layout::file::PATH),
+            self.cell(layout::file::PATH + 1),
+        )
+    }
+
+    /// The exact bytes of the file.
+    pub fn bytes(&self) -> &'static [u8] {
+        let (start, end) = (
+            self.cell(layout::file::DATA) as usize,
+            self.cell(layout::file::DATA + 1) as usize,
+        );
+        match self.cell(layout::file::ENCODING) {
+            encoding::TEXT => self.parts.text.as_bytes().get(start..end).unwrap_or(&[]),
+            encoding::BYTES => self.parts.data.get(start..end).unwrap_or(&[]),
+            encoding::SPLICED => self.spliced().as_bytes(),
+            encoding::DEFLATE => {
+                let slot = self.cell(layout::file::SLOT) as usize;
+                match self.parts.byte_slots.get(slot) {
+                    Some(slot) => slot.get_or_init(|| {
+                        let data = self.parts.data.get(start..end).unwrap_or(&[]);
+                        crate::__private::inflate(data, self.size())
+                    }),
+                    None => &[],
+                }
+            }
+            _ => &[],
+        }
+    }
+
+    fn spliced(&self) -> &'static str {
+        let reg = Registry { parts: self.parts };
+        let skill = Skill {
+            reg: &reg,
+            row: self.skill,
+        };
+        skill.decoded_skill_md()
+    }
+
+    /// The file as text, when it is UTF-8.
+    pub fn text(&self) -> Option<&'static str> {
+        match self.cell(layout::file::ENCODING) {
+            encoding::TEXT => Some(text_at(
+                self.parts,
+                self.cell(layout::file::DATA),
+                self.cell(layout::file::DATA + 1),
+            )),
+            encoding::SPLICED => Some(self.spliced()),
+            _ => std::str::from_utf8(self.bytes()).ok(),
+        }
+    }
+
+    /// The file's size in bytes (known without decoding a compressed file).
+    pub fn size(&self) -> usize {
+        self.cell(layout::file::LEN) as usize
+    }
+
+    /// True when the file is stored compressed (inflated on first access).
+    pub fn is_compressed(&self) -> bool {
+        self.cell(layout::file::ENCODING) == encoding::DEFLATE
+    }
+
+    /// How the file is served as a chunk.
+    pub fn kind(&self) -> FileKind {
+        match self.cell(layout::file::KIND) {
+            layout::kind::MARKDOWN => FileKind::Markdown,
+            layout::kind::CODE => FileKind::Code,
+            layout::kind::TEXT => FileKind::Text,
+            _ => FileKind::Binary,
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! Byte-compatibility with DB-GPT, checked against DB-GPT itself: its own skill registry
+//! (`dbgpt.agent.claude_skill`, filled with `load_skills_from_dir` as DB-GPT fills it) and its own
+//! `load_skill` tool (`dbgpt_app.openapi.api_v1.tools.skill_tools.make_load_skill`). The bundled
+//! packs' replies must be byte-identical, and on the inputs where DB-GPT's parser and skillbake's
+//! differ (a `---` inside the frontmatter) skillbake must say so (`frontmatter-dashes`) rather
+//! than serve other bytes silently.
+//!
+//! DB-GPT is found in the Python named by `SKILLBAKE_DBGPT_PYTHON` (default `python3`), e.g. the
+//! environment `cargo xtask bench` installs (`SKILLBAKE_DBGPT_PYTHON=target/bench-venv/bin/python`).
+//! Without it the test says so and checks nothing else.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
+
+use skillbake_build::{check, CheckOptions, Code};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Reads `{"dir": DIR, "requests": [[skill_name, file_path], ...], "files": [PATH, ...]}` and
+/// prints one JSON line per request (DB-GPT's reply) and per file (what DB-GPT's parser makes of
+/// that SKILL.md: its description and body, or the error it raises).
+const DBGPT: &str = r#"
+import json, sys, io, contextlib
+from dbgpt.agent.claude_skill import FileBasedSkill, load_skills_from_dir
+from dbgpt_app.openapi.api_v1.tools.skill_tools import make_load_skill
+req = json.load(sys.stdin)
+with contextlib.redirect_stdout(io.StringIO()):
+    load_skills_from_dir(req["dir"])
+load_skill = make_load_skill({})
+for name, file_path in req["requests"]:
+    print(json.dumps({"reply": load_skill(name, file_path)}))
+for path in req["files"]:
+    try:
+        s = FileBasedSkill(path)
+        print(json.dumps({"description": s.metadata.description, "body": s.instructions}))
+    except Exception as e:
+        print(json.dumps({"error": f"{type(e).__name__}: {e}".splitlines()[0]}))
+"#;
+
+fn dbgpt_python() -> Option<String> {
+    let python = std::env::var("SKILLBAKE_DBGPT_PYTHON").unwrap_or_else(|_| "python3".into());
+    let probe = Command::new(&python)
+        .args([
+            "-c",
+            "import dbgpt.agent.claude_skill, dbgpt_app.openapi.api_v1.tools.skill_tools",
+        ])
+        .output();
+    match probe {
+        Ok(o) if o.status.success() => Some(python),
+        _ => {
+            eprintln!(
+                "skipped: DB-GPT is not installed for `{python}` (pip install dbgpt dbgpt-app, or set SKILLBAKE_DBGPT_PYTHON)"
+            );
+            None
+        }
+    }
+}
+
+fn run(python: &str, input: &serde_json::Value) -> Vec<serde_json::Value> {
+    let mut child = Command::new(python)
+        .args(["-c", DBGPT])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn replies_and_parses_match_dbgpt() {
+    let Some(python) = dbgpt_python() else {
+        return;
+    };
+    let tricky_paths = [
+        "skills/x/SKILL.md",
+        "quote\" back\\slash/SKILL.md",
+        "ctrl\u{1}\u{8}\u{c}\t\r\n\u{1f}\u{7f}/SKILL.md",
+        "unicode é 中文 \u{2028}\u{2029} 😀/SKILL.md",
+        "",
+    ];
+    let mut requests: Vec<(String, String)> = Vec::new();
+    for skill in skillbake_cli::BUNDLED.iter() {
+        for fp in tricky_paths.iter().copied().chain([skill.skill_md_path()]) {
+            requests.push((skill.name().to_string(), fp.to_string()));
+        }
+        // DB-GPT's case-insensitive fallback, with the registered name in the reply.
+        requests.push((
+            skill.name().to_uppercase(),
+            skill.skill_md_path().to_string(),
+        ));
+    }
+    for name in ["nope", "a\"b", "tab\there", "中文", "\u{0}\u{1b}"] {
+        requests.push((name.to_string(), "x".to_string()));
+    }
+    // Packs where the parsers may differ: every accepted fixture, and the `---` case.
+    let mut packs: Vec<std::path::PathBuf> = Vec::new();
+    for dir in [
+        "crates/skillbake-build/tests/fixtures/accepted",
+        "crates/skillbake-build/tests/fixtures/rules/frontmatter-dashes",
+    ] {
+        for e in std::fs::read_dir(root().join(dir)).unwrap() {
+            packs.push(e.unwrap().path());
+        }
+    }
+    packs.sort();
+    let mut files = Vec::new();
+    let mut ours = Vec::new();
+    for p in &packs {
+        let checked = check(p, &CheckOptions::default());
+        let dashes = checked
+            .report
+            .diagnostics
+            .iter()
+            .any(|d| d.code == Code::FrontmatterDashes);
+        for s in &checked.skills {
+            let md = p.join(&s.rel_dir).join("SKILL.md");
+            files.push(md.to_string_lossy().into_owned());
+            ours.push((md, s.description.clone(), s.body.clone(), dashes));
+        }
+    }
+    let input = serde_json::json!({
+        "dir": root().join("skills"),
+        "requests": requests,
+        "files": files,
+    });
+    let results = run(&python, &input);
+    assert_eq!(results.len(), requests.len() + files.len());
+    for ((name, fp), want) in requests.iter().zip(&results) {
+        assert_eq!(
+            skillbake_cli::load_skill(name, fp),
+            want["reply"].as_str().unwrap(),
+            "{name} {fp:?}"
+        );
+    }
+    let mut agree = 0;
+    for ((md, description, body, dashes), theirs) in ours.iter().zip(&results[requests.len()..]) {
+        let same = theirs["body"].as_str() == Some(body.as_str())
+            && theirs["description"].as_str() == Some(description.as_str());
+        if *dashes {
+            // Where DB-GPT's substring split cuts the frontmatter it reads something else (or
+            // fails); skillbake reports it instead of silently serving other bytes.
+            assert!(
+                !same,
+                "{}: DB-GPT agrees, yet frontmatter-dashes fired",
+                md.display()
+            );
+        } else if theirs.get("error").is_some() {
+            // DB-GPT rejects a UTF-8 BOM before `---`, which skillbake accepts.
+            let text = std::fs::read(md).unwrap();
+            assert!(
+                text.starts_with(b"\xef\xbb\xbf"),
+                "{}: {}",
+                md.display(),
+                theirs["error"]
+            );
+        } else {
+            assert!(same, "{}: DB-GPT reads {theirs}", md.display());
+            agree += 1;
+        }
+    }
+    assert!(agree >= 8, "only {agree} packs compared");
+}

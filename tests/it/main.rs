@@ -1,0 +1,23 @@
+//! The `skillbake` command's integration tests, one binary: the real binary driven as users and
+//! agents drive it (check, explain, diff, list, prompt, tools, load, cat, route, run,
+//! exec-script, serve over stdio and HTTP), the packs it ships (`skillbake_cli::BUNDLED`)
+//! against DB-GPT and their snapshots, and the workspace's tidy checks (`tidy`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
+
+mod agent_formats;
+mod check_cli;
+mod cli;
+#[path = "../../crates/skillbake-build/tests/it/common.rs"]
+mod common;
+mod dbgpt_compat;
+mod dbgpt_exec;
+mod diff_cli;
+mod mcp;
+mod mcp_http;
+mod registry;
+mod route;
+mod run_cli;
+mod sandbox_cli;
+mod skill_snapshots;
+mod tidy;
