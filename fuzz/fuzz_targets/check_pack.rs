@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use skillbake_build::generate::{generate, GenOptions};
+use skillbake_build::__internal::{generate, skills, GenOptions};
 use skillbake_build::report::{github, human, json};
 
 fuzz_target!(|data: &[u8]| {
@@ -45,7 +45,7 @@ fuzz_target!(|data: &[u8]| {
             runtime_path: "::skillbake".into(),
             location_prefix: "skills".into(),
         };
-        if let Err(e) = generate(&checked.skills, &opts) {
+        if let Err(e) = generate(skills(&checked), &opts) {
             panic!("an error-free check failed to generate: {e}");
         }
     }

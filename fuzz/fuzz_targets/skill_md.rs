@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use skillbake_build::parse::frontmatter;
+use skillbake_build::__internal::frontmatter;
 use skillbake_build::Code;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,11 +1,11 @@
 //! `skillbake check`: validate skill packs on disk and report every problem.
 
-use super::{CheckArgs, Color};
+use super::args::{CheckArgs, Color};
 use anyhow::{bail, Result};
-use skillbake_build::config::{Level, Profile};
-use skillbake_build::diagnostic::did_you_mean;
 use skillbake_build::report::Format;
-use skillbake_build::{CheckOptions, Code, Report};
+use skillbake_build::report::Report;
+use skillbake_build::{CheckOptions, Code, Level, Profile};
+use skillbake_format::suggest::{closest, did_you_mean};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,8 +14,8 @@ use std::process::ExitCode;
 pub(super) fn code_arg(name: &str) -> Result<Code> {
     match Code::from_name(name) {
         Some(c) => Ok(c),
-        None => match did_you_mean(name, Code::ALL.iter().map(|c| c.as_str())) {
-            Some(s) => bail!("unknown code `{name}`; did you mean `{s}`?"),
+        None => match closest(name, Code::ALL.iter().map(|c| c.as_str())) {
+            Some(s) => bail!("unknown code `{name}`; {}", did_you_mean(s)),
             None => bail!("unknown code `{name}`; `skillbake explain` lists every code"),
         },
     }

@@ -10,8 +10,8 @@
 //! Exit codes: 0 when every changed pack's version says what changed; 1 when a pack needs a
 //! bigger version bump than it has; 2 usage error, unreadable folder or unknown revision.
 
+use super::args::{Color, DiffArgs, DiffFormat};
 use super::output::write_stdout;
-use super::{Color, DiffArgs, DiffFormat};
 use anyhow::{bail, Context, Result};
 use skillbake_build::diff::{self, git};
 use skillbake_build::{check, CheckOptions};
@@ -83,7 +83,7 @@ fn side(arg: &str, default_dir: &Path) -> Result<Side> {
     Ok(Side::Revision(tree))
 }
 
-fn checked(side: &Side, opts: &CheckOptions) -> Vec<skillbake_build::model::Skill> {
+fn checked(side: &Side, opts: &CheckOptions) -> skillbake_build::Checked {
     let checked = check(side.path(), opts);
     let errors = checked.report.errors();
     if errors > 0 {
@@ -92,7 +92,7 @@ fn checked(side: &Side, opts: &CheckOptions) -> Vec<skillbake_build::model::Skil
             side.label()
         );
     }
-    checked.skills
+    checked
 }
 
 /// `skillbake diff`.
@@ -126,7 +126,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
     let opts = CheckOptions {
         profile: profile
             .as_deref()
-            .and_then(skillbake_build::config::Profile::from_name),
+            .and_then(skillbake_build::Profile::from_name),
         ..CheckOptions::default()
     };
     let (old_skills, new_skills) = (checked(&old, &opts), checked(&new, &opts));

@@ -1,7 +1,7 @@
 //! `skillbake list`: the skills compiled into this binary, as text or JSON. No file-system access.
 
+use super::args::ListFormat;
 use super::output::write_stdout;
-use super::ListFormat;
 use anyhow::Result;
 use serde_json::{json, Value};
 use skillbake::Skill;

@@ -3,6 +3,7 @@
 //! Exit codes: 0 success (warnings allowed); 1 errors in the packs, or a skill/file not found;
 //! 2 usage error or unreadable path.
 
+mod args;
 mod cat;
 mod check;
 mod diff;
@@ -17,8 +18,8 @@ mod run;
 mod serve;
 mod tools;
 
-use clap::{Parser, Subcommand, ValueEnum};
-use std::path::PathBuf;
+use args::{CheckArgs, DiffArgs, ListFormat};
+use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Debug, Parser)]
@@ -32,94 +33,6 @@ and serve the packs compiled into this binary with DB-GPT's load_skill protocol,
 struct Cli {
     #[command(subcommand)]
     command: Command,
-}
-
-/// Output format of `diff`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DiffFormat {
-    /// For the terminal: per pack, the verdict and every change.
-    Human,
-    /// One JSON object (schema_version 1): summary and every pack with its changes.
-    Json,
-    /// Markdown for a pull-request comment.
-    Markdown,
-}
-
-/// Arguments of `skillbake diff`.
-#[derive(Debug, clap::Args)]
-pub struct DiffArgs {
-    /// OLD and NEW: each a skills folder, a git revision (`main`, `v1.2.0`, `HEAD~1`: the
-    /// `skills` folder at that revision) or `REV:PATH`. With --baseline, at most the folder to
-    /// compare (default `skills`).
-    sides: Vec<String>,
-    /// Compare the folder with itself at this git revision, read through git without a checkout.
-    #[arg(long, value_name = "REV")]
-    baseline: Option<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
-    format: DiffFormat,
-    /// Rule set both sides are checked with, overriding their config files' `profile`.
-    #[arg(long, value_parser = skillbake_build::config::Profile::NAMES)]
-    profile: Option<String>,
-    /// Colour the human output.
-    #[arg(long, value_enum, default_value_t = Color::Auto)]
-    color: Color,
-}
-
-/// Output format of `list`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ListFormat {
-    /// One line per skill: name and description.
-    Text,
-    /// A JSON array with every field of every skill.
-    Json,
-}
-
-/// When to colour output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Color {
-    /// When stdout is a terminal and NO_COLOR is unset.
-    Auto,
-    /// Always.
-    Always,
-    /// Never.
-    Never,
-}
-
-/// Arguments of `skillbake check`.
-#[derive(Debug, clap::Args)]
-pub struct CheckArgs {
-    /// Skills roots or single packs [default: skills].
-    paths: Vec<PathBuf>,
-    /// Output format: human (rustc-style), json (the machine contract), github (workflow
-    /// annotations), sarif (SARIF 2.1.0).
-    #[arg(long, value_parser = skillbake_build::report::Format::NAMES, default_value = skillbake_build::report::Format::Human.name())]
-    format: String,
-    /// Use this skillbake.toml instead of the one at each skills root.
-    #[arg(long, value_name = "PATH")]
-    config: Option<PathBuf>,
-    /// Rule set, overriding the config file's `profile`.
-    #[arg(long, value_parser = skillbake_build::config::Profile::NAMES)]
-    profile: Option<String>,
-    /// Report CODE as an error; `--deny warnings` turns every warning into an error.
-    #[arg(short = 'D', long = "deny", value_name = "CODE|warnings")]
-    deny: Vec<String>,
-    /// Report CODE as a warning.
-    #[arg(short = 'W', long = "warn", value_name = "CODE")]
-    warn: Vec<String>,
-    /// Do not report CODE (hard errors cannot be allowed).
-    #[arg(short = 'A', long = "allow", value_name = "CODE")]
-    allow: Vec<String>,
-    /// Print only the summary line (human format).
-    #[arg(short, long)]
-    quiet: bool,
-    /// Colour the human output.
-    #[arg(long, value_enum, default_value_t = Color::Auto)]
-    color: Color,
-    /// Also compare every pack with its state at this git revision (read through git, no
-    /// checkout): `version-not-bumped` and `permission-escalation`.
-    #[arg(long, value_name = "REV")]
-    baseline: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

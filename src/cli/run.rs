@@ -162,7 +162,7 @@ pub enum RunFormat {
 /// Arguments of `skillbake run`.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// Skill name (exact, else ASCII case-insensitive).
+    /// Skill name (exact, else case-insensitive: Unicode lower case, as DB-GPT compares).
     skill_name: String,
     /// The parameters: a JSON object, `@FILE` to read it from a file, or `-` for stdin
     /// [default: {}].
@@ -187,7 +187,7 @@ pub struct RunArgs {
 /// Arguments of `skillbake exec-script`.
 #[derive(Debug, clap::Args)]
 pub struct ExecScriptArgs {
-    /// Skill name (exact, else ASCII case-insensitive).
+    /// Skill name (exact, else case-insensitive: Unicode lower case, as DB-GPT compares).
     skill_name: String,
     /// The script, as DB-GPT names it: `run.py`, `scripts/run.py` or `/scripts/run.py`.
     script_file_name: String,

@@ -129,10 +129,15 @@ fn replies_and_parses_match_dbgpt() {
             .diagnostics
             .iter()
             .any(|d| d.code == Code::FrontmatterDashes);
-        for s in &checked.skills {
-            let md = p.join(&s.rel_dir).join("SKILL.md");
+        for s in checked.packs() {
+            let md = p.join(s.folder()).join("SKILL.md");
             files.push(md.to_string_lossy().into_owned());
-            ours.push((md, s.description.clone(), s.body.clone(), dashes));
+            ours.push((
+                md,
+                s.description().to_string(),
+                s.body().to_string(),
+                dashes,
+            ));
         }
     }
     let input = serde_json::json!({

@@ -20,4 +20,5 @@ mod route;
 mod run_cli;
 mod sandbox_cli;
 mod skill_snapshots;
+mod suggestions;
 mod tidy;

@@ -229,8 +229,14 @@ fn bad_arguments_are_errors_and_the_server_stays_up() {
         ] {
             let r = call(&client, "read-file", bad.clone()).await;
             assert!(is_error(&r), "{bad}");
+            // The executor's own refusal, though this server runs nothing.
+            let outcome: Value = serde_json::from_str(only_text(&r)).unwrap();
+            assert_eq!(outcome["error"]["code"], "INVALID_PARAMS", "{r:?}");
             assert!(
-                only_text(&r).starts_with("Error: invalid arguments for `read-file`"),
+                outcome["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("The parameters for `read-file` "),
                 "{r:?}"
             );
         }
@@ -273,7 +279,8 @@ fn list_skills_and_pack_tools() {
             .collect();
         assert_eq!(listed, Value::Array(expected));
 
-        // A pack tool: the pack's instructions, then the validated arguments, not executed.
+        // A pack tool: the pack's instructions, then the checked arguments (the schema's
+        // defaults applied, as a run would get them), not executed.
         let arguments = json!({"path": "logs/app.log", "max_length": 5000});
         let r = call(&client, "read-file", arguments.clone()).await;
         assert!(!is_error(&r));
@@ -286,7 +293,11 @@ fn list_skills_and_pack_tools() {
         );
         let echo: Value = serde_json::from_str(t[1]).unwrap();
         assert_eq!(echo["tool"], "read-file");
-        assert_eq!(echo["arguments"], arguments);
+        let checked = skillbake_exec::ParamCheck::new(&BUNDLED)
+            .check(&skill, arguments.clone())
+            .unwrap();
+        assert_ne!(checked, arguments, "read-file's schema has defaults");
+        assert_eq!(echo["arguments"], checked);
         assert_eq!(echo["executed"], false);
         assert!(echo["note"]
             .as_str()

@@ -84,9 +84,9 @@ fn the_embedded_index_is_the_one_check_builds() {
         std::path::Path::new("skills"),
         &skillbake_build::CheckOptions::default(),
     );
-    let built = checked.route.expect("index");
-    let index = skillbake_route::index::Index::new(&built.bytes).unwrap();
-    assert_eq!(built.bytes.len(), BUNDLED.route_index_size());
+    let bytes = checked.route_index().expect("index");
+    let index = skillbake_route::index::Index::new(bytes).unwrap();
+    assert_eq!(bytes.len(), BUNDLED.route_index_size());
     let mut tok = skillbake_route::tokenize::Tokenizer::new();
     let request = "summarise the sales table by region";
     let terms = skillbake_route::index::query_terms(&index, &mut tok, request);
@@ -139,8 +139,8 @@ fn buckets_from_folders_and_frontmatter() {
         "{:?}",
         checked.report.diagnostics
     );
-    let built = checked.route.expect("index");
-    let index = skillbake_route::index::Index::new(&built.bytes).unwrap();
+    let bytes = checked.route_index().expect("index");
+    let index = skillbake_route::index::Index::new(bytes).unwrap();
     // Documents are the packs in name order.
     let buckets: Vec<&str> = (0..index.docs()).map(|d| index.bucket_of(d)).collect();
     assert_eq!(buckets, ["support/billing", "support", "", "analytics"]);
@@ -181,8 +181,8 @@ fn when_not_to_use_counts_against_a_pack() {
         "Look up the status of a customer refund.",
     );
     let checked = skillbake_build::check(tmp.path(), &skillbake_build::CheckOptions::default());
-    let built = checked.route.expect("index");
-    let index = skillbake_route::index::Index::new(&built.bytes).unwrap();
+    let bytes = checked.route_index().expect("index");
+    let index = skillbake_route::index::Index::new(bytes).unwrap();
     let mut tok = skillbake_route::tokenize::Tokenizer::new();
     let terms = skillbake_route::index::query_terms(&index, &mut tok, "status of my refund payout");
     let hits = skillbake_route::index::search(&index, &terms, 5, |_| true);

@@ -40,7 +40,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             skills.display()
         ));
     }
-    let packs = checked.skills.len();
+    let packs = checked.packs().len();
 
     let built = crate::build_bundled_skillbake(
         &skills,

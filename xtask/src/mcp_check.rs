@@ -225,13 +225,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 "path=logs/app.log",
                 "max_length=5000",
             ],
-            "the pack's instructions, then the arguments echoed with executed: false",
+            "the pack's instructions, then the arguments (the schema's defaults applied) echoed with executed: false",
             Expect::Ok(Box::new(|v| {
                 let echo: Value = v["content"][1]["text"]
                     .as_str()
                     .and_then(|t| serde_json::from_str(t).ok())
                     .ok_or("no JSON echo of the arguments in content[1]")?;
-                if echo["arguments"] != json!({"path": "logs/app.log", "max_length": 5000})
+                if echo["arguments"]
+                    != json!({"path": "logs/app.log", "max_length": 5000, "offset": 0, "encoding": "utf-8"})
                     || echo["executed"] != json!(false)
                 {
                     return Err(format!("echo {echo}"));

@@ -61,7 +61,7 @@ pub fn sarif_check(root: &Path) -> Result<(), String> {
         }
     }
     // One log holding a result for every rule: the failing fixture of each code.
-    let mut report = skillbake_build::Report::default();
+    let mut report = skillbake_build::report::Report::default();
     let rules = root.join("crates/skillbake-build/tests/fixtures/rules");
     let mut codes: Vec<PathBuf> = std::fs::read_dir(&rules)
         .map_err(|e| e.to_string())?

@@ -1,7 +1,8 @@
 //! A Rust run-time skill loader written the usual way, the peer of `cargo xtask bench`: at start it
 //! walks the skills folder, reads every `SKILL.md`, parses its frontmatter with `yaml_serde` into a
 //! struct and keeps the skills in a `HashMap`; then it answers `load_skill` in DB-GPT's chunk
-//! format (exact name, then ASCII case-insensitive, as DB-GPT does).
+//! format (exact name, then ASCII case-insensitive: DB-GPT folds Unicode, the benchmark's names
+//! are ASCII).
 //!
 //! ```text
 //! runtime-loader DIR SKILL_NAME FILE_PATH           # prints the reply; exit 1 when not found

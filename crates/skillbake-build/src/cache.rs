@@ -29,10 +29,10 @@ use crate::discover::{self, PackEntry, PackSource};
 use crate::generate::versions;
 use crate::generate::{pack, Cell, Facts, Fragment, TooLarge};
 use crate::glob::GlobSet;
+use crate::model::NameSite;
+use crate::model::Requirement;
 use crate::model::{CrossPack, RouteDoc, RouteTest, Routing};
 use crate::report::Report;
-use crate::validate::duplicate::NameSite;
-use crate::validate::requires::Requirement;
 use crate::CheckOptions;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -244,7 +244,7 @@ pub fn build(
         scan,
     };
     let t = Instant::now();
-    let processed = crate::par_map_owned(work, |(p, c)| process(p, c, &ctx));
+    let processed = crate::parallel::par_map_owned(work, |(p, c)| process(p, c, &ctx));
     stats.packs_time = t.elapsed();
 
     let mut report = Report {
@@ -358,7 +358,7 @@ fn full(
     // No error after all (a pack lost a file between the walk and the read): generate from
     // that check.
     let skills = versions::order(&checked.skills);
-    let fragments = crate::par_map(&skills, |s| pack::fragment(s, prefix))
+    let fragments = crate::parallel::par_map(&skills, |s| pack::fragment(s, prefix))
         .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Built {
@@ -786,7 +786,7 @@ fn get_doc(r: &mut impl Read) -> Option<RouteDoc> {
             file,
             description_pos,
         },
-        terms: crate::generate::route::DocTerms { terms, len },
+        terms: crate::model::DocTerms { terms, len },
     })
 }
 

@@ -1,14 +1,16 @@
 //! The pipeline: discover → parse → validate → model. Collects every diagnostic of every pack.
 
+use crate::checked::Checked;
 use crate::config::{self, Level, Profile, ProjectConfig, CONFIG_FILE};
 use crate::diagnostic::{sort, Code, Diagnostic, Severity};
 use crate::discover::{discover, PackSource, SKILL_MD};
 use crate::glob::GlobSet;
 use crate::model::{default_bucket, CrossPack, RouteDoc, Routing, Skill};
+use crate::model::{NameSite, Requirement};
 use crate::parse::frontmatter::{self, SkillMd};
 use crate::parse::{key_text, yaml_to_json};
 use crate::report::Report;
-use crate::validate::requires::{self, Requirement};
+use crate::validate::requires;
 use crate::validate::{self, duplicate, tools::list_items, version, PackCtx};
 use std::path::{Path, PathBuf};
 use yaml_serde::Value;
@@ -18,21 +20,6 @@ thread_local! {
     /// share most of their words, and stemming was most of `check`'s time.
     static TOKENIZER: std::cell::RefCell<skillbake_route::tokenize::Tokenizer> =
         std::cell::RefCell::new(skillbake_route::tokenize::Tokenizer::new().with_word_cache());
-}
-
-/// What checking a skills root produced.
-#[derive(Debug, Default)]
-pub struct Checked {
-    /// The diagnostics and sources.
-    pub report: Report,
-    /// The packs that parsed, as they would be embedded (only meaningful without errors). Not
-    /// public API: the model changes with the generated registry.
-    #[doc(hidden)]
-    pub skills: Vec<Skill>,
-    /// Every path read (for rebuild tracking).
-    pub tracked: Vec<PathBuf>,
-    /// The routing index of `skills` (in name order), as the registry embeds it.
-    pub route: Option<crate::generate::route::Built>,
 }
 
 /// Options of a check.
@@ -53,7 +40,7 @@ pub struct CheckOptions {
     pub requires: Vec<(String, String)>,
     /// The skills folder as it was before the change under review (`check --baseline REV`:
     /// a revision read with [`crate::diff::git::read`], or any folder): adds
-    /// `version-not-bumped` and `permission-escalation` (see [`crate::diff::gate`]).
+    /// `version-not-bumped` and `permission-escalation` (see `diff::gate`).
     pub baseline: Option<Baseline>,
 }
 
@@ -81,7 +68,6 @@ pub(crate) struct Configured {
     pub(crate) cfg: ProjectConfig,
     pub(crate) diags: Vec<Diagnostic>,
     pub(crate) sources: Vec<(String, String)>,
-    pub(crate) tracked: Vec<PathBuf>,
     /// The configuration file's path.
     pub(crate) path: PathBuf,
     /// The configuration file's name in diagnostics.
@@ -93,16 +79,11 @@ pub(crate) struct Configured {
 pub(crate) fn configure(root: &Path, opts: &CheckOptions) -> Configured {
     let mut diags = Vec::new();
     let mut sources = Vec::new();
-    let mut tracked = Vec::new();
     let (config_path, config_label) = match &opts.config_file {
         Some(p) => (p.clone(), p.to_string_lossy().replace('\\', "/")),
         None => (root.join(CONFIG_FILE), CONFIG_FILE.to_string()),
     };
-    // A missing file is not tracked (cargo would rerun the build script every time); the skills
-    // root is tracked, so creating the file there triggers a rebuild.
-    if config_path.exists() {
-        tracked.push(config_path.clone());
-    } else if opts.config_file.is_some() {
+    if !config_path.exists() && opts.config_file.is_some() {
         diags.push(config::missing(&config_label));
     }
     let mut cfg = match config::load(&config_path, &config_label) {
@@ -128,7 +109,6 @@ pub(crate) fn configure(root: &Path, opts: &CheckOptions) -> Configured {
         cfg,
         diags,
         sources,
-        tracked,
         path: config_path,
         label: config_label,
     }
@@ -158,7 +138,7 @@ pub(crate) fn finish(
     report: &mut Report,
 ) -> Finished {
     let cfg = &configured.cfg;
-    let names: Vec<duplicate::NameSite> = packs.iter().map(|p| p.site.clone()).collect();
+    let names: Vec<NameSite> = packs.iter().map(|p| p.site.clone()).collect();
     duplicate::check(&names, diags);
     let mut agent = cfg.requires.clone();
     if !agent.is_empty() {
@@ -187,7 +167,7 @@ pub(crate) fn finish(
     if !docs.is_empty() {
         docs.sort_by(|a, b| a.name.cmp(&b.name));
         if let Ok(built) = crate::generate::route::build_docs(&docs) {
-            let prefix = crate::default_prefix(root);
+            let prefix = crate::generate::default_prefix(root);
             let before = diags.len();
             report.cost = Some(validate::route::check_all(
                 &docs,
@@ -225,7 +205,6 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
     let mut report = Report::default();
     let mut configured = configure(root, opts);
     let mut diags = std::mem::take(&mut configured.diags);
-    let mut tracked = std::mem::take(&mut configured.tracked);
     report
         .sources
         .extend(std::mem::take(&mut configured.sources));
@@ -233,7 +212,6 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
 
     let found = discover(root, &GlobSet::new(&cfg.ignore));
     diags.extend(found.diagnostics);
-    tracked.extend(found.tracked);
     report.packs = found.packs.len();
 
     let compress = GlobSet::new(&cfg.compress);
@@ -265,7 +243,7 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
                     ..opts.clone()
                 };
                 let old = check(&baseline.dir, &old_opts);
-                let diff = crate::diff::diff(&old.skills, &skills, &baseline.label, ".");
+                let diff = crate::diff::diff_packs(&old.skills, &skills, &baseline.label, ".");
                 diags.extend(crate::diff::gate::diagnostics(&diff, &skills));
             }
         },
@@ -275,12 +253,9 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
     let route = finished.route;
     add_missing_sources(&mut report, &diags, &skills);
     report.diagnostics = diags;
-    tracked.sort();
-    tracked.dedup();
     Checked {
         report,
         skills,
-        tracked,
         route,
     }
 }
@@ -292,7 +267,7 @@ fn check_packs(
     cfg: &ProjectConfig,
     compress: &GlobSet,
 ) -> Vec<PackOutcome> {
-    crate::par_map_owned(packs, |p| check_one(p, cfg, compress))
+    crate::parallel::par_map_owned(packs, |p| check_one(p, cfg, compress))
 }
 
 /// Parses and validates one pack.
@@ -323,7 +298,7 @@ pub(crate) fn check_one(
     }
     out.keep_sources(&pack, Some(&md.text));
     if let Some(mut skill) = model(&pack, &md) {
-        let site = duplicate::NameSite {
+        let site = NameSite {
             name: skill.name.clone(),
             file: file.clone(),
             pos: md.value_pos("name"),

@@ -33,9 +33,10 @@
 //!
 //! Rule that lives here: `config-invalid`.
 
-use crate::diagnostic::{did_you_mean, Code, Diagnostic, Severity};
+use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::source::LineIndex;
 use serde::Deserialize;
+use skillbake_format::suggest::{closest, did_you_mean};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -112,7 +113,7 @@ impl Profile {
     }
 
     /// Whether the profile knows the frontmatter field `source` group (see
-    /// [`crate::validate::fields::KNOWN_FIELDS`]).
+    /// `KNOWN_FIELDS` of `validate::fields`).
     pub fn knows(self, source: &str) -> bool {
         match self {
             Profile::Default => true,
@@ -140,7 +141,7 @@ pub struct ProjectConfig {
     /// Glob patterns of files (relative to the skills root) to store compressed.
     pub compress: Vec<String>,
     /// `[requires]`: the skills (and version ranges) the agent relies on, resolved at build time.
-    pub requires: Vec<crate::validate::requires::Requirement>,
+    pub requires: Vec<crate::model::Requirement>,
     /// `[route]` and `[catalog]`: routing tests, near-duplicates and the catalog budget.
     pub route: RouteConfig,
 }
@@ -354,8 +355,8 @@ pub fn parse(text: &str, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
                 format!("`[lints]` names `{name}`, which is not a skillbake code"),
             )
             .at(key_pos);
-            d = match did_you_mean(name, Code::ALL.iter().map(|c| c.as_str())) {
-                Some(s) => d.help(format!("did you mean `{s}`?")),
+            d = match closest(name, Code::ALL.iter().map(|c| c.as_str())) {
+                Some(s) => d.help(did_you_mean(s)),
                 None => d.help("`skillbake explain CODE` documents every code; README lists them"),
             };
             diags.push(d);
@@ -421,7 +422,7 @@ pub fn parse(text: &str, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
         cfg.max_pack_size = n;
     }
     for (skill, range) in &raw.requires {
-        cfg.requires.push(crate::validate::requires::Requirement {
+        cfg.requires.push(crate::model::Requirement {
             skill: skill.get_ref().clone(),
             range: range.get_ref().clone(),
             file: file.to_string(),

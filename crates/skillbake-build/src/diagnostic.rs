@@ -409,56 +409,6 @@ pub fn sort(diags: &mut Vec<Diagnostic>) {
     diags.dedup();
 }
 
-/// Finds the closest candidate to `input` (for did-you-mean), if any is close enough.
-pub fn did_you_mean<'a>(
-    input: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    let norm = |s: &str| s.to_ascii_lowercase().replace('-', "_");
-    let input_n = norm(input);
-    let mut best: Option<(usize, &'a str)> = None;
-    for cand in candidates {
-        let cand_n = norm(cand);
-        let d = if cand_n == input_n {
-            0
-        } else {
-            osa_distance(&input_n, &cand_n)
-        };
-        let limit = match cand_n.chars().count() {
-            0..=3 => 1,
-            4..=8 => 2,
-            _ => 3,
-        };
-        if d <= limit && best.is_none_or(|(bd, bc)| (d, cand) < (bd, bc)) {
-            best = Some((d, cand));
-        }
-    }
-    best.map(|(_, c)| c)
-}
-
-/// Optimal string alignment distance (Levenshtein plus adjacent transpositions).
-fn osa_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev2 = vec![0usize; b.len() + 1];
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0usize; b.len() + 1];
-    for i in 1..=a.len() {
-        cur[0] = i;
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(prev2[j - 2] + 1);
-            }
-            cur[j] = v;
-        }
-        std::mem::swap(&mut prev2, &mut prev);
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -476,26 +426,5 @@ mod tests {
             );
             assert_eq!(Code::from_name(s), Some(code));
         }
-    }
-
-    #[test]
-    fn did_you_mean_finds_typos() {
-        let known = [
-            "required_tools",
-            "required_knowledge",
-            "description",
-            "name",
-        ];
-        assert_eq!(
-            did_you_mean("requried_tools", known),
-            Some("required_tools")
-        );
-        assert_eq!(
-            did_you_mean("required-tools", known),
-            Some("required_tools")
-        );
-        assert_eq!(did_you_mean("descripton", known), Some("description"));
-        assert_eq!(did_you_mean("colour", known), None);
-        assert_eq!(did_you_mean("nmae", known), Some("name"));
     }
 }

@@ -117,8 +117,6 @@ pub struct Walked {
     pub packs: Vec<PackEntry>,
     /// Problems met while walking.
     pub diagnostics: Vec<Diagnostic>,
-    /// Every folder and file visited, sorted.
-    pub tracked: Vec<PathBuf>,
 }
 
 /// What discovery found.
@@ -128,8 +126,6 @@ pub struct Discovered {
     pub packs: Vec<PackSource>,
     /// Problems met while walking.
     pub diagnostics: Vec<Diagnostic>,
-    /// Every folder and file visited (for `cargo:rerun-if-changed`), sorted.
-    pub tracked: Vec<PathBuf>,
 }
 
 /// True for entries that are never packs nor embedded: dot-entries, VCS and tool folders, OS noise.
@@ -183,11 +179,7 @@ pub fn discover(root: &Path, ignore: &GlobSet) -> Discovered {
         .into_iter()
         .map(|p| p.read(&mut diagnostics))
         .collect();
-    Discovered {
-        packs,
-        diagnostics,
-        tracked: walked.tracked,
-    }
+    Discovered { packs, diagnostics }
 }
 
 /// Walks `root` like [`discover`] without reading the files: their paths are listed.
@@ -207,7 +199,6 @@ pub fn walk(root: &Path, ignore: &GlobSet) -> Walked {
             return walker.out;
         }
     };
-    walker.out.tracked.push(root.to_path_buf());
     let mut stack = vec![canon_root.clone()];
     let items = walker.entries(root, "");
     if lists_skill_md(&items) {
@@ -226,8 +217,6 @@ pub fn walk(root: &Path, ignore: &GlobSet) -> Walked {
             );
         }
     }
-    walker.out.tracked.sort();
-    walker.out.tracked.dedup();
     walker.out
 }
 
@@ -435,7 +424,6 @@ impl Walker<'_> {
                         self.cycle(&child_rel);
                         continue;
                     }
-                    self.out.tracked.push(path.clone());
                     stack.push(child_canon.clone());
                     let children = self.entries(&path, &child_rel);
                     if lists_skill_md(&children) {
@@ -451,8 +439,7 @@ impl Walker<'_> {
                     }
                     stack.pop();
                 }
-                Entry::File(path) => {
-                    self.out.tracked.push(path);
+                Entry::File(_) => {
                     if item.name.eq_ignore_ascii_case(SKILL_MD) {
                         self.misnamed(&child_rel, &item.name);
                     }
@@ -525,7 +512,6 @@ impl Walker<'_> {
                         self.cycle(&display);
                         continue;
                     }
-                    self.out.tracked.push(path.clone());
                     stack.push(child_canon.clone());
                     let children = self.entries(&path, &display);
                     self.collect_files(
@@ -552,7 +538,6 @@ impl Walker<'_> {
                             parent(&display)
                         ));
                     }
-                    self.out.tracked.push(path.clone());
                     files.push(FileEntry {
                         path: in_pack,
                         disk: path,

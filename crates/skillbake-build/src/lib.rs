@@ -18,46 +18,62 @@
 //! The public API is small, as prost-build's is: [`Config`] for `build.rs`; [`check`] with
 //! [`CheckOptions`] for tools that only validate (the `skillbake check` command); the
 //! diagnostics ([`Code`], [`Diagnostic`], [`Related`], [`Severity`], [`Level`], [`Profile`]);
-//! and [`report`], the [`Report`] with one [`Emitter`] per output format.
+//! [`report`], the [`Report`] with one [`report::Emitter`] per output format; and [`diff`], what changed between two checked trees and the version bump it needs.
 //!
 //! Inside, the layers run in order: discover → parse → validate → generate, with diagnostics
 //! carrying problems from where they are found to the report (see `ARCHITECTURE.md`). The
-//! modules of those layers are reachable for skillbake's own tests, benchmarks and tools but are
-//! not public API (`#[doc(hidden)]`): they may change in any release.
+//! modules of those layers are private; the few items skillbake's own fuzz targets and tools
+//! reach are in a `#[doc(hidden)]` module that is not public API.
 
 #![forbid(unsafe_code)]
 
-#[doc(hidden)]
-pub mod cache;
+mod cache;
 mod check;
-#[doc(hidden)]
-pub mod config;
-#[doc(hidden)]
-pub mod diagnostic;
+mod checked;
+mod config;
+mod diagnostic;
 pub mod diff;
-#[doc(hidden)]
-pub mod discover;
-#[doc(hidden)]
-pub mod generate;
+mod discover;
+mod generate;
 mod glob;
-#[doc(hidden)]
-pub mod model;
-#[doc(hidden)]
-pub mod parse;
+mod model;
+mod parallel;
+mod parse;
 pub mod report;
-#[doc(hidden)]
-pub mod source;
-#[doc(hidden)]
-pub mod validate;
+mod source;
+mod validate;
 
 #[cfg(test)]
 mod tests;
 
-pub use check::{check, Baseline, CheckOptions, Checked};
+pub use cache::Stats;
+pub use check::{check, Baseline, CheckOptions};
+pub use checked::Checked;
 pub use config::{Level, Profile};
 pub use diagnostic::{Code, Diagnostic, Position, Related, Severity};
-pub use report::{Emitter, Report};
+pub use generate::TooLarge;
+pub use model::{Pack, PackFile};
 
+/// The compiler's internal layers, for skillbake's own fuzz targets (`fuzz/`: the `SKILL.md`
+/// parser and code generation on arbitrary input) and workspace tools (`cargo xtask route-eval`
+/// tunes the routing weights on the index builder; `cargo xtask bench` writes a generated
+/// registry as a benchmark fixture). Not public API: anything here may change in any release.
+#[doc(hidden)]
+pub mod __internal {
+    pub use crate::generate::route::{build_fields_with, FieldTexts, Weights};
+    pub use crate::generate::{
+        generate, GenOptions, Generated, BYTES_FILE, REGISTRY_RS, ROUTE_FILE, TEXT_FILE,
+    };
+    pub use crate::model::Skill;
+    pub use crate::parse::frontmatter;
+
+    /// The packs of a check as the generator takes them.
+    pub fn skills(checked: &crate::Checked) -> &[Skill] {
+        &checked.skills
+    }
+}
+
+use report::{Emitter as _, Report};
 use std::path::{Path, PathBuf};
 
 /// Environment variable that overrides the skills folder at build time.
@@ -230,7 +246,7 @@ impl Config {
     /// rendered; the files of [`Config::report_file`] get the whole report in their format.
     ///
     /// Incremental: the output directory keeps a cache of every pack's generated part, keyed by
-    /// its files' content (see [`cache`]), so a rebuild after editing one pack checks and
+    /// its files' content (see `cache`), so a rebuild after editing one pack checks and
     /// generates that pack only; the output is byte for byte what a clean build writes.
     pub fn compile(&self) -> Result<(), Error> {
         self.compile_stats().map(|_| ())
@@ -256,7 +272,7 @@ impl Config {
         let prefix = self
             .location_prefix
             .clone()
-            .unwrap_or_else(|| default_prefix(&dir));
+            .unwrap_or_else(|| generate::default_prefix(&dir));
         let out = match &self.out_dir {
             Some(d) => Some(d.clone()),
             None => std::env::var_os("OUT_DIR").map(PathBuf::from),
@@ -348,85 +364,6 @@ fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Worker threads for `items` items: every available core, one thread per 16 items at most.
-fn workers(items: usize) -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items / 16)
-        .max(1)
-}
-
-/// `items.iter().map(f)` on every available core, keeping the order.
-pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let workers = workers(items.len());
-    if workers == 1 {
-        return items.iter().map(f).collect();
-    }
-    let chunk = items.len().div_ceil(workers);
-    let f = &f;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<_>>()))
-            .collect();
-        let mut out = Vec::with_capacity(items.len());
-        for h in handles {
-            // A worker only panics on a bug; re-raise it here rather than lose items.
-            out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-        }
-        out
-    })
-}
-
-/// `items.into_iter().map(f)` on every available core, keeping the order.
-pub(crate) fn par_map_owned<T: Send, R: Send>(
-    mut items: Vec<T>,
-    f: impl Fn(T) -> R + Sync,
-) -> Vec<R> {
-    let workers = workers(items.len());
-    if workers == 1 {
-        return items.into_iter().map(f).collect();
-    }
-    let chunk = items.len().div_ceil(workers);
-    let mut parts = Vec::new();
-    while items.len() > chunk {
-        let tail = items.split_off(items.len() - chunk);
-        parts.push(tail);
-    }
-    parts.push(items);
-    parts.reverse();
-    let f = &f;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = parts
-            .into_iter()
-            .map(|part| scope.spawn(move || part.into_iter().map(f).collect::<Vec<_>>()))
-            .collect();
-        let mut out = Vec::new();
-        for h in handles {
-            out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-        }
-        out
-    })
-}
-
-/// The default location prefix: the last normal component of the skills folder's path, or
-/// `skills` when it has none (`.`, `/`).
-#[doc(hidden)]
-pub fn default_prefix(dir: &Path) -> String {
-    use std::path::Component;
-    let mut parts: Vec<String> = Vec::new();
-    for c in dir.components() {
-        match c {
-            Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
-            Component::ParentDir => {
-                parts.pop();
-            }
-            _ => {}
-        }
-    }
-    parts.pop().unwrap_or_else(|| "skills".into())
 }
 
 /// Writes `bytes` unless the file holds them already (its modification time then stays, and

@@ -2,6 +2,7 @@
 
 use crate::diagnostic::Position;
 use crate::discover::SourceFile;
+use skillbake_format::semver::{Req, Version};
 
 /// One validated pack, ready to embed.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,7 +32,7 @@ pub struct Skill {
     /// `requires:` as (skill name, version range), in source order.
     pub requires: Vec<(String, String)>,
     /// Whether this is the version of its skill an agent gets by name (see
-    /// [`crate::validate::requires`]); exactly one pack of each name is.
+    /// `validate::requires`); exactly one pack of each name is.
     pub default: bool,
     /// The variables the body reads as a Jinja2 template, sorted (DB-GPT's `input_variables`).
     pub template_vars: Vec<String>,
@@ -95,7 +96,7 @@ pub struct RouteDoc {
     /// The routing side of the pack.
     pub route: Routing,
     /// The pack's terms, as the index weighs them.
-    pub terms: crate::generate::route::DocTerms,
+    pub terms: crate::model::DocTerms,
 }
 
 /// Everything the cross-pack rules read of one pack — its name site (`duplicate-name`), its
@@ -104,9 +105,128 @@ pub struct RouteDoc {
 #[derive(Debug, Clone)]
 pub struct CrossPack {
     /// Where the name (and version) is declared.
-    pub site: crate::validate::duplicate::NameSite,
+    pub site: crate::model::NameSite,
     /// `requires:` with its places.
-    pub requires: Vec<crate::validate::requires::Requirement>,
+    pub requires: Vec<crate::model::Requirement>,
     /// What routing indexes and checks.
     pub doc: RouteDoc,
+}
+
+/// One requirement: a skill name and a version range, and where they are written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requirement {
+    /// The skill required.
+    pub skill: String,
+    /// The version range, as written.
+    pub range: String,
+    /// The file the requirement is written in (a pack's `SKILL.md`, `skillbake.toml`, or
+    /// `build.rs` for `Config::require`).
+    pub file: String,
+    /// Position of the skill's name.
+    pub name_pos: Option<Position>,
+    /// Position of the range.
+    pub range_pos: Option<Position>,
+}
+
+impl Requirement {
+    /// The range, when it parses.
+    pub(crate) fn req(&self) -> Option<Req<'_>> {
+        Req::parse(&self.range).ok()
+    }
+}
+
+/// A pack's name and version, and where they are declared.
+#[derive(Debug, Clone)]
+pub struct NameSite {
+    /// The declared name.
+    pub name: String,
+    /// Path of the pack's `SKILL.md` in diagnostics.
+    pub file: String,
+    /// Position of the `name` value.
+    pub pos: Option<Position>,
+    /// `version` as written.
+    pub version: Option<String>,
+    /// Position of the `version` value.
+    pub version_pos: Option<Position>,
+    /// Whether the pack's folder is `NAME@VERSION`.
+    pub versioned_dir: bool,
+}
+
+/// One pack's share of the index: every distinct term with its occurrences per field (weighted
+/// by kind), in byte order, and each field's weighted length. It depends on the pack alone, so it
+/// is computed once per pack and kept by the incremental build; `generate::route::build_terms` combines them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DocTerms {
+    /// (term, occurrences per field in `generate::route::FIELDS` order), sorted by term.
+    pub terms: Vec<(String, [f32; 8])>,
+    /// Weighted length of each field.
+    pub len: [f64; 8],
+}
+
+/// The version a pack is looked up by: its `version` when it is a semantic version, or reads
+/// as one ([`Version::parse_lenient`]: `1.2` is 1.2.0 where `version-invalid` is allowed).
+pub fn effective_version(version: Option<&str>) -> Option<Version<'_>> {
+    Version::parse_lenient(version?)
+}
+
+/// A pack that checked, as it would be embedded: a read-only view for tools that validate
+/// without generating (see [`Checked::packs`](crate::Checked::packs)).
+#[derive(Debug, Clone, Copy)]
+pub struct Pack<'a> {
+    skill: &'a Skill,
+}
+
+impl<'a> Pack<'a> {
+    pub(crate) fn new(skill: &'a Skill) -> Self {
+        Pack { skill }
+    }
+
+    /// The declared name.
+    pub fn name(&self) -> &'a str {
+        &self.skill.name
+    }
+
+    /// `version`, as written.
+    pub fn version(&self) -> Option<&'a str> {
+        self.skill.version.as_deref()
+    }
+
+    /// Whether this is the version of its skill an agent gets by name (exactly one pack of each
+    /// name is).
+    pub fn is_default(&self) -> bool {
+        self.skill.default
+    }
+
+    /// The description.
+    pub fn description(&self) -> &'a str {
+        &self.skill.description
+    }
+
+    /// The body as `load_skill` serves it (universal newlines, stripped).
+    pub fn body(&self) -> &'a str {
+        &self.skill.body
+    }
+
+    /// The pack's folder relative to the skills root, `/`-separated (`""` when the root is the
+    /// pack).
+    pub fn folder(&self) -> &'a str {
+        &self.skill.rel_dir
+    }
+
+    /// Every file of the pack, `SKILL.md` included, sorted by path, with its exact bytes.
+    pub fn files(&self) -> impl ExactSizeIterator<Item = PackFile<'a>> {
+        self.skill.files.iter().map(|f| PackFile {
+            path: &f.path,
+            bytes: &f.bytes,
+        })
+    }
+}
+
+/// A file of a [`Pack`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PackFile<'a> {
+    /// `/`-separated path relative to the pack's folder.
+    pub path: &'a str,
+    /// The exact bytes.
+    pub bytes: &'a [u8],
 }

@@ -23,7 +23,7 @@
 //! take the same lock) and a mutex (threads of this process). Lines of concurrent calls, from
 //! threads or from processes, never interleave.
 
-use super::outcome::{Exit, Outcome};
+use crate::outcome::{Exit, Outcome};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 use std::fmt;
@@ -136,8 +136,8 @@ pub(crate) fn record(outcome: &Outcome, params: &Value, time: SystemTime) -> Val
             None => Value::Null,
         },
         "duration_ms": (meta.duration.as_secs_f64() * 10_000.0).round() / 10.0,
-        "sandbox": if meta.confinement.mode.is_empty() { "none" } else { meta.confinement.mode.as_str() },
-        "not_enforced": meta.confinement.not_enforced,
+        "sandbox": meta.confinement.mode(),
+        "not_enforced": meta.confinement.not_enforced(),
         "dry_run": meta.dry_run,
         "attempts": meta.attempts,
         "pid": std::process::id(),

@@ -33,156 +33,37 @@
 //! ([`Policy::allow_unconfined`], `--unconfined`). Other packs run, and the result's metadata
 //! (`meta.sandbox.not_enforced`) lists what is not enforced.
 
-use super::audit::AuditLog;
-use super::policy::Policy;
-use super::spawn::Confinement;
+use crate::outcome::{Confinement, ErrorCode, Failure};
+use crate::policy::{Policy, HIGH_RISK};
 use skillbake_format::permission::Set;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
 #[cfg(unix)]
 use {
-    super::outcome::{ErrorCode, Failure},
-    super::spawn::Folders,
-    serde_json::{json, Value},
+    crate::policy::{
+        DEFAULT_FILE_SIZE, DEFAULT_MEMORY, DEFAULT_OPEN_FILES, DEFAULT_PROCESSES,
+        DEFAULT_PROCESSES_SUBPROCESS,
+    },
     skillbake_format::permission::{self, SMTP_PORTS},
     skillbake_sandbox as sandbox,
     std::ffi::{OsStr, OsString},
-    std::path::{Path, PathBuf},
-    std::process::Command,
-    std::time::Duration,
+    std::path::Path,
 };
 
-/// Default CPU time of each process when the timeout does not set one: the timeout itself.
-/// Default address space of each process: 2 GiB.
-pub const DEFAULT_MEMORY: u64 = 2 << 30;
-/// Default size of any one file a script writes: 256 MiB.
-pub const DEFAULT_FILE_SIZE: u64 = 256 << 20;
-/// Default open files of each process.
-pub const DEFAULT_OPEN_FILES: u64 = 1024;
-/// Default processes and threads of a run without `subprocess`.
-pub const DEFAULT_PROCESSES: u64 = 64;
-/// Default processes and threads of a run with `subprocess`.
-pub const DEFAULT_PROCESSES_SUBPROCESS: u64 = 512;
-
-/// The permissions whose packs are refused where the sandbox has a gap.
-pub const HIGH_RISK: Set = Set::NETWORK
-    .union(Set::SMTP)
-    .union(Set::FILESYSTEM_WRITE)
-    .union(Set::SUBPROCESS);
+/// The folders of one run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Folders {
+    /// The verified, read-only copy of the pack.
+    pub pack: PathBuf,
+    /// `OUTPUT_DIR`: the one folder the script may write to by default.
+    pub output: PathBuf,
+    /// The working folder.
+    pub work: PathBuf,
+}
 
 /// Parent variables every run keeps (when set).
 const KEPT_ENV: &[&str] = &["LANG", "LANGUAGE", "TZ"];
-
-/// Resource limits of each run; `None` takes the default.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub struct Limits {
-    /// CPU seconds of each process (default: the run's timeout, rounded up).
-    pub cpu_seconds: Option<u64>,
-    /// Address space of each process in bytes (default [`DEFAULT_MEMORY`]).
-    pub memory: Option<u64>,
-    /// Size of any one file written, in bytes (default [`DEFAULT_FILE_SIZE`]).
-    pub file_size: Option<u64>,
-    /// Open files of each process (default [`DEFAULT_OPEN_FILES`]).
-    pub open_files: Option<u64>,
-    /// Processes and threads of the run (default [`DEFAULT_PROCESSES`], or
-    /// [`DEFAULT_PROCESSES_SUBPROCESS`] for a pack declaring `subprocess`).
-    pub processes: Option<u64>,
-}
-
-impl Limits {
-    /// No override: every default.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Sets the CPU limit.
-    pub fn cpu_seconds(mut self, v: u64) -> Self {
-        self.cpu_seconds = Some(v);
-        self
-    }
-
-    /// Sets the address-space limit.
-    pub fn memory(mut self, bytes: u64) -> Self {
-        self.memory = Some(bytes);
-        self
-    }
-
-    /// Sets the file-size limit.
-    pub fn file_size(mut self, bytes: u64) -> Self {
-        self.file_size = Some(bytes);
-        self
-    }
-
-    /// Sets the open-files limit.
-    pub fn open_files(mut self, v: u64) -> Self {
-        self.open_files = Some(v);
-        self
-    }
-
-    /// Sets the process limit.
-    pub fn processes(mut self, v: u64) -> Self {
-        self.processes = Some(v);
-        self
-    }
-}
-
-/// The sandbox part of a [`Policy`].
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SandboxPolicy {
-    pub(crate) allow_unconfined: bool,
-    pub(crate) limits: Limits,
-    pub(crate) pass_env: Vec<String>,
-    pub(crate) run_as: Option<(u32, u32)>,
-    pub(crate) audit: Option<AuditLog>,
-}
-
-impl Policy {
-    /// Accepts running high-risk packs where the sandbox cannot enforce every guard (default:
-    /// refused with `PERMISSION_DENIED`). The result's metadata still lists the gaps.
-    pub fn allow_unconfined(mut self, yes: bool) -> Self {
-        self.sandbox.allow_unconfined = yes;
-        self
-    }
-
-    /// Overrides the resource limits of runs.
-    pub fn limits(mut self, limits: Limits) -> Self {
-        self.sandbox.limits = limits;
-        self
-    }
-
-    /// Passes the parent's variable `name` (when set) to every script; `PREFIX*` passes every
-    /// variable starting with `PREFIX`. Everything not passed through or set with
-    /// [`Policy::env`] stays hidden.
-    pub fn pass_env(mut self, name: impl Into<String>) -> Self {
-        let name = name.into();
-        if !self.sandbox.pass_env.contains(&name) {
-            self.sandbox.pass_env.push(name);
-        }
-        self
-    }
-
-    /// The unprivileged user and group scripts run as when skillbake runs as root (default
-    /// `nobody`, 65534:65534). Root (0) is refused when the run starts.
-    pub fn run_as(mut self, uid: u32, gid: u32) -> Self {
-        self.sandbox.run_as = Some((uid, gid));
-        self
-    }
-
-    /// Appends one JSON line per call to `log` (see [`AuditLog`]).
-    pub fn audit_log(mut self, log: AuditLog) -> Self {
-        self.sandbox.audit = Some(log);
-        self
-    }
-
-    /// The audit log, if any.
-    pub fn audit(&self) -> Option<&AuditLog> {
-        self.sandbox.audit.as_ref()
-    }
-
-    /// Whether high-risk packs may run where the sandbox has gaps.
-    pub fn unconfined_allowed(&self) -> bool {
-        self.sandbox.allow_unconfined
-    }
-}
 
 #[cfg(unix)]
 /// What the run is allowed, from what its pack declares.
@@ -339,8 +220,7 @@ fn interpreter_for(
     }
     names
         .iter()
-        .flat_map(|name| std::env::split_paths(path).map(move |d| d.join(name)))
-        .find(|p| p.is_file() && usable(p))
+        .find_map(|name| crate::paths::find_on(path, name, usable))
         .unwrap_or_else(|| program.to_path_buf())
 }
 
@@ -363,7 +243,7 @@ fn interpreter_prefix(program: &Path) -> Option<PathBuf> {
 /// (0550 when executable), owned by root with the user's group, in a new private folder.
 fn pack_view(pack: &Path, gid: u32) -> std::io::Result<PathBuf> {
     use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
-    let root = std::env::temp_dir().join(super::unique("skillbake-pack"));
+    let root = std::env::temp_dir().join(crate::paths::unique("skillbake-pack"));
     std::fs::DirBuilder::new().mode(0o700).create(&root)?;
     let copy = || -> std::io::Result<()> {
         let mut stack = vec![(pack.to_path_buf(), root.clone())];
@@ -412,8 +292,8 @@ fn remove_view(root: &Path) -> std::io::Result<()> {
     std::fs::remove_dir_all(root)
 }
 
-/// Called by the executor after a run: removes what `apply` made for it.
-pub(crate) fn finish(confinement: &Confinement) {
+/// Called by the executor after a run: removes what [`confine`] made for it.
+pub(crate) fn release(confinement: &Confinement) {
     #[cfg(unix)]
     if let Some(view) = &confinement.pack_view {
         let _ = remove_view(view);
@@ -478,49 +358,25 @@ fn failure(message: String) -> Failure {
 }
 
 #[cfg(unix)]
-/// The report as the result's `meta.sandbox`.
+/// The confinement of a run: the sandbox's report as it is, and what the run was given.
 fn confinement(
-    applied: &sandbox::Applied,
+    applied: sandbox::Applied,
     env: &[(OsString, OsString)],
     program: &Path,
     declared: Set,
     policy: &Policy,
 ) -> Confinement {
-    let mut c = Confinement {
-        mode: applied.mode.as_str().to_string(),
+    Confinement {
+        applied: Some(applied),
+        program: Some(program.to_path_buf()),
+        env: env
+            .iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect(),
+        permissions_used: permission::names_for(declared),
+        unconfined_allowed: policy.sandbox.allow_unconfined,
         ..Confinement::default()
-    };
-    for ctl in &applied.controls {
-        let line = format!("{}: {}", ctl.guard, ctl.detail);
-        match ctl.state {
-            sandbox::State::Enforced => c.enforced.push(line),
-            sandbox::State::Partial | sandbox::State::NotEnforced => c.not_enforced.push(line),
-            sandbox::State::Allowed | sandbox::State::Unlimited => {}
-        }
     }
-    c.enforced
-        .push("timeout: the process group is killed".into());
-    c.enforced.push("output: capped, then stopped".into());
-    c.env = env
-        .iter()
-        .map(|(k, _)| k.to_string_lossy().into_owned())
-        .collect();
-    c.details = json!({
-        "program": program.display().to_string(),
-        "uid": applied.uid,
-        "gid": applied.gid,
-        "landlock_abi": applied.landlock_abi,
-        "mechanisms": applied.mechanisms().iter().map(|m| m.as_str()).collect::<Vec<_>>(),
-        "permissions_used": permission::names_for(declared),
-        "unconfined_allowed": policy.sandbox.allow_unconfined,
-        "guards": applied.controls.iter().map(|c| json!({
-            "guard": c.guard.as_str(),
-            "state": c.state.as_str(),
-            "by": c.by.iter().map(|m| m.as_str()).collect::<Vec<_>>(),
-            "detail": c.detail,
-        })).collect::<Vec<Value>>(),
-    });
-    c
 }
 
 #[cfg(unix)]
@@ -567,11 +423,13 @@ fn refuse_high_risk(
     ))
 }
 
+/// Confines `command` for a pack declaring `declared` under `policy`, with the run's `folders`
+/// and `timeout` (see the module documentation): the one seam where the sandbox applies, called
+/// for every command the executor starts, right before it is spawned. With `apply` false
+/// nothing is changed or written, and the report says what would apply (a dry run). A pack the
+/// sandbox refuses (high-risk where it has gaps) is a `PERMISSION_DENIED` failure.
 #[cfg(unix)]
-/// Confines `command` for a pack declaring `declared` under `policy` (see the module
-/// documentation). With `apply` false, nothing is changed or written: the report says what
-/// would apply.
-pub(crate) fn apply(
+pub fn confine(
     command: &mut Command,
     policy: &Policy,
     folders: &Folders,
@@ -605,7 +463,7 @@ pub(crate) fn apply(
         spec.read_write.push(folders.output.clone());
         let applied = sandbox::preview(&spec);
         refuse_high_risk(&applied, declared, policy)?;
-        return Ok(confinement(&applied, &spec.env, &program, declared, policy));
+        return Ok(confinement(applied, &spec.env, &program, declared, policy));
     }
 
     // A root parent hands the run's own output folder to the script's user, and gives it a
@@ -641,7 +499,7 @@ pub(crate) fn apply(
     match result {
         Ok(applied) => {
             *command = rebuilt;
-            let mut c = confinement(&applied, &spec.env, &program, declared, policy);
+            let mut c = confinement(applied, &spec.env, &program, declared, policy);
             c.pack_view = view;
             Ok(c)
         }
@@ -652,6 +510,30 @@ pub(crate) fn apply(
             Err(f)
         }
     }
+}
+
+/// Without Unix there is no sandbox: nothing is confined, and high-risk packs are refused
+/// unless the policy accepts running unconfined.
+#[cfg(not(unix))]
+pub fn confine(
+    command: &mut Command,
+    policy: &Policy,
+    folders: &Folders,
+    declared: Set,
+    timeout: Duration,
+    apply: bool,
+) -> Result<Confinement, Failure> {
+    let _ = (folders, timeout, apply);
+    if declared.intersects(HIGH_RISK) && !policy.unconfined_allowed() {
+        return Err(Failure::new(
+            ErrorCode::PermissionDenied,
+            "This pack declares a high-risk permission, and this system has no sandbox. It was not started. To run it anyway, accept running it unconfined: `--unconfined`, or `Policy::allow_unconfined(true)`.",
+        ));
+    }
+    Ok(Confinement {
+        program: Some(PathBuf::from(command.get_program())),
+        ..Confinement::default()
+    })
 }
 
 #[cfg(all(test, unix))]
@@ -734,7 +616,11 @@ mod tests {
             .union(Set::FILESYSTEM_READ)
             .union(Set::FILESYSTEM_WRITE)
             .union(Set::SUBPROCESS);
-        let all = spec_for(all, &Policy::new().limits(Limits::new().processes(7)), t);
+        let all = spec_for(
+            all,
+            &Policy::new().limits(crate::ResourceLimits::new().processes(7)),
+            t,
+        );
         assert_eq!(all.network, sandbox::Network::Unrestricted);
         assert!(all.read_anywhere && all.write_anywhere && all.exec_anywhere);
         assert_eq!(all.limits.processes, Some(7));

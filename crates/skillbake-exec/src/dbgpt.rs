@@ -27,9 +27,9 @@
 //! (parameters that fail `schema.json`, a permission not granted, output above the limits),
 //! the reply is one text chunk with the executor's message.
 
-use super::outcome::{ErrorCode, Outcome};
-use super::pyjson::Value;
-use super::spawn::RawRun;
+use crate::outcome::RawRun;
+use crate::outcome::{ErrorCode, Outcome};
+use crate::pyjson::Value;
 use skillbake_format::python::{float_repr, strip};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -132,7 +132,7 @@ pub(crate) fn run_reply(run: &RawRun, timeout: Duration) -> String {
     let stripped = strip(&output);
     let mut result = Ok(());
     if !stripped.is_empty() {
-        match super::pyjson::parse(stripped) {
+        match crate::pyjson::parse(stripped) {
             Some(Value::Dict(items)) if items.iter().any(|(k, _)| k == "chunks") => {
                 let v = items
                     .into_iter()

@@ -21,10 +21,10 @@
 //! `scripts/send_email.py`). The interpreter comes from the shebang or the extension
 //! (`skillbake_format::interpreter`: `python3`, `bash`, `sh`, `node`). A call goes:
 //!
-//! 1. **find** the skill (exact name, then ASCII case-insensitive) → `SKILL_NOT_FOUND`; it must
-//!    have an entrypoint → `NOT_RUNNABLE`;
+//! 1. **find** the skill (exact name, then case-insensitive, in Unicode lower case) →
+//!    `SKILL_NOT_FOUND`; it must have an entrypoint → `NOT_RUNNABLE`;
 //! 2. **check the parameters**: a JSON object, schema defaults applied, valid against
-//!    `schema.json` (compiled once per executor and skill) → `INVALID_PARAMS` ([`params`]);
+//!    `schema.json` (compiled once per executor and skill) → `INVALID_PARAMS` ([`ParamCheck`]);
 //! 3. **check the permissions**: every name in the pack's `permission` list must be granted by
 //!    the policy → `PERMISSION_DENIED` (`skillbake_format::permission`);
 //! 4. **materialise** the pack into a private cache, verified against the embedded bytes before
@@ -55,26 +55,31 @@
 
 #![forbid(unsafe_code)]
 
-pub mod audit;
-pub mod call;
-pub mod confine;
+mod audit;
+mod call;
+mod confine;
 pub mod dbgpt;
 mod exclusive;
-pub mod materialise;
-pub mod outcome;
-pub mod output;
-pub mod params;
-pub mod policy;
+mod materialise;
+mod outcome;
+mod output;
+mod params;
+mod paths;
+mod policy;
 mod pyjson;
-pub mod spawn;
+mod spawn;
 
-pub use audit::AuditLog;
+pub use audit::{params_sha256, AuditLog};
 pub use call::Call;
-pub use confine::Limits;
-pub use outcome::{ErrorCode, Exit, Failure, Meta, Origin, Outcome};
-pub use policy::{Policy, UnknownPermission};
+pub use confine::{confine, Folders};
+pub use outcome::{Confinement, ErrorCode, Exit, Failure, Meta, Origin, Outcome, STDERR_KEPT};
+pub use params::ParamCheck;
+pub use policy::{
+    Policy, ResourceLimits, UnknownPermission, DEFAULT_FILE_SIZE, DEFAULT_MEMORY,
+    DEFAULT_OPEN_FILES, DEFAULT_OUTPUT_CAP, DEFAULT_OUTPUT_LIMIT, DEFAULT_PROCESSES,
+    DEFAULT_PROCESSES_SUBPROCESS, DEFAULT_TIMEOUT, HIGH_RISK, MAX_TIMEOUT, PREVIEW_CHARS,
+};
 pub use skillbake_format::interpreter::Interpreter;
-pub use spawn::{Confinement, Folders};
 
 use serde_json::{json, Value};
 use skillbake::{LookupError, Registry, Skill};
@@ -92,7 +97,7 @@ pub const MAX_PARAMS_BYTES: usize = 128 * 1024 - 1;
 pub struct Executor<'r> {
     registry: &'r Registry,
     policy: Policy,
-    schemas: params::Schemas,
+    schemas: ParamCheck,
     keys: Vec<OnceLock<String>>,
     /// One lock per skill, for `exclusive: true` packs.
     exclusive: exclusive::Locks,
@@ -157,39 +162,8 @@ fn run_fields(skill: &Skill<'_>) -> RunFields {
     }
 }
 
-/// A unique name for a run's output folder.
-fn unique(prefix: &str) -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    format!("{prefix}-{}-{nanos:09}-{n}", std::process::id())
-}
-
 fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
-}
-
-/// `program` on `PATH`, as an absolute path.
-fn on_path(program: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .filter(|d| d.is_absolute())
-        .map(|d| d.join(program))
-        .find(|p| is_executable(p))
-}
-
-#[cfg(unix)]
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-#[cfg(not(unix))]
-fn is_executable(p: &Path) -> bool {
-    p.is_file()
 }
 
 /// Everything a run needs, decided before anything is written.
@@ -262,7 +236,7 @@ impl<'r> Executor<'r> {
         Executor {
             registry,
             policy,
-            schemas: params::Schemas::new(registry.len()),
+            schemas: ParamCheck::new(registry),
             keys: (0..registry.len()).map(|_| OnceLock::new()).collect(),
             exclusive: exclusive::Locks::new(registry.len()),
         }
@@ -374,7 +348,7 @@ impl<'r> Executor<'r> {
         if run_fields(&skill).entrypoint.is_none() {
             return Err(invalid(ErrorCode::NotRunnable, not_runnable(&skill)));
         }
-        match self.schemas.prepare(&skill, params) {
+        match self.schemas.check(&skill, params) {
             Ok(params) => Ok(Call {
                 skill: skill.name(),
                 params,
@@ -388,14 +362,9 @@ impl<'r> Executor<'r> {
     }
 
     fn not_found(&self, name: &str, mut meta: Meta) -> Outcome {
-        let close = self
-            .registry
-            .names()
-            .map(|n| (policy::edit_distance(&name.to_ascii_lowercase(), n), n))
-            .filter(|(d, n)| *d <= 2.max(n.len() / 4))
-            .min()
-            .map(|(_, n)| format!(" Did you mean `{n}`?"))
-            .unwrap_or_default();
+        let close = skillbake_format::suggest::closest(name, self.registry.names())
+            .map(|n| format!("; {}", skillbake_format::suggest::did_you_mean(n)))
+            .unwrap_or_else(|| ".".to_string());
         meta.reply = Some(format!("Skill '{name}' not found"));
         let message = match self.registry.lookup(name) {
             Err(LookupError::NoMatchingVersion(skill)) => {
@@ -416,7 +385,7 @@ impl<'r> Executor<'r> {
                 "`{name}` is not a skill name followed by a version range: the text after `@` does not parse ({e}). Write `name`, `name@1`, `name@^1.2` or `name@=1.2.0`."
             ),
             _ => format!(
-                "No skill is named `{name}`.{close} The skills are: {}.",
+                "No skill is named `{name}`{close} The skills are: {}.",
                 self.names()
             ),
         };
@@ -450,7 +419,7 @@ impl<'r> Executor<'r> {
             Err(outcome) => outcome,
             Ok(plan) => {
                 let mut command = plan.command(policy);
-                match spawn::confine(
+                match confine::confine(
                     &mut command,
                     policy,
                     &plan.folders(),
@@ -496,7 +465,7 @@ impl<'r> Executor<'r> {
             outcome
                 .meta_mut()
                 .confinement
-                .not_enforced
+                .executor_gaps
                 .push(format!("exclusive: {e}"));
         }
         outcome
@@ -598,13 +567,13 @@ impl<'r> Executor<'r> {
             ));
         };
         let params = match (validate, target) {
-            (true, Target::Entrypoint) => match self.schemas.prepare(&skill, params) {
+            (true, Target::Entrypoint) => match self.schemas.check(&skill, params) {
                 Ok(p) => p,
                 Err(f) => return Err(fail(f, meta)),
             },
             (true, Target::Script(_)) => {
                 // DB-GPT passes the arguments as given; they are still checked.
-                if let Err(f) = self.schemas.prepare(&skill, params.clone()) {
+                if let Err(f) = self.schemas.check(&skill, params.clone()) {
                     return Err(fail(f, meta));
                 }
                 params
@@ -641,7 +610,7 @@ impl<'r> Executor<'r> {
             check_permissions(&skill, &fields.declared, policy).map_err(|f| fail(f, meta))?;
         let program = match policy.interpreters.get(&launch.interpreter) {
             Some(p) => absolute(p),
-            None => match on_path(launch.interpreter.program()) {
+            None => match paths::on_path(launch.interpreter.program()) {
                 Some(p) => p,
                 None => {
                     return Err(fail(
@@ -675,7 +644,7 @@ impl<'r> Executor<'r> {
             Some(d) => (absolute(d), true),
             None => (
                 absolute(&std::env::temp_dir())
-                    .join(unique(&format!("skillbake-run-{}", skill.name()))),
+                    .join(paths::unique(&format!("skillbake-run-{}", skill.name()))),
                 false,
             ),
         };
@@ -779,10 +748,11 @@ fn describe(plan: &Plan<'_>, policy: &Policy, meta: &Meta) -> Value {
     // The sandbox may run another copy of the interpreter (one its user can execute).
     let program = meta
         .confinement
-        .details
-        .get("program")
-        .and_then(Value::as_str)
-        .map_or_else(|| plan.program.display().to_string(), str::to_string);
+        .program
+        .as_deref()
+        .unwrap_or(&plan.program)
+        .display()
+        .to_string();
     let mut command: Vec<String> = vec![program];
     command.extend(plan.shebang_args.iter().cloned());
     command.push(plan.script_path().display().to_string());
@@ -837,7 +807,7 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
     }
     meta.output_dir = Some(plan.output_dir.clone());
     let before = dbgpt::images(&plan.output_dir);
-    let limits = spawn::Limits {
+    let limits = spawn::RunLimits {
         timeout: plan.timeout,
         output_cap: policy.output_cap,
         output_limit: policy.output_limit.max(policy.output_cap as u64),
@@ -853,7 +823,7 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
         ErrorCode::ExecFailed,
         "The script was not run.",
     ));
-    let mut raw = spawn::RawRun::default();
+    let mut raw = outcome::RawRun::default();
     // Whether a process was started (a refused confinement starts none).
     let mut ran = false;
     for attempt in 1..=attempts {
@@ -875,7 +845,7 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
             }
         }
         let mut command = plan.command(policy);
-        match spawn::confine(
+        match confine::confine(
             &mut command,
             policy,
             &plan.folders(),
@@ -891,7 +861,7 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
         }
         raw = spawn::run(command, plan.params_json.clone().into_bytes(), &limits);
         ran = true;
-        confine::finish(&meta.confinement);
+        confine::release(&meta.confinement);
         meta.attempts = attempt;
         result = output::interpret(name, &raw, plan.timeout, limits.output_limit);
         let retry = matches!(

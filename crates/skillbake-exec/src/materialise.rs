@@ -20,7 +20,7 @@
 //! * Removing the cache is always safe: the next run writes it again. Nothing is written before
 //!   the first run (a dry run writes nothing).
 
-use super::outcome::{ErrorCode, Failure};
+use crate::outcome::{ErrorCode, Failure};
 use sha2::{Digest, Sha256};
 use skillbake::Skill;
 use std::path::{Path, PathBuf};
@@ -149,17 +149,6 @@ pub(crate) fn ensure(root: &Path, skill: &Skill<'_>, key: &str) -> Result<Materi
     ))
 }
 
-#[cfg(unix)]
-fn unique(prefix: &str) -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    format!("{prefix}-{}-{nanos}-{n}", std::process::id())
-}
-
 /// Creates `dir` (and missing parents) and checks that it is the user's own and private.
 #[cfg(unix)]
 fn private_dir(dir: &Path) -> Result<PathBuf, Failure> {
@@ -225,7 +214,7 @@ fn private_subdir(parent: &Path, name: &str) -> Result<PathBuf, Failure> {
 fn write_copy(packs: &Path, dir: &Path, skill: &Skill<'_>) -> Result<(), Failure> {
     use std::io::Write;
     use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
-    let tmp = packs.join(format!(".{}", unique("tmp")));
+    let tmp = packs.join(format!(".{}", crate::paths::unique("tmp")));
     std::fs::DirBuilder::new()
         .mode(0o700)
         .create(&tmp)
@@ -361,7 +350,7 @@ pub(crate) fn verify(dir: &Path, skill: &Skill<'_>) -> bool {
 /// Moves a modified copy aside, then removes it.
 #[cfg(unix)]
 fn discard(packs: &Path, dir: &Path) -> Result<(), Failure> {
-    let trash = packs.join(format!(".{}", unique("trash")));
+    let trash = packs.join(format!(".{}", crate::paths::unique("trash")));
     std::fs::rename(dir, &trash).map_err(|e| io_failure("replace the modified copy", dir, &e))?;
     remove_tree(&trash);
     Ok(())

@@ -1,9 +1,11 @@
 //! The one result shape of every call: [`Outcome`], serialised as exactly
 //! `{"ok": true, "data": ..., "error": null}` or
 //! `{"ok": false, "data": null, "error": {"code": "...", "message": "..."}}`, with the fixed set of
-//! executor codes in [`ErrorCode`] and what happened on the way in [`Meta`].
+//! executor codes in [`ErrorCode`] and what happened on the way in [`Meta`]: the
+//! [`Confinement`] that applied and, for replies that need it, the [`RawRun`] of the process.
+//! The lowest layer of the executor: it names nothing of the others.
 
-use super::spawn::Confinement;
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::fmt;
 use std::path::PathBuf;
@@ -44,7 +46,7 @@ macro_rules! error_codes {
 }
 
 error_codes! {
-    /// No embedded skill has the name, even ignoring ASCII case.
+    /// No embedded skill has the name, even ignoring case (Unicode lower case).
     SkillNotFound = "SKILL_NOT_FOUND", "No embedded skill has this name (the message lists the skills).";
     /// The skill has no `entrypoint`, or the script named is not one of the pack's scripts.
     NotRunnable = "NOT_RUNNABLE", "The skill has no `entrypoint` (it only has instructions), its entrypoint cannot be run on this system, or the script asked for is not in the pack.";
@@ -174,7 +176,7 @@ pub struct Meta {
     /// The confinement that applied (or would apply, for a dry run).
     pub confinement: Confinement,
     /// What the script printed, for replies that need it (DB-GPT's chunks).
-    pub(crate) raw: Option<super::spawn::RawRun>,
+    pub(crate) raw: Option<RawRun>,
     /// DB-GPT's own words for a failure before anything ran, where DB-GPT has them.
     pub(crate) reply: Option<String>,
 }
@@ -205,6 +207,208 @@ impl Meta {
             "permissions": {"declared": self.declared, "granted": self.granted},
             "sandbox": self.confinement.to_json(),
         })
+    }
+}
+
+/// Bytes of stderr a run keeps (the end of it).
+pub const STDERR_KEPT: usize = 64 << 10;
+
+/// What a process did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct RawRun {
+    /// The first `output_cap` bytes of stdout.
+    pub stdout: Vec<u8>,
+    pub stdout_total: u64,
+    /// The whole stdout, when it was larger than the cap.
+    pub stdout_file: Option<PathBuf>,
+    /// The last [`STDERR_KEPT`] bytes of stderr.
+    pub stderr: Vec<u8>,
+    pub stderr_total: u64,
+    pub exit: Option<Exit>,
+    pub timed_out: bool,
+    /// Stopped because the policy's cancel flag was set.
+    pub cancelled: bool,
+    pub too_large: bool,
+    /// Why the process could not be started (or its output not be stored).
+    pub error: Option<String>,
+    pub duration: Duration,
+    /// Image files the run added to the output folder (DB-GPT's `image` chunks).
+    pub images: Vec<PathBuf>,
+}
+
+impl RawRun {
+    pub(crate) fn stderr_cut(&self) -> bool {
+        self.stderr_total > self.stderr.len() as u64
+    }
+}
+
+/// The limits the executor enforces itself, whatever the sandbox does.
+const EXECUTOR_GUARDS: [&str; 2] = [
+    "timeout: the process group is killed",
+    "output: capped, then stopped",
+];
+
+/// What confinement applied to a run (or would, for a dry run): the sandbox's own report,
+/// typed, and what the executor adds to it. [`Confinement::to_json`] is the result metadata's
+/// `sandbox` object.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct Confinement {
+    /// What the sandbox installed on the command (or would), as it reports it; `None` when no
+    /// sandbox applied (nothing was started yet, or the call was refused before).
+    #[cfg(unix)]
+    pub applied: Option<skillbake_sandbox::Applied>,
+    /// The program that runs: the interpreter, or the copy of it the script's user can execute.
+    pub program: Option<PathBuf>,
+    /// The names of the environment variables the script gets.
+    pub env: Vec<String>,
+    /// The permissions the run was given: the ones its pack declares.
+    pub permissions_used: Vec<&'static str>,
+    /// Whether the policy accepts running high-risk packs where the sandbox has gaps.
+    pub unconfined_allowed: bool,
+    /// Guards of the executor's own that did not hold, `guard: why` (an `exclusive: true`
+    /// pack whose lock file could not be taken).
+    pub executor_gaps: Vec<String>,
+    /// Why the audit record of the call could not be written, if it could not.
+    pub audit_error: Option<String>,
+    /// The readable copy of the pack made for an unprivileged user, removed after the run.
+    pub(crate) pack_view: Option<PathBuf>,
+}
+
+/// [`Confinement::to_json`]'s object, serialised by derive (the field order is the key order);
+/// the sandbox's fields are there when a sandbox applied.
+#[derive(Serialize)]
+struct ConfinementJson<'a> {
+    mode: &'static str,
+    enforced: Vec<String>,
+    not_enforced: Vec<String>,
+    env: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    program: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uid: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gid: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    landlock_abi: Option<Option<u32>>,
+    #[cfg(unix)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mechanisms: Option<Vec<skillbake_sandbox::Mechanism>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    permissions_used: Option<&'a [&'static str]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unconfined_allowed: Option<bool>,
+    #[cfg(unix)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    guards: Option<&'a [skillbake_sandbox::Control]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    audit_error: Option<&'a str>,
+}
+
+impl Confinement {
+    /// `"confined"` (every guard enforced), `"partial"` (see [`Confinement::not_enforced`]),
+    /// `"unconfined"` (no kernel mechanism, or no sandbox on this system), or `"none"` when no
+    /// sandbox applied.
+    pub fn mode(&self) -> &'static str {
+        #[cfg(unix)]
+        return self.applied.as_ref().map_or("none", |a| a.mode.as_str());
+        #[cfg(not(unix))]
+        return if self.program.is_some() {
+            "unconfined"
+        } else {
+            "none"
+        };
+    }
+
+    /// Guards and limits that are enforced, `guard: what`: the sandbox's, then the executor's
+    /// own (the timeout, the output limits).
+    pub fn enforced(&self) -> Vec<String> {
+        let mut out = self.lines(true);
+        if self.mode() != "none" {
+            out.extend(EXECUTOR_GUARDS.iter().map(|s| s.to_string()));
+        }
+        out
+    }
+
+    /// Guards the policy asks for that nothing enforces on this system, `guard: why`.
+    pub fn not_enforced(&self) -> Vec<String> {
+        #[cfg(not(unix))]
+        let mut out = if self.mode() != "none" {
+            vec!["everything: no sandbox on this system".to_string()]
+        } else {
+            Vec::new()
+        };
+        #[cfg(unix)]
+        let mut out = self.lines(false);
+        out.extend(self.executor_gaps.iter().cloned());
+        out
+    }
+
+    /// The sandbox's controls that are enforced (or, with `enforced` false, partial or not
+    /// enforced) as `guard: detail` lines.
+    fn lines(&self, enforced: bool) -> Vec<String> {
+        #[cfg(unix)]
+        {
+            use skillbake_sandbox::State;
+            let Some(applied) = &self.applied else {
+                return Vec::new();
+            };
+            applied
+                .controls
+                .iter()
+                .filter(|c| match c.state {
+                    State::Enforced => enforced,
+                    State::Partial | State::NotEnforced => !enforced,
+                    State::Allowed | State::Unlimited => false,
+                })
+                .map(|c| format!("{}: {}", c.guard, c.detail))
+                .collect()
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = enforced;
+            Vec::new()
+        }
+    }
+
+    /// As a JSON object: `{"mode", "enforced", "not_enforced", "env"}`, then the program, the
+    /// sandbox user, the Landlock ABI, the mechanisms, the permissions used, whether running
+    /// unconfined is allowed and every guard with its state, mechanisms and detail.
+    pub fn to_json(&self) -> Value {
+        #[cfg(unix)]
+        let applied = self.applied.as_ref();
+        #[cfg(not(unix))]
+        let applied: Option<&()> = None;
+        let ran = applied.is_some();
+        let view = ConfinementJson {
+            mode: self.mode(),
+            enforced: self.enforced(),
+            not_enforced: self.not_enforced(),
+            env: &self.env,
+            program: ran
+                .then(|| self.program.as_ref().map(|p| p.display().to_string()))
+                .flatten(),
+            #[cfg(unix)]
+            uid: applied.map(|a| a.uid),
+            #[cfg(unix)]
+            gid: applied.map(|a| a.gid),
+            #[cfg(unix)]
+            landlock_abi: applied.map(|a| a.landlock_abi),
+            #[cfg(not(unix))]
+            uid: None,
+            #[cfg(not(unix))]
+            gid: None,
+            #[cfg(not(unix))]
+            landlock_abi: None,
+            #[cfg(unix)]
+            mechanisms: applied.map(|a| a.mechanisms()),
+            permissions_used: ran.then_some(self.permissions_used.as_slice()),
+            unconfined_allowed: ran.then_some(self.unconfined_allowed),
+            #[cfg(unix)]
+            guards: applied.map(|a| a.controls.as_slice()),
+            audit_error: self.audit_error.as_deref(),
+        };
+        serde_json::to_value(view).unwrap_or(Value::Null)
     }
 }
 

@@ -20,10 +20,10 @@
 //! 6. A non-zero exit (or a signal) turns everything but a unified failure into `EXEC_FAILED`,
 //!    with the status and the end of stderr.
 
-use super::outcome::{ErrorCode, Exit, Failure, Origin};
-use super::policy::PREVIEW_CHARS;
-use super::pyjson;
-use super::spawn::RawRun;
+use crate::outcome::RawRun;
+use crate::outcome::{ErrorCode, Exit, Failure, Origin};
+use crate::policy::PREVIEW_CHARS;
+use crate::pyjson;
 use serde_json::{json, Value};
 use std::time::Duration;
 

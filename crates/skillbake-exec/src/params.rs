@@ -1,5 +1,8 @@
-//! Parameters are checked before anything runs: against the pack's `schema.json`, compiled once
-//! per executor and skill (on first use) and shared by every later call and thread.
+//! The one check of a pack tool's arguments, whoever calls the tool: the [`Executor`](crate::Executor)
+//! before anything runs, and `skillbake-mcp` for a pack tool it does not run (a server without
+//! a policy, a pack without an entrypoint), so a call is accepted or refused the same way
+//! whatever the transport or the policy. [`ParamCheck`] compiles the pack's `schema.json` once
+//! per skill (on first use) and shares it with every later call and thread.
 //!
 //! **Defaults.** Before validation, every property that the call leaves out and whose schema
 //! has a `default` is filled in: the properties of the top-level object and, recursively, of the
@@ -10,9 +13,9 @@
 //! **Violations.** `INVALID_PARAMS` lists every violation (up to 50) with its JSON pointer, in the
 //! validator's order: `at /subject: "" is shorter than 1 character`.
 
-use super::outcome::{ErrorCode, Failure};
+use crate::outcome::{ErrorCode, Failure};
 use serde_json::Value;
-use skillbake::Skill;
+use skillbake::{Registry, Skill};
 use std::sync::OnceLock;
 
 /// Violations listed in one `INVALID_PARAMS` message at most.
@@ -26,15 +29,25 @@ pub(crate) struct Compiled {
     validator: jsonschema::Validator,
 }
 
-/// One slot per skill of the registry, filled on first use.
-pub(crate) struct Schemas {
+/// The argument check of one registry's pack tools: one slot per skill, its `schema.json`
+/// compiled on first use. `Send + Sync`: share one across threads.
+pub struct ParamCheck {
     slots: Vec<OnceLock<Option<Result<Compiled, String>>>>,
 }
 
-impl Schemas {
-    pub(crate) fn new(skills: usize) -> Self {
-        Schemas {
-            slots: (0..skills).map(|_| OnceLock::new()).collect(),
+impl std::fmt::Debug for ParamCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParamCheck")
+            .field("skills", &self.slots.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ParamCheck {
+    /// The check for the skills of `registry` (nothing is compiled yet).
+    pub fn new(registry: &Registry) -> Self {
+        ParamCheck {
+            slots: (0..registry.len()).map(|_| OnceLock::new()).collect(),
         }
     }
 
@@ -44,8 +57,21 @@ impl Schemas {
             .as_ref()
     }
 
-    /// Checks `params` for `skill`: a JSON object, defaults applied, valid against its schema.
-    pub(crate) fn prepare(&self, skill: &Skill<'_>, params: Value) -> Result<Value, Failure> {
+    /// Compiles the `schema.json` of `skill` now rather than on its first call; `Err` holds what
+    /// the JSON Schema compiler reported (a registry that `skillbake-build` generated has only
+    /// schemas that compile).
+    pub fn compile(&self, skill: &Skill<'_>) -> Result<(), String> {
+        match self.compiled(skill) {
+            Some(Err(e)) => Err(e.clone()),
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks the arguments `params` of a call of `skill`: a JSON object, every default of its
+    /// `schema.json` applied (see the module documentation), valid against the schema. `Ok` is
+    /// the arguments the script receives; `Err` is `INVALID_PARAMS` with every violation (or
+    /// `NOT_RUNNABLE` when the schema does not compile).
+    pub fn check(&self, skill: &Skill<'_>, params: Value) -> Result<Value, Failure> {
         let name = skill.name();
         let Value::Object(_) = params else {
             return Err(Failure::new(

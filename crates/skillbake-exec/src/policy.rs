@@ -12,8 +12,10 @@
 //! | cache | `$SKILLBAKE_CACHE_DIR`, else `$XDG_CACHE_HOME/skillbake`, else `~/.cache/skillbake` | [`Policy::cache_dir`] |
 //! | interpreters | `python3`, `bash`, `sh`, `node` from `PATH` | [`Policy::interpreter`] |
 
+use crate::audit::AuditLog;
 use skillbake_format::interpreter::Interpreter;
 use skillbake_format::permission::{self, Set};
+use skillbake_format::suggest::{closest, did_you_mean};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
@@ -32,6 +34,24 @@ pub const DEFAULT_OUTPUT_LIMIT: u64 = 64 << 20;
 /// Characters of a cut output shown in `data.preview`.
 pub const PREVIEW_CHARS: usize = 2000;
 
+/// CPU time of each process defaults to the run's timeout, rounded up.
+/// Default address space of each process: 2 GiB.
+pub const DEFAULT_MEMORY: u64 = 2 << 30;
+/// Default size of any one file a script writes: 256 MiB.
+pub const DEFAULT_FILE_SIZE: u64 = 256 << 20;
+/// Default open files of each process.
+pub const DEFAULT_OPEN_FILES: u64 = 1024;
+/// Default processes and threads of a run without `subprocess`.
+pub const DEFAULT_PROCESSES: u64 = 64;
+/// Default processes and threads of a run with `subprocess`.
+pub const DEFAULT_PROCESSES_SUBPROCESS: u64 = 512;
+
+/// The permissions whose packs are refused where the sandbox has a gap.
+pub const HIGH_RISK: Set = Set::NETWORK
+    .union(Set::SMTP)
+    .union(Set::FILESYSTEM_WRITE)
+    .union(Set::SUBPROCESS);
+
 /// A permission name outside the vocabulary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownPermission {
@@ -45,14 +65,79 @@ impl fmt::Display for UnknownPermission {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "unknown permission `{}`", self.name)?;
         if let Some(s) = self.suggestion {
-            write!(f, " (did you mean `{s}`?)")?;
+            write!(f, "; {}", did_you_mean(s))?;
         }
         let names: Vec<&str> = permission::names().collect();
-        write!(f, "; the permissions are {}", names.join(", "))
+        write!(f, " The permissions are: {}", names.join(", "))
     }
 }
 
 impl std::error::Error for UnknownPermission {}
+
+/// The resource limits of each run (`setrlimit`, through the sandbox); `None` takes the
+/// default. Set with [`Policy::limits`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct ResourceLimits {
+    /// CPU seconds of each process (default: the run's timeout, rounded up).
+    pub cpu_seconds: Option<u64>,
+    /// Address space of each process in bytes (default [`DEFAULT_MEMORY`]).
+    pub memory: Option<u64>,
+    /// Size of any one file written, in bytes (default [`DEFAULT_FILE_SIZE`]).
+    pub file_size: Option<u64>,
+    /// Open files of each process (default [`DEFAULT_OPEN_FILES`]).
+    pub open_files: Option<u64>,
+    /// Processes and threads of the run (default [`DEFAULT_PROCESSES`], or
+    /// [`DEFAULT_PROCESSES_SUBPROCESS`] for a pack declaring `subprocess`).
+    pub processes: Option<u64>,
+}
+
+impl ResourceLimits {
+    /// No override: every default.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the CPU limit.
+    pub fn cpu_seconds(mut self, v: u64) -> Self {
+        self.cpu_seconds = Some(v);
+        self
+    }
+
+    /// Sets the address-space limit.
+    pub fn memory(mut self, bytes: u64) -> Self {
+        self.memory = Some(bytes);
+        self
+    }
+
+    /// Sets the file-size limit.
+    pub fn file_size(mut self, bytes: u64) -> Self {
+        self.file_size = Some(bytes);
+        self
+    }
+
+    /// Sets the open-files limit.
+    pub fn open_files(mut self, v: u64) -> Self {
+        self.open_files = Some(v);
+        self
+    }
+
+    /// Sets the process limit.
+    pub fn processes(mut self, v: u64) -> Self {
+        self.processes = Some(v);
+        self
+    }
+}
+
+/// The sandbox part of a [`Policy`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct SandboxPolicy {
+    pub(crate) allow_unconfined: bool,
+    pub(crate) limits: ResourceLimits,
+    pub(crate) pass_env: Vec<String>,
+    pub(crate) run_as: Option<(u32, u32)>,
+    pub(crate) audit: Option<AuditLog>,
+}
 
 /// What runs may do. Build one with [`Policy::new`] and the setters; every setter returns the
 /// policy, so calls chain.
@@ -69,8 +154,8 @@ pub struct Policy {
     pub(crate) interpreters: BTreeMap<Interpreter, PathBuf>,
     pub(crate) env: Vec<(String, String)>,
     pub(crate) cancel: Option<Arc<AtomicBool>>,
-    /// The sandbox's settings (`super::confine`).
-    pub(crate) sandbox: super::confine::SandboxPolicy,
+    /// The sandbox's settings (`crate::confine` reads them).
+    pub(crate) sandbox: SandboxPolicy,
 }
 
 impl Default for Policy {
@@ -103,7 +188,7 @@ impl Policy {
     pub fn allow(mut self, name: &str) -> Result<Self, UnknownPermission> {
         let p = permission::lookup(name).ok_or_else(|| UnknownPermission {
             name: name.to_string(),
-            suggestion: suggest(name),
+            suggestion: closest(name, permission::names()),
         })?;
         if !self.granted.contains(&p.name) {
             self.granted.push(p.name);
@@ -198,37 +283,53 @@ impl Policy {
         self.env.push((name.into(), value.into()));
         self
     }
-}
 
-/// The known permission closest to `name`, for did-you-mean.
-pub(crate) fn suggest(name: &str) -> Option<&'static str> {
-    let norm = |s: &str| s.to_ascii_lowercase().replace(['-', '_', '.'], ":");
-    let wanted = norm(name);
-    permission::names()
-        .map(|p| (edit_distance(&wanted, &norm(p)), p))
-        .filter(|(d, p)| *d <= 2.max(p.len() / 4))
-        .min()
-        .map(|(_, p)| p)
-        .or_else(|| {
-            permission::names().find(|p| !wanted.is_empty() && p.starts_with(wanted.as_str()))
-        })
-}
-
-/// Levenshtein distance, for did-you-mean.
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev.get(j).copied().unwrap_or(0) + usize::from(ca != *cb);
-            let del = prev.get(j + 1).copied().unwrap_or(0) + 1;
-            let ins = cur.get(j).copied().unwrap_or(0) + 1;
-            cur.push(sub.min(del).min(ins));
-        }
-        prev = cur;
+    /// Accepts running high-risk packs where the sandbox cannot enforce every guard (default:
+    /// refused with `PERMISSION_DENIED`). The result's metadata still lists the gaps.
+    pub fn allow_unconfined(mut self, yes: bool) -> Self {
+        self.sandbox.allow_unconfined = yes;
+        self
     }
-    prev.last().copied().unwrap_or(0)
+
+    /// Overrides the resource limits of runs.
+    pub fn limits(mut self, limits: ResourceLimits) -> Self {
+        self.sandbox.limits = limits;
+        self
+    }
+
+    /// Passes the parent's variable `name` (when set) to every script; `PREFIX*` passes every
+    /// variable starting with `PREFIX`. Everything not passed through or set with
+    /// [`Policy::env`] stays hidden.
+    pub fn pass_env(mut self, name: impl Into<String>) -> Self {
+        let name = name.into();
+        if !self.sandbox.pass_env.contains(&name) {
+            self.sandbox.pass_env.push(name);
+        }
+        self
+    }
+
+    /// The unprivileged user and group scripts run as when skillbake runs as root (default
+    /// `nobody`, 65534:65534). Root (0) is refused when the run starts.
+    pub fn run_as(mut self, uid: u32, gid: u32) -> Self {
+        self.sandbox.run_as = Some((uid, gid));
+        self
+    }
+
+    /// Appends one JSON line per call to `log` (see [`AuditLog`]).
+    pub fn audit_log(mut self, log: AuditLog) -> Self {
+        self.sandbox.audit = Some(log);
+        self
+    }
+
+    /// The audit log, if any.
+    pub fn audit(&self) -> Option<&AuditLog> {
+        self.sandbox.audit.as_ref()
+    }
+
+    /// Whether high-risk packs may run where the sandbox has gaps.
+    pub fn unconfined_allowed(&self) -> bool {
+        self.sandbox.allow_unconfined
+    }
 }
 
 #[cfg(test)]
@@ -241,9 +342,10 @@ mod tests {
         assert_eq!(p.map(|p| p.granted().to_vec()), Ok(vec!["smtp"]));
         let e = Policy::new().allow("netwrok").unwrap_err();
         assert_eq!(e.suggestion, Some("network"));
-        assert!(e
-            .to_string()
-            .starts_with("unknown permission `netwrok` (did you mean `network`?)"));
+        assert!(e.to_string().starts_with(
+            "unknown permission `netwrok`; did you mean `network`? The permissions are: "
+        ));
+        let suggest = |name| Policy::new().allow(name).unwrap_err().suggestion;
         assert_eq!(suggest("filesystem-read"), Some("filesystem:read"));
         assert_eq!(suggest("fs"), None);
         assert_eq!(suggest("sub"), Some("subprocess"));

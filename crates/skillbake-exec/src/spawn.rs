@@ -1,16 +1,11 @@
-//! Where a prepared process meets confinement, and the loop that runs it.
-//!
-//! [`confine`] is the one seam: every command the executor starts goes through it with the
-//! policy, the pack's declared permissions and the run's folders, just before it is spawned.
-//! On Unix it hands the command to the sandbox (`super::confine`: Landlock, seccomp,
-//! namespaces, limits, a scrubbed environment, no root), which reports what it enforces and what
-//! it cannot on this system.
+//! The loop that runs a confined process (confinement itself is `crate::confine`, which every
+//! command goes through first).
 //!
 //! `run` starts the command in its own process group, feeds the parameters on stdin, reads
 //! stdout and stderr with `poll` (no threads), and enforces the limits the executor owns:
 //!
 //! * **Timeout**: at the deadline the whole process group gets `SIGKILL`, so children it forked
-//!   die with it; so does a set cancel flag ([`Policy::cancel_on`]).
+//!   die with it; so does a set cancel flag ([`Policy::cancel_on`](crate::Policy::cancel_on)).
 //! * **Strays**: when the script exits, whatever it left running in its process group is
 //!   killed too (a process that leaves the group escapes this; the sandbox closes that door).
 //! * **Output**: stdout up to the output cap is kept in memory; above it the whole stdout is
@@ -18,151 +13,20 @@
 //!   name or link); above the output limit the group is killed. Of stderr only the last
 //!   [`STDERR_KEPT`] bytes are kept. Memory stays bounded whatever the script prints.
 
-use super::outcome::{Exit, Failure};
-use super::policy::Policy;
-use serde_json::{json, Value};
-use skillbake_format::permission::Set;
+use crate::outcome::{Exit, RawRun, STDERR_KEPT};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// Bytes of stderr kept (the end of it).
-pub const STDERR_KEPT: usize = 64 << 10;
-
-/// The folders of one run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Folders {
-    /// The verified, read-only copy of the pack.
-    pub pack: PathBuf,
-    /// `OUTPUT_DIR`: the one folder the script may write to by default.
-    pub output: PathBuf,
-    /// The working folder.
-    pub work: PathBuf,
-}
-
-/// What confinement applies to a run (or would, for a dry run).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub struct Confinement {
-    /// `"confined"` (every guard enforced), `"partial"` (see [`Confinement::not_enforced`]),
-    /// `"unconfined"` (no kernel mechanism), or `"none"` when no sandbox applied.
-    pub mode: String,
-    /// Guards and limits that are enforced, `guard: what`.
-    pub enforced: Vec<String>,
-    /// Guards the policy asks for that nothing enforces on this system, `guard: why`.
-    pub not_enforced: Vec<String>,
-    /// The names of the environment variables the script gets.
-    pub env: Vec<String>,
-    /// Every guard with its state and mechanisms, the sandbox user, the Landlock ABI and the
-    /// permissions the run was given (`Value::Null` when no sandbox applied).
-    pub details: Value,
-    /// Why the audit record of the call could not be written, if it could not.
-    pub audit_error: Option<String>,
-    /// The readable copy of the pack made for an unprivileged user, removed after the run.
-    pub(crate) pack_view: Option<PathBuf>,
-}
-
-impl Confinement {
-    /// As a JSON object `{"mode", "enforced", "not_enforced", "env", ...details}`.
-    pub fn to_json(&self) -> Value {
-        let mut v = json!({
-            "mode": self.mode,
-            "enforced": self.enforced,
-            "not_enforced": self.not_enforced,
-            "env": self.env,
-        });
-        if let (Value::Object(out), Value::Object(details)) = (&mut v, &self.details) {
-            for (k, x) in details {
-                out.insert(k.clone(), x.clone());
-            }
-        }
-        if let (Value::Object(out), Some(e)) = (&mut v, &self.audit_error) {
-            out.insert("audit_error".into(), Value::String(e.clone()));
-        }
-        v
-    }
-}
-
-/// Prepares `command` for confinement under `policy`, for a pack declaring `declared`, with the
-/// run's `folders` and `timeout`. With `apply` false nothing is changed and the report says what
-/// would apply (a dry run). Called for every command the executor starts, right before it is
-/// spawned; a pack the sandbox refuses (high-risk where it has gaps) is a `PERMISSION_DENIED`
-/// failure.
-#[cfg(unix)]
-pub fn confine(
-    command: &mut Command,
-    policy: &Policy,
-    folders: &Folders,
-    declared: Set,
-    timeout: Duration,
-    apply: bool,
-) -> Result<Confinement, Failure> {
-    super::confine::apply(command, policy, folders, declared, timeout, apply)
-}
-
-/// Without Unix there is no sandbox: nothing is confined, and high-risk packs are refused
-/// unless the policy accepts running unconfined.
-#[cfg(not(unix))]
-pub fn confine(
-    command: &mut Command,
-    policy: &Policy,
-    folders: &Folders,
-    declared: Set,
-    timeout: Duration,
-    apply: bool,
-) -> Result<Confinement, Failure> {
-    let _ = (command, folders, timeout, apply);
-    if declared.intersects(super::confine::HIGH_RISK) && !policy.unconfined_allowed() {
-        return Err(Failure::new(
-            super::outcome::ErrorCode::PermissionDenied,
-            "This pack declares a high-risk permission, and this system has no sandbox. It was not started. To run it anyway, accept running it unconfined: `--unconfined`, or `Policy::allow_unconfined(true)`.",
-        ));
-    }
-    Ok(Confinement {
-        mode: "unconfined".into(),
-        enforced: vec!["timeout: the process group is killed".into()],
-        not_enforced: vec!["everything: no sandbox on this system".into()],
-        ..Confinement::default()
-    })
-}
-
-/// The limits [`run`] enforces itself.
+/// The limits [`run`] enforces itself (the kernel's are the sandbox's, see
+/// [`crate::ResourceLimits`]).
 #[derive(Debug, Clone)]
-pub(crate) struct Limits {
+pub(crate) struct RunLimits {
     pub timeout: Duration,
     pub output_cap: usize,
     pub output_limit: u64,
     pub output_dir: PathBuf,
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
-}
-
-/// What a process did.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct RawRun {
-    /// The first `output_cap` bytes of stdout.
-    pub stdout: Vec<u8>,
-    pub stdout_total: u64,
-    /// The whole stdout, when it was larger than the cap.
-    pub stdout_file: Option<PathBuf>,
-    /// The last [`STDERR_KEPT`] bytes of stderr.
-    pub stderr: Vec<u8>,
-    pub stderr_total: u64,
-    pub exit: Option<Exit>,
-    pub timed_out: bool,
-    /// Stopped because the policy's cancel flag was set.
-    pub cancelled: bool,
-    pub too_large: bool,
-    /// Why the process could not be started (or its output not be stored).
-    pub error: Option<String>,
-    pub duration: Duration,
-    /// Image files the run added to the output folder (DB-GPT's `image` chunks).
-    pub images: Vec<PathBuf>,
-}
-
-impl RawRun {
-    pub(crate) fn stderr_cut(&self) -> bool {
-        self.stderr_total > self.stderr.len() as u64
-    }
 }
 
 /// Where the whole stdout goes once it passes the cap.
@@ -237,7 +101,7 @@ fn push_tail(tail: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 #[cfg(not(unix))]
-pub(crate) fn run(_command: Command, _stdin: Vec<u8>, _limits: &Limits) -> RawRun {
+pub(crate) fn run(_command: Command, _stdin: Vec<u8>, _limits: &RunLimits) -> RawRun {
     RawRun {
         error: Some("running skills needs a Unix system (Linux, macOS or a BSD)".into()),
         ..RawRun::default()
@@ -246,7 +110,7 @@ pub(crate) fn run(_command: Command, _stdin: Vec<u8>, _limits: &Limits) -> RawRu
 
 /// Starts `command` in its own process group and runs it to the end under `limits`.
 #[cfg(unix)]
-pub(crate) fn run(mut command: Command, stdin: Vec<u8>, limits: &Limits) -> RawRun {
+pub(crate) fn run(mut command: Command, stdin: Vec<u8>, limits: &RunLimits) -> RawRun {
     use rustix::event::{poll, PollFd, PollFlags};
     use rustix::process::{kill_process_group, Pid, Signal};
     use std::io::{ErrorKind, Read, Write};

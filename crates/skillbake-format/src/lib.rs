@@ -22,7 +22,8 @@
 //! * [`interpreter`] — which interpreter runs a pack's script (shebang, extension);
 //! * [`python`] — Python's `str.strip()` whitespace and `repr(float)`, for DB-GPT's replies.
 //! * [`semver`] — versions and Cargo-style version ranges, for `version`, `requires` and
-//!   `name@range` lookups.
+//!   `name@range` lookups;
+//! * [`suggest`] — did-you-mean: the closest known word to a misspelt one, and how it is offered.
 //!
 //! Every fact lives in one table here (formats and their names, extensions and their kinds and
 //! MIME types); the compiler, the runtime and the CLI's value lists all read the same table.
@@ -45,6 +46,7 @@ pub mod percent;
 pub mod permission;
 pub mod python;
 pub mod semver;
+pub mod suggest;
 pub mod template;
 pub mod tokens;
 pub mod tools;

@@ -133,7 +133,7 @@ pub fn router(server: Server, options: &Options, stop: CancellationToken) -> Res
     if !options.allowed_origins.is_empty() {
         config = config.with_allowed_origins(options.allowed_origins.iter().cloned());
     }
-    let skills = server.registry.len();
+    let skills = server.registry().len();
     let factory = server.clone();
     let mcp: StreamableHttpService<Server, LocalSessionManager> =
         StreamableHttpService::new(move || Ok(factory.clone()), Default::default(), config);

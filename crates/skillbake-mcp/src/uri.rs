@@ -21,7 +21,7 @@ pub fn resource_uri(name: &str, path: &str) -> String {
 }
 
 /// Splits `skill://{name}/{path}` into the decoded name and path.
-pub(super) fn parse_uri(uri: &str) -> Option<(String, String)> {
+pub(crate) fn parse_uri(uri: &str) -> Option<(String, String)> {
     let scheme = uri.get(..URI_PREFIX.len())?;
     if !scheme.eq_ignore_ascii_case(URI_PREFIX) {
         return None;

@@ -7,6 +7,17 @@ use crate::{Error, Identity};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+/// What [`check_access`](crate::check_access) checks a path for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Read a file, or list and enter a directory.
+    Read,
+    /// Modify a file, or create and remove entries in a directory.
+    Write,
+    /// Execute a file.
+    Execute,
+}
+
 /// What the child needs on the path itself (every parent directory needs search).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Need {

@@ -70,19 +70,9 @@ mod report;
 mod seccomp_filter;
 mod spec;
 
+pub use access::Access;
 pub use confine::{check_access, confine, preview};
 pub use error::Error;
 pub use probe::{probe, Probe};
 pub use report::{Applied, Control, Guard, Mechanism, Mode, State};
 pub use spec::{system_devices, system_runtime_paths, Identity, Limits, Network, Spec};
-
-/// What [`check_access`] checks a path for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Access {
-    /// Read a file, or list and enter a directory.
-    Read,
-    /// Modify a file, or create and remove entries in a directory.
-    Write,
-    /// Execute a file.
-    Execute,
-}

@@ -10,7 +10,6 @@
 
 #![allow(unsafe_code)]
 
-use crate::probe::Found;
 use landlock::{RestrictSelfError, RulesetCreated, RulesetError};
 use rustix::process::{getpgrp, getpid, getuid, Resource, Rlimit};
 use rustix::thread::UnshareFlags;
@@ -170,6 +169,14 @@ const PROBED: i32 = 0x40;
 const NETNS: i32 = 1;
 const USERNS: i32 = 2;
 const SECCOMP: i32 = 4;
+
+/// What the probe child found.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Found {
+    pub(crate) network_namespace: bool,
+    pub(crate) user_namespace: bool,
+    pub(crate) seccomp: bool,
+}
 
 /// Forks a child that tries what [`Plan::enforce`] would do (network namespace, dropping to
 /// `nobody`, user namespace, a seccomp filter) and reports which worked in its exit status. The

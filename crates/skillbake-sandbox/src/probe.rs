@@ -110,11 +110,3 @@ fn measure() -> Probe {
         gid: getegid().as_raw(),
     }
 }
-
-/// What the probe child found.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Found {
-    pub(crate) network_namespace: bool,
-    pub(crate) user_namespace: bool,
-    pub(crate) seccomp: bool,
-}

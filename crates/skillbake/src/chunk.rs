@@ -9,8 +9,6 @@
 //! copy); for any other path that names the body, its fixed parts (`head` and `tail`, sub-ranges
 //! of the same text) are copied around the escaped `file_path`.
 
-use crate::registry::{File, Skill};
-use crate::FileKind;
 use skillbake_format::chunks::{CLOSE, CONTENT, OPEN, SEPARATOR};
 use std::fmt::Write as _;
 
@@ -18,38 +16,52 @@ use std::fmt::Write as _;
 /// `json.dumps(..., ensure_ascii=False)` does (see `skillbake_format::escape::json_into`).
 pub use skillbake_format::escape::json_into as escape_into;
 
-/// The reply carrying the skill's body (the common case): one copy for the pack's own
-/// `SKILL.md` path, else three.
-pub(crate) fn body_reply(out: &mut String, skill: &Skill<'_>, file_path: &str) {
-    if file_path == skill.skill_md_path() {
-        out.push_str(skill.reply());
+/// The reply carrying the skill's body (the common case): `whole`, the reply precomputed for
+/// the pack's own `SKILL.md` path, when `file_path` is that path (one copy); else the reply's
+/// `head` and `tail` around the escaped `file_path`.
+pub(crate) fn body_reply(
+    out: &mut String,
+    whole: Option<&str>,
+    head: &str,
+    tail: &str,
+    file_path: &str,
+) {
+    if let Some(whole) = whole {
+        out.push_str(whole);
         return;
     }
-    let (head, tail) = skill.chunk_parts();
     out.reserve(head.len() + file_path.len() + tail.len());
     out.push_str(head);
     escape_into(out, file_path);
     out.push_str(tail);
 }
 
-/// The reply carrying one embedded file of the skill instead of the body.
-pub(crate) fn file_reply(out: &mut String, skill: &Skill<'_>, file_path: &str, file: &File) {
-    let (head, _) = skill.chunk_parts();
+/// What a file reply carries.
+pub(crate) enum Content<'a> {
+    /// A text file: its chunk's `output_type` and its text.
+    Text { output_type: &'a str, text: &'a str },
+    /// A binary file, named but not shown: its path in the pack and its size.
+    Binary { path: &'a str, size: usize },
+}
+
+/// The reply carrying one embedded file of the skill instead of the body, after the skill's
+/// reply `head`.
+pub(crate) fn file_reply(out: &mut String, head: &str, file_path: &str, content: Content<'_>) {
     out.push_str(head);
     escape_into(out, file_path);
     out.push_str(SEPARATOR);
-    match file.text() {
-        Some(text) if file.kind() != FileKind::Binary => {
+    match content {
+        Content::Text { output_type, text } => {
             out.reserve(text.len() + 24);
-            out.push_str(file.kind().output_type());
+            out.push_str(output_type);
             out.push_str(CONTENT);
             escape_into(out, text);
         }
-        _ => {
+        Content::Binary { path, size } => {
             out.push_str(r#"text", "content": "Binary file '"#);
-            escape_into(out, file.path());
+            escape_into(out, path);
             out.push_str("' (");
-            let _ = write!(out, "{}", file.size());
+            let _ = write!(out, "{size}");
             out.push_str(" bytes) is not shown as text");
         }
     }
@@ -57,18 +69,23 @@ pub(crate) fn file_reply(out: &mut String, skill: &Skill<'_>, file_path: &str, f
 }
 
 /// `File '<file_path>' not found in skill '<name>'. Available files: ...`
-pub(crate) fn file_not_found(out: &mut String, skill: &Skill<'_>, file_path: &str) {
+pub(crate) fn file_not_found<'a>(
+    out: &mut String,
+    skill_name: &str,
+    file_path: &str,
+    files: impl Iterator<Item = &'a str>,
+) {
     out.push_str(OPEN);
     out.push_str("File '");
     escape_into(out, file_path);
     out.push_str("' not found in skill '");
-    escape_into(out, skill.name());
+    escape_into(out, skill_name);
     out.push_str("'. Available files: ");
-    for (i, f) in skill.files().enumerate() {
+    for (i, f) in files.enumerate() {
         if i > 0 {
             out.push_str(", ");
         }
-        escape_into(out, f.path());
+        escape_into(out, f);
     }
     out.push_str(CLOSE);
 }

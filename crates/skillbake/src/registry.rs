@@ -58,7 +58,7 @@ impl std::fmt::Debug for Registry {
 /// Why [`Registry::lookup`] found no skill.
 #[derive(Debug, Clone, Copy)]
 pub enum LookupError<'r> {
-    /// No skill has this name, even ignoring ASCII case.
+    /// No skill has this name, even ignoring case (Unicode lower case).
     UnknownSkill,
     /// The text after `@` is not a version range.
     InvalidRange(semver::Error),
@@ -111,9 +111,27 @@ impl Resolution<'_> {
     /// Appends the `load_skill` reply for this resolution to `out`.
     pub fn write_reply(&self, skill_name: &str, file_path: &str, out: &mut String) {
         match self {
-            Resolution::Body(s) => chunk::body_reply(out, s, file_path),
-            Resolution::File(s, f) => chunk::file_reply(out, s, file_path, f),
-            Resolution::FileNotFound(s) => chunk::file_not_found(out, s, file_path),
+            Resolution::Body(s) => {
+                let (head, tail) = s.chunk_parts();
+                let whole = (file_path == s.skill_md_path()).then(|| s.reply());
+                chunk::body_reply(out, whole, head, tail, file_path)
+            }
+            Resolution::File(s, f) => {
+                let content = match f.text() {
+                    Some(text) if f.kind() != FileKind::Binary => chunk::Content::Text {
+                        output_type: f.kind().output_type(),
+                        text,
+                    },
+                    _ => chunk::Content::Binary {
+                        path: f.path(),
+                        size: f.size(),
+                    },
+                };
+                chunk::file_reply(out, s.chunk_parts().0, file_path, content)
+            }
+            Resolution::FileNotFound(s) => {
+                chunk::file_not_found(out, s.name(), file_path, s.files().map(|f| f.path()))
+            }
             Resolution::SkillNotFound => chunk::skill_not_found(out, skill_name),
         }
     }

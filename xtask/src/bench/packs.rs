@@ -189,28 +189,29 @@ pub(super) fn fixture(root: &Path) -> Result<bool, String> {
             skillbake_build::report::human::render(&checked.report, false)
         ));
     }
-    let opts = skillbake_build::generate::GenOptions {
+    let opts = skillbake_build::__internal::GenOptions {
         runtime_path: "::skillbake".into(),
         location_prefix: "skills".into(),
     };
     let generated =
-        skillbake_build::generate::generate(&checked.skills, &opts).map_err(|e| e.to_string())?;
+        skillbake_build::__internal::generate(skillbake_build::__internal::skills(&checked), &opts)
+            .map_err(|e| e.to_string())?;
     let out = root.join("crates/skillbake/benches/fixture-registry");
     mkdir(&out)?;
     let mut changed = false;
     // `.rs.in`: included by benches/load.rs, not a module of its own.
-    let rs = format!("{}.in", skillbake_build::generate::REGISTRY_RS);
+    let rs = format!("{}.in", skillbake_build::__internal::REGISTRY_RS);
     changed |= write_if_changed(&out.join(rs), generated.code.as_bytes())?;
     changed |= write_if_changed(
-        &out.join(skillbake_build::generate::TEXT_FILE),
+        &out.join(skillbake_build::__internal::TEXT_FILE),
         generated.text.as_bytes(),
     )?;
     changed |= write_if_changed(
-        &out.join(skillbake_build::generate::BYTES_FILE),
+        &out.join(skillbake_build::__internal::BYTES_FILE),
         &generated.bytes,
     )?;
     changed |= write_if_changed(
-        &out.join(skillbake_build::generate::ROUTE_FILE),
+        &out.join(skillbake_build::__internal::ROUTE_FILE),
         &generated.route,
     )?;
     Ok(changed)

@@ -30,8 +30,9 @@ mod scale;
 
 use crate::{root, run as run_step};
 use metrics::{Metrics, Query};
-use skillbake_build::generate::route::{build_fields_with, FieldTexts, Weights};
-use skillbake_build::generate::{self, GenOptions};
+use skillbake_build::__internal::{
+    self as internal, build_fields_with, FieldTexts, GenOptions, Weights,
+};
 use skillbake_route::index::{query_terms, search, search_exhaustive, Index};
 use skillbake_route::tokenize::Tokenizer;
 use std::collections::BTreeMap;
@@ -369,7 +370,7 @@ fn eval_set(
     if errors > 0 {
         eprintln!("route-eval: {set}: {errors} pack errors (the packs are still indexed)");
     }
-    let mut skills: Vec<&skillbake_build::model::Skill> = checked.skills.iter().collect();
+    let mut skills: Vec<&internal::Skill> = internal::skills(&checked).iter().collect();
     skills.sort_by(|a, b| a.name.cmp(&b.name));
     let names: Vec<String> = skills.iter().map(|s| s.name.clone()).collect();
     let fields: Vec<FieldTexts> = skills.iter().map(|s| FieldTexts::of(s)).collect();
@@ -387,8 +388,8 @@ fn eval_set(
         runs.push((name.to_string(), Ok(run)));
     }
     // The registry's text for the same packs, to set the index's size against.
-    let generated = generate::generate(
-        &checked.skills,
+    let generated = internal::generate(
+        internal::skills(&checked),
         &GenOptions {
             runtime_path: "::skillbake".into(),
             location_prefix: "skills".into(),

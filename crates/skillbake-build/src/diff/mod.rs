@@ -8,189 +8,33 @@
 //!   versions. With several, a version compares with the same version on the other side (an edit
 //!   in place) or else with the newest older one (its predecessor); an old version that neither
 //!   pairs nor precedes anything is reported removed.
-//! * every difference is a [`Change`] of one [`Rule`] of the table in [`rules`], each with the
-//!   [`Bump`] it needs: `schema.json` ([`schema`]), permissions, `required_tools`, routing text,
-//!   other frontmatter fields, the instructions (with a unified diff, [`text`]) and the files
-//!   ([`pack`]).
+//! * every difference is a [`Change`] of one [`Rule`] of the change table, each with the
+//!   [`Bump`] it needs: `schema.json`, permissions, `required_tools`, routing text, other
+//!   frontmatter fields, the instructions (with a unified diff) and the files.
 //! * the bump a pack needs is the largest of its changes'; the bump made is read from the two
 //!   versions ([`Verdict`]). SemVer's 0.x rule applies: below 1.0.0 a breaking change needs the
 //!   minor number to move (0.2.3 → 0.3.0) and 0.0.x versions move for any change.
 //!
 //! Reports: [`report`] renders a [`Diff`] for the terminal, as JSON and as Markdown for a
-//! pull-request comment; [`gate`] turns it into `check --baseline` diagnostics.
+//! pull-request comment; `check --baseline` turns it into the gate's diagnostics
+//! (`version-not-bumped`, `permission-escalation`).
 
-pub mod gate;
+pub(crate) mod gate;
 pub mod git;
-pub mod pack;
+pub(crate) mod pack;
 pub mod report;
-pub mod rules;
-pub mod schema;
-pub mod text;
+pub(crate) mod rules;
+pub(crate) mod schema;
+pub(crate) mod text;
 
+mod change;
+
+pub use change::{Change, Diff, Made, PackDiff, PackRef, Status, Verdict};
 pub use rules::{Area, Bump, Rule};
 
 use crate::model::Skill;
-use crate::validate::version;
 use skillbake_format::semver::Version;
 use std::collections::BTreeMap;
-
-/// One classified difference.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Change {
-    /// What kind of change (and so the bump it needs).
-    pub rule: Rule,
-    /// The pack file it concerns, relative to the pack (`schema.json`, `scripts/run.py`).
-    pub file: Option<String>,
-    /// Where in that file: a JSON pointer into `schema.json`.
-    pub pointer: Option<String>,
-    /// One sentence for a reviewer.
-    pub message: String,
-    /// Longer evidence: the unified diff of the instructions.
-    pub detail: Option<String>,
-    /// The name the change is about, where it is one name (the permission, the tool).
-    pub subject: Option<String>,
-}
-
-/// What happened to a pack.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Status {
-    /// Only on the new side.
-    Added,
-    /// Only on the old side.
-    Removed,
-    /// On both, different.
-    Changed,
-    /// On both, byte for byte the same.
-    Unchanged,
-}
-
-impl Status {
-    /// Lower-case name, as in the JSON report.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Added => "added",
-            Status::Removed => "removed",
-            Status::Changed => "changed",
-            Status::Unchanged => "unchanged",
-        }
-    }
-}
-
-/// One side of a compared pack.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PackRef {
-    /// `version` as written.
-    pub version: Option<String>,
-    /// Its `SKILL.md`, relative to the skills folder.
-    pub path: String,
-}
-
-/// Which number moved between two versions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Made {
-    /// A side has no version, or one that is not a semantic version.
-    Unversioned,
-    /// The same version.
-    Same,
-    /// The new version is lower.
-    Downgrade,
-    /// Same numbers, another pre-release.
-    Prerelease,
-    /// The patch number.
-    Patch,
-    /// The minor number.
-    Minor,
-    /// The major number.
-    Major,
-}
-
-impl Made {
-    /// Lower-case name, as in the JSON report.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Made::Unversioned => "unversioned",
-            Made::Same => "none",
-            Made::Downgrade => "downgrade",
-            Made::Prerelease => "prerelease",
-            Made::Patch => "patch",
-            Made::Minor => "minor",
-            Made::Major => "major",
-        }
-    }
-}
-
-/// The bump needed against the bump made.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
-    /// The largest bump the changes need.
-    pub needed: Bump,
-    /// The bump the versions show.
-    pub made: Made,
-    /// Whether the new version is enough; `None` when a side has no semantic version.
-    pub ok: Option<bool>,
-    /// The lowest version that would be enough (when `ok` is `Some(false)`).
-    pub required: Option<String>,
-}
-
-/// The comparison of one pack (one version of one skill).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PackDiff {
-    /// The skill's name.
-    pub name: String,
-    /// What happened to it.
-    pub status: Status,
-    /// The old side.
-    pub old: Option<PackRef>,
-    /// The new side.
-    pub new: Option<PackRef>,
-    /// Every change, most serious first.
-    pub changes: Vec<Change>,
-    /// The bump needed and made.
-    pub verdict: Verdict,
-}
-
-impl PackDiff {
-    /// `send-email 1.0.0 → 2.0.0`, `send-email 1.0.0` (one side only), `send-email`.
-    pub fn title(&self) -> String {
-        let v = |r: &Option<PackRef>| r.as_ref().and_then(|r| r.version.clone());
-        match (v(&self.old), v(&self.new)) {
-            (Some(a), Some(b)) => format!("{} {a} → {b}", self.name),
-            (None, Some(b)) => format!("{} {b}", self.name),
-            (Some(a), None) => format!("{} {a}", self.name),
-            (None, None) => self.name.clone(),
-        }
-    }
-
-    /// Changes that add permissions.
-    pub fn escalations(&self) -> impl Iterator<Item = &Change> {
-        self.changes
-            .iter()
-            .filter(|c| c.rule == Rule::PermissionAdded)
-    }
-}
-
-/// The comparison of two skills folders.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Diff {
-    /// What the old side is (a folder, or `REV:PATH`).
-    pub old_label: String,
-    /// What the new side is.
-    pub new_label: String,
-    /// Every pack, by name then version.
-    pub packs: Vec<PackDiff>,
-}
-
-impl Diff {
-    /// Packs whose version is lower than their changes need.
-    pub fn not_bumped(&self) -> impl Iterator<Item = &PackDiff> {
-        self.packs.iter().filter(|p| p.verdict.ok == Some(false))
-    }
-
-    /// How many packs have `status`.
-    pub fn count(&self, status: Status) -> usize {
-        self.packs.iter().filter(|p| p.status == status).count()
-    }
-}
 
 fn skill_md(s: &Skill) -> String {
     crate::discover::join(&s.rel_dir, crate::discover::SKILL_MD)
@@ -204,7 +48,7 @@ fn pack_ref(s: &Skill) -> PackRef {
 }
 
 fn semver(s: &Skill) -> Option<Version<'_>> {
-    version::effective(s.version.as_deref())
+    crate::model::effective_version(s.version.as_deref())
 }
 
 /// The lowest version `old` must move to for `need`.
@@ -224,8 +68,8 @@ pub fn required_version(old: &Version<'_>, need: Bump) -> Option<(u64, u64, u64)
 /// The verdict on moving from `old` to `new` with changes needing `needed`.
 pub fn verdict(old: Option<&str>, new: Option<&str>, needed: Bump) -> Verdict {
     let (Some(a), Some(b)) = (
-        old.and_then(|v| version::effective(Some(v))),
-        new.and_then(|v| version::effective(Some(v))),
+        old.and_then(|v| crate::model::effective_version(Some(v))),
+        new.and_then(|v| crate::model::effective_version(Some(v))),
     ) else {
         return Verdict {
             needed,
@@ -303,8 +147,14 @@ fn finish(
     }
 }
 
-/// Compares the packs of two checked skills folders (`Checked::skills` of each side).
-pub fn diff(old: &[Skill], new: &[Skill], old_label: &str, new_label: &str) -> Diff {
+/// Compares the packs of two checked skills folders (each side's [`check`](crate::check)),
+/// labelled `old_label` and `new_label` in the reports.
+pub fn diff(old: &crate::Checked, new: &crate::Checked, old_label: &str, new_label: &str) -> Diff {
+    diff_packs(&old.skills, &new.skills, old_label, new_label)
+}
+
+/// [`diff`] on the packs themselves.
+pub(crate) fn diff_packs(old: &[Skill], new: &[Skill], old_label: &str, new_label: &str) -> Diff {
     let mut by_name: BTreeMap<&str, (Vec<&Skill>, Vec<&Skill>)> = BTreeMap::new();
     for s in old {
         by_name.entry(&s.name).or_default().0.push(s);

@@ -23,7 +23,7 @@ pub mod tools;
 pub mod versions;
 
 use crate::model::Skill;
-pub use pack::{Cell, Facts, Fragment};
+pub use pack::{location, Cell, Facts, Fragment, TooLarge};
 use skillbake_format::layout::{self, NONE};
 use skillbake_format::tools::Format as ToolsFormat;
 use std::fmt::Write as _;
@@ -59,23 +59,6 @@ pub struct Generated {
     pub route: Vec<u8>,
 }
 
-/// The data does not fit the 32-bit offsets of the tables (4 GiB).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TooLarge;
-
-impl std::fmt::Display for TooLarge {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the skills tree is larger than 4 GiB and cannot be embedded")
-    }
-}
-
-impl std::error::Error for TooLarge {}
-
-/// The location of a pack as `load_skill` echoes it: `<prefix>/<rel_dir>`.
-pub fn location(prefix: &str, rel_dir: &str) -> String {
-    crate::discover::join(prefix, rel_dir)
-}
-
 /// Generates the registry for `skills` (already validated; sorted by name here).
 pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLarge> {
     generate_with(skills, opts, None)
@@ -89,7 +72,7 @@ pub fn generate_with(
 ) -> Result<Generated, TooLarge> {
     let sorted = versions::order(skills);
     let prefix = opts.location_prefix.as_str();
-    let fragments = crate::par_map(&sorted, |s| pack::fragment(s, prefix))
+    let fragments = crate::parallel::par_map(&sorted, |s| pack::fragment(s, prefix))
         .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
     let defaults: Vec<bool> = sorted.iter().map(|s| s.default).collect();
@@ -352,4 +335,21 @@ pub fn assemble(
         bytes: data,
         route,
     })
+}
+
+/// The default location prefix: the last normal component of the skills folder's path, or
+/// `skills` when it has none (`.`, `/`).
+pub(crate) fn default_prefix(dir: &std::path::Path) -> String {
+    use std::path::Component;
+    let mut parts: Vec<String> = Vec::new();
+    for c in dir.components() {
+        match c {
+            Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
+            Component::ParentDir => {
+                parts.pop();
+            }
+            _ => {}
+        }
+    }
+    parts.pop().unwrap_or_else(|| "skills".into())
 }

@@ -15,12 +15,28 @@
 //! * other UTF-8 files go to the text blob as they are, files that are not UTF-8 to the data blob,
 //!   files that the configuration compresses to the data blob as raw DEFLATE.
 
-use super::{location, TooLarge};
 use crate::model::Skill;
 use skillbake_format::chunks;
 use skillbake_format::escape::json_into;
 use skillbake_format::file_type::{classify, FileKind};
 use skillbake_format::layout::{self, body_form, encoding, kind, NONE};
+
+/// The data does not fit the 32-bit offsets of the tables (4 GiB).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TooLarge;
+
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the skills tree is larger than 4 GiB and cannot be embedded")
+    }
+}
+
+impl std::error::Error for TooLarge {}
+
+/// The location of a pack as `load_skill` echoes it: `<prefix>/<rel_dir>`.
+pub fn location(prefix: &str, rel_dir: &str) -> String {
+    crate::discover::join(prefix, rel_dir)
+}
 
 /// A table cell before assembly: plain, or relative to something the assembler places.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,14 +6,14 @@
 //! Weights: a term's weight in a pack is
 //! `idf(t) · t̃ / (K1 + t̃)` with `t̃ = Σ_fields w_f · kind · tf_f / (1 − b_f + b_f · len_f / avglen_f)`
 //! and `idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5))`, where [`FIELDS`] gives `w_f` and `b_f`,
-//! and `kind` weights CJK unigrams below words and bigrams ([`kind_weight`]). A term that occurs
+//! and `kind` weights CJK unigrams below words and bigrams ([`Weights::kind`]). A term that occurs
 //! in `when_not_to_use` but in none of the pack's other fields gets a posting of negative
 //! weight: a request that uses it is evidence against the pack.
 //!
 //! The index is deterministic: terms in byte order, packs in name order, floating-point sums in
 //! a fixed order.
 
-use crate::model::{RouteDoc, Skill};
+use crate::model::{DocTerms, RouteDoc, Skill};
 use skillbake_route::index::{Fields, Posting, TooLarge, Writer};
 use skillbake_route::tokenize::{Kind, Tokenizer};
 use std::collections::{BTreeMap, HashMap};
@@ -36,16 +36,11 @@ pub const FIELDS: [(Fields, f64, f64); 8] = [
     (Fields::WHEN_NOT_TO_USE, 1.5, 0.75),
 ];
 
-/// How much one occurrence of a kind of term counts.
-pub fn kind_weight(kind: Kind) -> f64 {
-    Weights::DEFAULT.kind(kind)
-}
-
 /// The parameters of the ranking function (the defaults are [`Weights::DEFAULT`]; other values
 /// serve the evaluation's ablations).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Weights {
-    /// Per field, in [`FIELDS`] order: (`w_f`, `b_f`).
+    /// Per field, in `FIELDS` order: (`w_f`, `b_f`).
     pub fields: [(f64, f64); 8],
     /// BM25 saturation.
     pub k1: f64,
@@ -88,7 +83,7 @@ impl Weights {
 /// The text of each field of one pack.
 #[derive(Debug, Default, Clone)]
 pub struct FieldTexts {
-    /// Texts per field, in [`FIELDS`] order.
+    /// Texts per field, in `FIELDS` order.
     pub texts: [Vec<String>; 8],
 }
 
@@ -209,17 +204,6 @@ pub struct Built {
     pub stats: Stats,
 }
 
-/// One pack's share of the index: every distinct term with its occurrences per field (weighted
-/// by kind), in byte order, and each field's weighted length. It depends on the pack alone, so it
-/// is computed once per pack and kept by the incremental build; [`build_terms`] combines them.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct DocTerms {
-    /// (term, occurrences per field in [`FIELDS`] order), sorted by term.
-    pub terms: Vec<(String, [f32; 8])>,
-    /// Weighted length of each field.
-    pub len: [f64; 8],
-}
-
 /// The terms of one pack's fields, tokenized with `tok` (built with `weights.tokenizer`).
 pub fn doc_terms(doc: &FieldTexts, weights: &Weights, tok: &mut Tokenizer) -> DocTerms {
     let mut slot: HashMap<String, usize> = HashMap::new();
@@ -280,7 +264,7 @@ pub fn build_fields(docs: &[FieldTexts], buckets: &[&str]) -> Result<Built, TooL
     build_fields_with(docs, buckets, &Weights::DEFAULT)
 }
 
-/// [`build_fields`] with other [`Weights`].
+/// `build_fields` with other [`Weights`].
 pub fn build_fields_with(
     docs: &[FieldTexts],
     buckets: &[&str],

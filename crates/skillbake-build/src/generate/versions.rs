@@ -5,7 +5,6 @@
 //! default record only.
 
 use crate::model::Skill;
-use crate::validate::version;
 use std::cmp::Ordering;
 
 /// The run of records holding one skill's versions, and its default record (indices into the
@@ -46,7 +45,10 @@ impl<'a> Key<'a> {
 }
 
 fn by_version(a: &Key<'_>, b: &Key<'_>) -> Ordering {
-    match (version::effective(a.version), version::effective(b.version)) {
+    match (
+        crate::model::effective_version(a.version),
+        crate::model::effective_version(b.version),
+    ) {
         (Some(x), Some(y)) => x
             .precedence(&y)
             .then_with(|| a.version.cmp(&b.version))
@@ -99,7 +101,8 @@ pub fn groups_of(sorted: &[Key<'_>]) -> Vec<Group> {
             _ => {
                 let release = (start..end).rev().find(|&i| {
                     sorted.get(i).is_some_and(|k| {
-                        version::effective(k.version).is_some_and(|v| !v.is_prerelease())
+                        crate::model::effective_version(k.version)
+                            .is_some_and(|v| !v.is_prerelease())
                     })
                 });
                 release.unwrap_or(end - 1)

@@ -11,6 +11,7 @@
 //! the first later line that is exactly `---`. Lines end at `\n`, `\r\n` or a lone `\r`.
 
 use super::keys::{find_token, scan_keys, strip_comment};
+use super::lines::lines;
 use super::yaml_error::yaml_error;
 use crate::diagnostic::{Code, Diagnostic, Position};
 use crate::source::LineIndex;
@@ -111,43 +112,6 @@ impl SkillMd {
             None => self.value_pos(key),
         }
     }
-}
-
-/// One line of a text: byte range of its content and the offset just past its terminator.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Line {
-    pub(super) start: usize,
-    pub(super) end: usize,
-    pub(super) next: usize,
-}
-
-pub(super) fn lines(text: &str, from: usize) -> impl Iterator<Item = Line> + '_ {
-    let bytes = text.as_bytes();
-    let mut pos = from;
-    std::iter::from_fn(move || {
-        if pos >= bytes.len() {
-            return None;
-        }
-        let start = pos;
-        let mut i = pos;
-        while i < bytes.len() && bytes[i] != b'\n' && bytes[i] != b'\r' {
-            i += 1;
-        }
-        let end = i;
-        if i < bytes.len() {
-            i += if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
-                2
-            } else {
-                1
-            };
-        }
-        pos = i;
-        Some(Line {
-            start,
-            end,
-            next: i,
-        })
-    })
 }
 
 /// The body as DB-GPT sees it: `\r\n` and lone `\r` become `\n` (Python's universal newlines),

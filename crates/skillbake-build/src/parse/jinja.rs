@@ -19,6 +19,7 @@
 //!   [`Analysis::vars`] is exactly what DB-GPT records as the template's `input_variables`.
 
 use minijinja::machinery::{ast, parse as mj_parse, tokenize, Token};
+use skillbake_format::suggest::{closest, did_you_mean};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Filters of a default `jinja2.Environment()` (Jinja2 3.1).
@@ -729,8 +730,8 @@ impl Checker {
 
 /// Jinja2's "No filter named 'x'", with a did-you-mean.
 fn unknown(what: &str, name: &str, known: &[&str]) -> String {
-    match crate::diagnostic::did_you_mean(name, known.iter().copied()) {
-        Some(s) => format!("Jinja2 has no {what} named `{name}` (did you mean `{s}`?)"),
+    match closest(name, known.iter().copied()) {
+        Some(s) => format!("Jinja2 has no {what} named `{name}` ({})", did_you_mean(s)),
         None => format!("Jinja2 has no {what} named `{name}`"),
     }
 }

@@ -1,13 +1,12 @@
 //! Positions inside a JSON document: maps every JSON pointer (`/properties/to/type`) to the byte
-//! range of its value and of its key. Run only on text that `serde_json` accepted.
+//! range of its value. Run only on text that `serde_json` accepted.
 
 use std::collections::HashMap;
 
-/// Byte ranges of the values (and keys) of a JSON document, by JSON pointer.
+/// Byte ranges of the values of a JSON document, by JSON pointer.
 #[derive(Debug, Default)]
 pub struct JsonIndex {
     values: HashMap<String, (usize, usize)>,
-    keys: HashMap<String, (usize, usize)>,
 }
 
 impl JsonIndex {
@@ -25,16 +24,6 @@ impl JsonIndex {
     /// Byte range of the value at `pointer` (`""` is the whole document).
     pub fn value(&self, pointer: &str) -> Option<(usize, usize)> {
         self.values.get(pointer).copied()
-    }
-
-    /// Byte range of the key of the member at `pointer`, including its quotes.
-    pub fn key(&self, pointer: &str) -> Option<(usize, usize)> {
-        self.keys.get(pointer).copied()
-    }
-
-    /// Pointers of every value, in no particular order.
-    pub fn pointers(&self) -> impl Iterator<Item = &str> {
-        self.values.keys().map(String::as_str)
     }
 }
 
@@ -70,15 +59,12 @@ impl Parser<'_> {
                         }
                         Some(b',') => self.i += 1,
                         Some(b'"') => {
-                            let ks = self.i;
                             let key = self.string();
-                            let ke = self.i;
                             self.ws();
                             if self.s.get(self.i) == Some(&b':') {
                                 self.i += 1;
                             }
                             let child = format!("{ptr}/{}", escape_token(&key));
-                            idx.keys.insert(child.clone(), (ks, ke));
                             self.value(idx, child);
                         }
                         _ => return,
@@ -151,7 +137,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn indexes_nested_values_and_keys() {
+    fn indexes_nested_values() {
         let text = r#"{"a": {"b/c": [1, "x\"y", {"d": null}]}, "e": true}"#;
         let idx = JsonIndex::new(text);
         let at = |p: &str| idx.value(p).map(|(s, e)| &text[s..e]);
@@ -159,6 +145,5 @@ mod tests {
         assert_eq!(at("/a/b~1c/1"), Some("\"x\\\"y\""));
         assert_eq!(at("/a/b~1c/2/d"), Some("null"));
         assert_eq!(at("/e"), Some("true"));
-        assert_eq!(idx.key("/e").map(|(s, e)| &text[s..e]), Some("\"e\""));
     }
 }

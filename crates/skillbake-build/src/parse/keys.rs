@@ -3,7 +3,7 @@
 //! The YAML library gives values, not positions of keys; diagnostics about a field point at the
 //! field, so the frontmatter's lines are scanned for `key:` at the start of a line.
 
-use super::frontmatter::lines;
+use super::lines::lines;
 
 /// The location of one top-level key of the frontmatter in `SKILL.md`.
 #[derive(Debug, Clone, PartialEq, Eq)]

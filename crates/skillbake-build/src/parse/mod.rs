@@ -1,14 +1,15 @@
 //! Parse layer: turns the bytes of a pack into structured data with source positions.
 //!
 //! [`frontmatter`] splits and parses `SKILL.md`; [`jinja`] parses bodies as Jinja2 templates;
-//! [`json`] maps JSON pointers of `schema.json` to positions; `keys` locates frontmatter keys and
-//! `yaml_error` maps YAML errors to diagnostics. Nothing here decides whether a value is
+//! [`json`] maps JSON pointers of `schema.json` to positions; `keys` locates frontmatter keys,
+//! `lines` splits text into lines as YAML does and `yaml_error` maps YAML errors to diagnostics. Nothing here decides whether a value is
 //! acceptable: that is [`crate::validate`].
 
 pub mod frontmatter;
 pub mod jinja;
 pub mod json;
 mod keys;
+mod lines;
 mod yaml_error;
 
 use serde_json::{Map, Number, Value as Json};

@@ -2,14 +2,15 @@
 //! format does without source snippets, one `cargo:warning=` line per rendered line. Errors are
 //! not printed here: they fail the build and come back in [`crate::Error`].
 
-use super::{human, Report};
+use super::data::{Emitter, Report};
+use super::human;
 use crate::diagnostic::Severity;
 
 /// The build-script emitter.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Cargo;
 
-impl super::Emitter for Cargo {
+impl Emitter for Cargo {
     fn render(&self, report: &Report) -> String {
         let mut out = String::new();
         let no_sources = human::Sources::new();

@@ -3,7 +3,7 @@
 //! message carries the note, every related place (`note: first declared here: FILE:L:C`) and the
 //! help, each on its own line.
 
-use super::Report;
+use super::data::{Emitter, Report};
 use crate::diagnostic::Severity;
 use std::fmt::Write as _;
 
@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Github;
 
-impl super::Emitter for Github {
+impl Emitter for Github {
     fn render(&self, report: &Report) -> String {
         render(report)
     }

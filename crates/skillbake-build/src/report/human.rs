@@ -13,7 +13,7 @@
 //! Colours only when asked (the CLI asks on a terminal without `NO_COLOR`); `build.rs` failures
 //! print the plain form.
 
-use super::Report;
+use super::data::{Emitter, Report};
 use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::source::LineIndex;
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
@@ -40,7 +40,7 @@ pub struct Human {
     pub quiet: bool,
 }
 
-impl super::Emitter for Human {
+impl Emitter for Human {
     fn render(&self, report: &Report) -> String {
         if self.quiet {
             summary(report, false)

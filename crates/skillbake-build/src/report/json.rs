@@ -13,14 +13,14 @@
 //! "index_bytes"}` says what the full catalog costs in a prompt (tokens estimated by
 //! `skillbake_format::tokens`) and how large the routing index is.
 
-use super::Report;
+use super::data::{Emitter, Report};
 use serde::Serialize;
 
 /// The JSON emitter.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Json;
 
-impl super::Emitter for Json {
+impl Emitter for Json {
     fn render(&self, report: &Report) -> String {
         render(report)
     }

@@ -4,7 +4,7 @@
 //! `%SRCROOT%` (its path percent-encoded into a URI reference) and every related place as a
 //! `relatedLocations` entry; the note and the help follow the message text.
 
-use super::Report;
+use super::data::{Emitter, Report};
 use crate::diagnostic::{Code, Severity};
 use serde_json::{json, Value};
 use skillbake_format::percent::{self, Keep};
@@ -13,7 +13,7 @@ use skillbake_format::percent::{self, Keep};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Sarif;
 
-impl super::Emitter for Sarif {
+impl Emitter for Sarif {
     fn render(&self, report: &Report) -> String {
         render(report)
     }

@@ -15,7 +15,7 @@ fn build(root: &Path) -> Generated {
     assert!(!checked.report.has_errors());
     let opts = GenOptions {
         runtime_path: "::skillbake".into(),
-        location_prefix: crate::default_prefix(root),
+        location_prefix: crate::generate::default_prefix(root),
     };
     generate(&checked.skills, &opts).unwrap()
 }

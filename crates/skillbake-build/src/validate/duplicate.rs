@@ -4,26 +4,9 @@
 //! `version`, all but at most one of them in a `NAME@VERSION` folder. Two of those may not have
 //! the same version.
 
-use crate::diagnostic::{Code, Diagnostic, Position};
-use crate::validate::version;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::model::NameSite;
 use std::collections::BTreeMap;
-
-/// A pack's name and version, and where they are declared.
-#[derive(Debug, Clone)]
-pub struct NameSite {
-    /// The declared name.
-    pub name: String,
-    /// Path of the pack's `SKILL.md` in diagnostics.
-    pub file: String,
-    /// Position of the `name` value.
-    pub pos: Option<Position>,
-    /// `version` as written.
-    pub version: Option<String>,
-    /// Position of the `version` value.
-    pub version_pos: Option<Position>,
-    /// Whether the pack's folder is `NAME@VERSION`.
-    pub versioned_dir: bool,
-}
 
 /// Why `later` cannot sit beside `earlier`, if it cannot.
 fn conflict(earlier: &NameSite, later: &NameSite) -> Option<Diagnostic> {
@@ -56,8 +39,8 @@ fn conflict(earlier: &NameSite, later: &NameSite) -> Option<Diagnostic> {
         .help(help)
     };
     let (Some(a), Some(b)) = (
-        version::effective(earlier.version.as_deref()),
-        version::effective(later.version.as_deref()),
+        crate::model::effective_version(earlier.version.as_deref()),
+        crate::model::effective_version(later.version.as_deref()),
     ) else {
         return Some(duplicate(format!(
             "give each pack a unique name (and matching folder name); to serve several versions of `{}` side by side, give each one its own semantic `version` and put all but one in a `{}@VERSION` folder",

@@ -12,8 +12,9 @@
 
 use super::schema::SCHEMA_JSON;
 use super::PackCtx;
-use crate::diagnostic::{did_you_mean, Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic};
 use skillbake_format::interpreter::{self, Interpreter, Unknown};
+use skillbake_format::suggest::{closest, did_you_mean};
 use yaml_serde::Value;
 
 /// The longest `timeout`, in seconds (one day).
@@ -78,14 +79,14 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             .iter()
             .find(|f| f.path.eq_ignore_ascii_case(path))
             .map(|f| f.path.as_str())
-            .or_else(|| did_you_mean(path, ctx.pack.files.iter().map(|f| f.path.as_str())));
+            .or_else(|| closest(path, ctx.pack.files.iter().map(|f| f.path.as_str())));
         let message = if is_dir {
             format!("`entrypoint: {path}` names a folder, not a script")
         } else {
             format!("`entrypoint: {path}` names no file of the pack")
         };
         let help = match (close, scripts.is_empty()) {
-            (Some(c), _) => format!("did you mean `{c}`?"),
+            (Some(c), _) => did_you_mean(c),
             (None, false) => format!(
                 "the pack's scripts: {}",
                 scripts

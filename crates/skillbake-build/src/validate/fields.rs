@@ -4,8 +4,9 @@
 //! skillbake's own execution fields (`entrypoint`, `timeout`, `idempotent`, `exclusive`).
 
 use super::PackCtx;
-use crate::diagnostic::{did_you_mean, Code, Diagnostic, Position};
+use crate::diagnostic::{Code, Diagnostic, Position};
 use crate::parse::{key_text, type_name};
+use skillbake_format::suggest::{closest, did_you_mean};
 use yaml_serde::Value;
 
 /// The shape a known field must have.
@@ -185,8 +186,8 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                 None => format!("unknown frontmatter key `{key}`; agents will ignore it"),
             };
             let mut d = Diagnostic::new(Code::UnknownKey, file, message).at(ctx.md.key_pos(&key));
-            d = match did_you_mean(&key, known).filter(|s| *s != key) {
-                Some(s) => d.help(format!("did you mean `{s}`?")),
+            d = match closest(&key, known).filter(|s| *s != key) {
+                Some(s) => d.help(did_you_mean(s)),
                 None => d.help(
                     "remove it, or move custom data under `metadata:` (string values) or `config:`",
                 ),

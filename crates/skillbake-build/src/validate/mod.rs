@@ -35,31 +35,12 @@ pub mod text;
 pub mod tools;
 pub mod version;
 
-use crate::config::ProjectConfig;
+mod ctx;
+
+pub use ctx::PackCtx;
+
 use crate::diagnostic::Diagnostic;
 use crate::discover::{PackSource, SKILL_MD};
-use crate::parse::frontmatter::SkillMd;
-use yaml_serde::Value;
-
-/// Everything a per-pack rule may look at.
-#[derive(Debug)]
-pub struct PackCtx<'a> {
-    /// The pack as found on disk.
-    pub pack: &'a PackSource,
-    /// Its parsed `SKILL.md`.
-    pub md: &'a SkillMd,
-    /// Path of `SKILL.md` in diagnostics.
-    pub file: String,
-    /// The project configuration.
-    pub config: &'a ProjectConfig,
-}
-
-impl PackCtx<'_> {
-    /// The top-level frontmatter value for `key`, if the frontmatter parsed and has it.
-    pub fn field(&self, key: &str) -> Option<&Value> {
-        self.md.frontmatter.as_ref()?.mapping.get(key)
-    }
-}
 
 /// Runs every per-pack rule on a pack whose `SKILL.md` parsed.
 pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {

@@ -4,8 +4,9 @@
 
 use super::tools::list_items;
 use super::PackCtx;
-use crate::diagnostic::{did_you_mean, Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic};
 use skillbake_format::permission;
+use skillbake_format::suggest::{closest, did_you_mean};
 
 /// Checks `permission`.
 pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
@@ -24,8 +25,8 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         )
         .at(ctx.md.find_in_value("permission", &name));
         let all = known().collect::<Vec<_>>().join(", ");
-        d = match did_you_mean(&name, known()) {
-            Some(s) => d.help(format!("did you mean `{s}`? The permissions are: {all}")),
+        d = match closest(&name, known()) {
+            Some(s) => d.help(format!("{} The permissions are: {all}", did_you_mean(s))),
             None => d.help(format!("the permissions are: {all}")),
         };
         diags.push(d);

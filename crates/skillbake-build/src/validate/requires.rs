@@ -23,35 +23,13 @@
 //! (`name@range` then finds it), and requirements may not form a cycle (each requirement
 //! followed to the newest version it matches).
 
-use super::duplicate::NameSite;
-use super::version;
 use super::PackCtx;
-use crate::diagnostic::{did_you_mean, Code, Diagnostic, Position};
+use crate::diagnostic::{Code, Diagnostic, Position};
+use crate::model::{NameSite, Requirement};
 use skillbake_format::semver::{Req, Version};
+use skillbake_format::suggest::{closest, did_you_mean};
 use std::collections::BTreeMap;
 use yaml_serde::Value;
-
-/// One requirement: a skill name and a version range, and where they are written.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Requirement {
-    /// The skill required.
-    pub skill: String,
-    /// The version range, as written.
-    pub range: String,
-    /// The file the requirement is written in (a pack's `SKILL.md`, `skillbake.toml`, or
-    /// `build.rs` for `Config::require`).
-    pub file: String,
-    /// Position of the skill's name.
-    pub name_pos: Option<Position>,
-    /// Position of the range.
-    pub range_pos: Option<Position>,
-}
-
-impl Requirement {
-    fn req(&self) -> Option<Req<'_>> {
-        Req::parse(&self.range).ok()
-    }
-}
 
 /// The `requires:` entries of a pack, with their positions; `requires-invalid` for ranges that
 /// do not parse (other shapes are `field-type`'s).
@@ -158,7 +136,7 @@ struct Resolver<'a> {
 
 impl<'a> Resolver<'a> {
     fn version(&self, pack: usize) -> Option<Version<'a>> {
-        version::effective(self.sites.get(pack)?.version.as_deref())
+        crate::model::effective_version(self.sites.get(pack)?.version.as_deref())
     }
 
     /// The newest release of `packs`, else the newest pre-release, else the only pack.
@@ -295,8 +273,8 @@ fn agent_requirements<'a>(
                 ),
             )
             .at(req.name_pos);
-            d = match did_you_mean(&req.skill, r.groups.keys().copied()) {
-                Some(s) => d.help(format!("did you mean `{s}`?")),
+            d = match closest(&req.skill, r.groups.keys().copied()) {
+                Some(s) => d.help(did_you_mean(s)),
                 None => d.help("add the pack to the skills folder, or remove the requirement"),
             };
             diags.push(d);
@@ -359,8 +337,8 @@ fn every_requirement_is_met(r: &Resolver<'_>, diags: &mut Vec<Diagnostic>) {
                     ),
                 )
                 .at(req.name_pos);
-                d = match did_you_mean(&req.skill, r.groups.keys().copied()) {
-                    Some(s) => d.help(format!("did you mean `{s}`?")),
+                d = match closest(&req.skill, r.groups.keys().copied()) {
+                    Some(s) => d.help(did_you_mean(s)),
                     None => d.help(format!(
                         "add the `{}` pack to the skills folder, or remove the requirement",
                         req.skill

@@ -24,11 +24,12 @@
 
 use super::PackCtx;
 use crate::config::ProjectConfig;
-use crate::diagnostic::{did_you_mean, Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic};
 use crate::generate::route::Built;
 use crate::model::{RouteDoc, RouteTest};
 use crate::parse::frontmatter::SkillMd;
 use crate::parse::{key_text, type_name};
+use skillbake_format::suggest::{closest, did_you_mean};
 use skillbake_format::{catalog, tokens};
 use skillbake_route::index::{query_terms, search, Hit, Index};
 use skillbake_route::tokenize::Tokenizer;
@@ -71,8 +72,8 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                 format!("unknown key `{key}` in `{ROUTE_TESTS}`; its cases are never run"),
             )
             .at(ctx.md.find_in_value(ROUTE_TESTS, &key));
-            d = match did_you_mean(&key, CASES).filter(|s| *s != key) {
-                Some(s) => d.help(format!("did you mean `{s}`?")),
+            d = match closest(&key, CASES).filter(|s| *s != key) {
+                Some(s) => d.help(did_you_mean(s)),
                 None => d.help("use `match:` for requests that must route to this pack and `no_match:` for requests that must not"),
             };
             diags.push(d);

@@ -6,6 +6,7 @@ use crate::diagnostic::{Code, Diagnostic, Position};
 use crate::parse::json::JsonIndex;
 use crate::source::LineIndex;
 use serde_json::Value;
+use skillbake_format::suggest::{closest, did_you_mean};
 
 /// File name of a pack's parameter schema.
 pub const SCHEMA_JSON: &str = "schema.json";
@@ -476,8 +477,8 @@ fn check_formats(
                         format!("`format` `{f}` is not a format JSON Schema defines; validators ignore it, so the value is not checked"),
                     )
                     .at(pos_of(&format!("{ptr}/format")));
-                    d = match crate::diagnostic::did_you_mean(f, KNOWN_FORMATS.iter().copied()) {
-                        Some(s) => d.help(format!("did you mean `\"format\": \"{s}\"`?")),
+                    d = match closest(f, KNOWN_FORMATS.iter().copied()) {
+                        Some(s) => d.help(did_you_mean(&format!("\"format\": \"{s}\""))),
                         None => d.help("use a standard format (`email`, `uri`, `date-time`, `uuid`, …) or describe the constraint with `pattern`"),
                     };
                     diags.push(d);

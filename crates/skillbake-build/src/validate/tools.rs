@@ -2,7 +2,8 @@
 //! (`[tools] known = [...]`). A list or one comma-separated string, as DB-GPT allows.
 
 use super::PackCtx;
-use crate::diagnostic::{did_you_mean, Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic};
+use skillbake_format::suggest::{closest, did_you_mean};
 use yaml_serde::Value;
 
 /// DB-GPT's agent tools and registered tool instances.
@@ -69,9 +70,10 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             format!("`required_tools` names `{tool}`, which is not a known tool"),
         )
         .at(ctx.md.find_in_value("required_tools", &tool));
-        d = match did_you_mean(&tool, known()) {
+        d = match closest(&tool, known()) {
             Some(s) => d.help(format!(
-                "did you mean `{s}`? If `{tool}` is your own tool, declare it in skillbake.toml: `[tools] known = [\"{tool}\"]`"
+                "{} If `{tool}` is your own tool, declare it in skillbake.toml: `[tools] known = [\"{tool}\"]`",
+                did_you_mean(s)
             )),
             None => d.help(format!(
                 "declare your own tools in skillbake.toml at the skills root: `[tools] known = [\"{tool}\"]`"

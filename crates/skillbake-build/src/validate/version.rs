@@ -36,12 +36,6 @@ pub fn written(md: &SkillMd) -> Option<String> {
     }
 }
 
-/// The version a pack is looked up by: its `version` when it is a semantic version, or reads
-/// as one ([`Version::parse_lenient`]: `1.2` is 1.2.0 where `version-invalid` is allowed).
-pub fn effective(version: Option<&str>) -> Option<Version<'_>> {
-    Version::parse_lenient(version?)
-}
-
 /// Checks `version` and the `NAME@VERSION` folder.
 pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
     let file = &ctx.file;

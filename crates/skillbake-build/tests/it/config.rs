@@ -3,8 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
-use skillbake_build::config::{Level, Profile};
-use skillbake_build::{check, CheckOptions, Code, Severity};
+use skillbake_build::{check, CheckOptions, Code, Level, Profile, Severity};
 use std::path::Path;
 
 fn pack(root: &Path, dir: &str, frontmatter: &str, body: &str) {

@@ -25,7 +25,7 @@ fn compare(dir: &Path) -> diff::Diff {
             dir.display(),
             skillbake_build::report::human::render(&checked.report, false)
         );
-        checked.skills
+        checked
     };
     diff::diff(&side("old"), &side("new"), "old", "new")
 }

@@ -22,10 +22,14 @@ fn pack(root: &Path, folder: &str, name: &str, version: &str, extra: &str) {
 fn resolve(root: &Path, opts: &CheckOptions) -> (Vec<(String, String)>, Vec<Code>, String) {
     let checked = check(root, opts);
     let mut defaults: Vec<(String, String)> = checked
-        .skills
-        .iter()
-        .filter(|s| s.default)
-        .map(|s| (s.name.clone(), s.version.clone().unwrap_or_default()))
+        .packs()
+        .filter(|s| s.is_default())
+        .map(|s| {
+            (
+                s.name().to_string(),
+                s.version().unwrap_or_default().to_string(),
+            )
+        })
         .collect();
     defaults.sort();
     // Errors only: these packs are alike on purpose, which routing warns about.

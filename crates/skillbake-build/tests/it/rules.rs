@@ -132,11 +132,11 @@ fn bom_and_crlf_bodies_are_served_normalised() {
         &fixtures().join("accepted/bom-crlf"),
         &CheckOptions::default(),
     );
-    for skill in &checked.skills {
-        assert!(!skill.body.contains('\r'));
-        assert!(!skill.body.starts_with('\u{feff}'));
-        assert_eq!(skill.body, skill.body.trim());
-        let md = skill.files.iter().find(|f| f.path == "SKILL.md").unwrap();
+    for skill in checked.packs() {
+        assert!(!skill.body().contains('\r'));
+        assert!(!skill.body().starts_with('\u{feff}'));
+        assert_eq!(skill.body(), skill.body().trim());
+        let md = skill.files().find(|f| f.path == "SKILL.md").unwrap();
         assert!(
             md.bytes.starts_with(b"\xef\xbb\xbf---\r\n"),
             "kept byte-exact"
@@ -151,12 +151,9 @@ fn example_packs_are_files_of_their_pack() {
     let root = fixtures().join("accepted/example-pack");
     let checked = check(&root, &CheckOptions::default());
     assert!(checked.report.diagnostics.is_empty());
-    assert_eq!(checked.skills.len(), 1);
-    let paths: Vec<&str> = checked.skills[0]
-        .files
-        .iter()
-        .map(|f| f.path.as_str())
-        .collect();
+    assert_eq!(checked.packs().len(), 1);
+    let pack = checked.packs().next().unwrap();
+    let paths: Vec<&str> = pack.files().map(|f| f.path).collect();
     assert_eq!(
         paths,
         [
@@ -166,5 +163,5 @@ fn example_packs_are_files_of_their_pack() {
         ]
     );
     let inner = std::fs::read(root.join("skill-writer/assets/example-skill/SKILL.md")).unwrap();
-    assert_eq!(checked.skills[0].files[1].bytes, inner);
+    assert_eq!(pack.files().nth(1).unwrap().bytes, inner);
 }

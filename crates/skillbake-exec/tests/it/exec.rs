@@ -129,7 +129,7 @@ fn the_script_gets_params_in_argv_and_stdin_and_an_output_dir() {
     assert!(out.join("ran.txt").is_file());
     assert_eq!(o.meta().attempts, 1);
     // Confined by the sandbox (`tests/sandbox.rs` covers what that means).
-    assert_ne!(o.meta().confinement.mode, "none");
+    assert_ne!(o.meta().confinement.mode(), "none");
     std::fs::remove_dir_all(out).unwrap();
 }
 
@@ -181,7 +181,7 @@ fn unknown_and_instruction_only_skills() {
     let o = ex.execute("ecoh", json!({}));
     assert_eq!(code(&o), Some("SKILL_NOT_FOUND"));
     assert!(
-        message(&o).starts_with("No skill is named `ecoh`. Did you mean `echo`?"),
+        message(&o).starts_with("No skill is named `ecoh`; did you mean `echo`?"),
         "{o}"
     );
     assert_eq!(

@@ -8,7 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
 use serde_json::{json, Value};
-use skillbake_exec::{AuditLog, ErrorCode, Executor, Limits, Outcome, Policy};
+use skillbake_exec::{AuditLog, ErrorCode, Executor, Outcome, Policy, ResourceLimits};
 use skillbake_sandbox::probe;
 use skillbake_sandbox_fixtures::REGISTRY;
 use std::io::{ErrorKind, Read};
@@ -78,13 +78,10 @@ fn script_error(o: &Outcome) -> String {
 
 /// The state of a guard in the result's metadata.
 fn guard(o: &Outcome, name: &str) -> String {
-    let details = &o.meta().confinement.details;
-    details["guards"]
-        .as_array()
-        .and_then(|gs| gs.iter().find(|g| g["guard"] == name))
-        .map_or_else(String::new, |g| {
-            g["state"].as_str().unwrap_or("").to_string()
-        })
+    let applied = o.meta().confinement.applied.as_ref();
+    applied
+        .and_then(|a| a.controls.iter().find(|c| c.guard.as_str() == name))
+        .map_or_else(String::new, |c| c.state.as_str().to_string())
 }
 
 /// Live processes whose environment holds `OUTPUT_DIR=<out>`: the run's processes.
@@ -300,7 +297,7 @@ fn reading_a_canary_environment_variable() {
 fn a_fork_bomb_is_bounded_and_nothing_is_left() {
     let env = Env::new();
     let limit = 16;
-    let policy = env.policy().limits(Limits::new().processes(limit));
+    let policy = env.policy().limits(ResourceLimits::new().processes(limit));
     let ex = Executor::new(&REGISTRY, policy);
     let out = env.out();
     let sampler = {
@@ -339,7 +336,7 @@ fn a_fork_bomb_is_bounded_and_nothing_is_left() {
 #[test]
 fn a_cpu_spin_is_stopped_by_the_cpu_limit() {
     let env = Env::new();
-    let policy = env.policy().limits(Limits::new().cpu_seconds(1));
+    let policy = env.policy().limits(ResourceLimits::new().cpu_seconds(1));
     let start = Instant::now();
     let o = Executor::new(&REGISTRY, policy).execute("cpu-spin", json!({}));
     assert_eq!(o.error_code(), Some(ErrorCode::ExecFailed), "{o}");

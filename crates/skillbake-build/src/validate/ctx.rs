@@ -1,0 +1,26 @@
+//! What every check of one pack reads: the pack, its parsed `SKILL.md` and the configuration.
+
+use crate::config::ProjectConfig;
+use crate::discover::PackSource;
+use crate::parse::frontmatter::SkillMd;
+use yaml_serde::Value;
+
+/// Everything a per-pack rule may look at.
+#[derive(Debug)]
+pub struct PackCtx<'a> {
+    /// The pack as found on disk.
+    pub pack: &'a PackSource,
+    /// Its parsed `SKILL.md`.
+    pub md: &'a SkillMd,
+    /// Path of `SKILL.md` in diagnostics.
+    pub file: String,
+    /// The project configuration.
+    pub config: &'a ProjectConfig,
+}
+
+impl PackCtx<'_> {
+    /// The top-level frontmatter value for `key`, if the frontmatter parsed and has it.
+    pub fn field(&self, key: &str) -> Option<&Value> {
+        self.md.frontmatter.as_ref()?.mapping.get(key)
+    }
+}
