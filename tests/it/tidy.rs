@@ -1,9 +1,11 @@
 //! Tidy checks run as tests: every code raised by the module it names, every module documented,
 //! no placeholder of `cargo xtask new-rule` left, no stray snapshot files, no ignored or
-//! should-panic tests, modules layered one way (`layers`). (Text generated from the code is checked by `cargo xtask codegen --check`.)
+//! should-panic tests, modules layered one way (`layers`), no product function over 120 lines
+//! (`fn_length`). (Text generated from the code is checked by `cargo xtask codegen --check`.)
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
+mod fn_length;
 mod layers;
 mod lexer;
 

@@ -482,163 +482,116 @@ impl<'r> Executor<'r> {
     ) -> Result<Plan<'r>, Outcome> {
         let registry: &'r Registry = self.registry;
         let Some(skill) = registry.get(name) else {
-            let mut outcome = self.not_found(name, std::mem::take(meta));
-            if let Target::Script(requested) = target {
-                // DB-GPT 0.8.2 never says `Skill '…' not found` here: its skill folder falls
-                // back to SKILLS_DIR/<name>, where the script is then not found.
-                outcome.meta_mut().reply = Some(format!(
-                    "Script file '{}' not found",
-                    strip_script(requested)
-                ));
-            }
-            return Err(outcome);
+            return Err(self.skill_not_found(name, target, meta));
         };
         meta.skill = Some(skill.name());
         meta.version = skill.version();
         let fields = run_fields(&skill);
         meta.declared = fields.declared.clone();
-        let (script, validate) = match target {
-            Target::Entrypoint => match &fields.entrypoint {
-                Some(e) => (e.clone(), true),
-                None => {
-                    return Err(fail(
-                        Failure::new(ErrorCode::NotRunnable, not_runnable(&skill)),
-                        meta,
-                    ))
-                }
-            },
-            Target::Script(requested) => {
-                let stripped = strip_script(requested);
-                let path = format!("scripts/{}", stripped.replace('\\', "/"));
-                let safe = !stripped.is_empty()
-                    && stripped
-                        .split(['/', '\\'])
-                        .all(|p| !p.is_empty() && p != "." && p != "..");
-                if !safe || skill.file(&path).is_none() {
-                    let scripts: Vec<&str> = skill
-                        .files()
-                        .map(|f| f.path())
-                        .filter(|p| p.starts_with("scripts/"))
-                        .collect();
-                    meta.reply = Some(format!("Script file '{stripped}' not found"));
-                    let listed = if scripts.is_empty() {
-                        "none".to_string()
-                    } else {
-                        scripts.join(", ")
-                    };
-                    return Err(fail(
-                        Failure::new(
-                            ErrorCode::NotRunnable,
-                            format!(
-                                "`{}` has no script `{stripped}`. Its scripts: {listed}.",
-                                skill.name()
-                            ),
-                        ),
-                        meta,
-                    ));
-                }
-                let is_entry = fields.entrypoint.as_deref() == Some(path.as_str());
-                (path, is_entry)
-            }
-        };
+        let (script, validate) =
+            choose_script(&skill, &fields, target, meta).map_err(|f| fail(f, meta))?;
         meta.script = Some(script.clone());
-        let Some(file) = skill.file(&script) else {
-            return Err(fail(
-                Failure::new(
-                    ErrorCode::NotRunnable,
-                    format!(
-                        "`{}` names the entrypoint `{script}`, which is not a file of the pack. Rebuild the binary with a pack that passes `skillbake check`.",
-                        skill.name()
-                    ),
-                ),
-                meta,
+        let launch = launcher(&skill, &script).map_err(|f| fail(f, meta))?;
+        let (params, params_json) = self
+            .checked_params(&skill, target, validate, params)
+            .map_err(|f| fail(f, meta))?;
+        let needed =
+            check_permissions(&skill, &fields.declared, policy).map_err(|f| fail(f, meta))?;
+        let program = program_for(policy, &launch, &skill, &script).map_err(|f| fail(f, meta))?;
+        let timeout = policy
+            .timeout
+            .or(fields.timeout)
+            .unwrap_or(policy::DEFAULT_TIMEOUT);
+        meta.timeout = Some(timeout);
+        let folders = self
+            .run_folders(policy, &skill)
+            .map_err(|f| fail(f, meta))?;
+        let interpreter = launch.interpreter;
+        let shebang_args = launch.args.iter().map(|s| s.to_string()).collect();
+        Ok(Plan {
+            skill,
+            script,
+            interpreter,
+            program,
+            shebang_args,
+            params,
+            params_json,
+            declared: needed,
+            timeout,
+            idempotent: fields.idempotent,
+            key: folders.key,
+            cache_root: folders.cache_root,
+            pack_dir: folders.pack_dir,
+            output_dir: folders.output_dir,
+            output_given: folders.output_given,
+            work_dir: folders.work_dir,
+        })
+    }
+
+    /// `SKILL_NOT_FOUND` for `name`, with DB-GPT's words for a script call.
+    fn skill_not_found(&self, name: &str, target: Target<'_>, meta: &mut Meta) -> Outcome {
+        let mut outcome = self.not_found(name, std::mem::take(meta));
+        if let Target::Script(requested) = target {
+            // DB-GPT 0.8.2 never says `Skill '…' not found` here: its skill folder falls
+            // back to SKILLS_DIR/<name>, where the script is then not found.
+            outcome.meta_mut().reply = Some(format!(
+                "Script file '{}' not found",
+                strip_script(requested)
             ));
-        };
-        let Ok(launch) = skillbake_format::interpreter::detect(&script, file.bytes()) else {
-            return Err(fail(
-                Failure::new(
-                    ErrorCode::NotRunnable,
-                    format!(
-                        "`{}` cannot be run: no known interpreter runs `{script}` (give it a `#!` line, or a .py, .sh or .js extension).",
-                        skill.name()
-                    ),
-                ),
-                meta,
-            ));
-        };
+        }
+        outcome
+    }
+
+    /// Step 2: the parameters a call of `skill` runs with (checked against the schema when
+    /// `validate`: the entrypoint, or DB-GPT naming it), and their JSON as the script gets it.
+    fn checked_params(
+        &self,
+        skill: &Skill<'_>,
+        target: Target<'_>,
+        validate: bool,
+        params: Value,
+    ) -> Result<(Value, String), Failure> {
         let params = match (validate, target) {
-            (true, Target::Entrypoint) => match self.schemas.check(&skill, params) {
-                Ok(p) => p,
-                Err(f) => return Err(fail(f, meta)),
-            },
+            (true, Target::Entrypoint) => self.schemas.check(skill, params)?,
             (true, Target::Script(_)) => {
                 // DB-GPT passes the arguments as given; they are still checked.
-                if let Err(f) = self.schemas.check(&skill, params.clone()) {
-                    return Err(fail(f, meta));
-                }
+                self.schemas.check(skill, params.clone())?;
                 params
             }
             (false, _) if !params.is_object() => {
-                return Err(fail(
-                    Failure::new(
-                        ErrorCode::InvalidParams,
-                        format!(
-                            "The arguments for `{}` must be a JSON object.",
-                            skill.name()
-                        ),
+                return Err(Failure::new(
+                    ErrorCode::InvalidParams,
+                    format!(
+                        "The arguments for `{}` must be a JSON object.",
+                        skill.name()
                     ),
-                    meta,
                 ));
             }
             (false, _) => params,
         };
         let params_json = pyjson::Value::from_json(&params).dumps(true);
         if params_json.len() > MAX_PARAMS_BYTES {
-            return Err(fail(
-                Failure::new(
-                    ErrorCode::InvalidParams,
-                    format!(
-                        "The parameters for `{}` are {} bytes long; one argument may be at most {MAX_PARAMS_BYTES} bytes. Put large content in a file and pass its path.",
-                        skill.name(),
-                        params_json.len()
-                    ),
+            return Err(Failure::new(
+                ErrorCode::InvalidParams,
+                format!(
+                    "The parameters for `{}` are {} bytes long; one argument may be at most {MAX_PARAMS_BYTES} bytes. Put large content in a file and pass its path.",
+                    skill.name(),
+                    params_json.len()
                 ),
-                meta,
             ));
         }
-        let needed =
-            check_permissions(&skill, &fields.declared, policy).map_err(|f| fail(f, meta))?;
-        let program = match policy.interpreters.get(&launch.interpreter) {
-            Some(p) => absolute(p),
-            None => match paths::on_path(launch.interpreter.program()) {
-                Some(p) => p,
-                None => {
-                    return Err(fail(
-                        Failure::new(
-                            ErrorCode::ExecFailed,
-                            format!(
-                                "`{}` needs `{}` to run `{script}`, and it is not on PATH. Install it, or name the program to use (`Policy::interpreter`).",
-                                skill.name(),
-                                launch.interpreter.program()
-                            ),
-                        ),
-                        meta,
-                    ))
-                }
-            },
-        };
-        let timeout = policy
-            .timeout
-            .or(fields.timeout)
-            .unwrap_or(policy::DEFAULT_TIMEOUT);
-        meta.timeout = Some(timeout);
+        Ok((params, params_json))
+    }
+
+    /// The cache, the pack's copy in it, the output folder and the working folder of a run.
+    fn run_folders(&self, policy: &Policy, skill: &Skill<'_>) -> Result<RunFolders, Failure> {
         let cache_root = absolute(
             &policy
                 .cache_dir
                 .clone()
                 .unwrap_or_else(materialise::default_root),
         );
-        let key = self.key(&skill);
+        let key = self.key(skill);
         let pack_dir = materialise::pack_dir(&cache_root, &key);
         let (output_dir, output_given) = match &policy.output_dir {
             Some(d) => (absolute(d), true),
@@ -653,31 +606,16 @@ impl<'r> Executor<'r> {
             .as_deref()
             .map_or_else(|| output_dir.clone(), absolute);
         if policy.work_dir.is_some() && !work_dir.is_dir() {
-            return Err(fail(
-                Failure::new(
-                    ErrorCode::ExecFailed,
-                    format!(
-                        "The working folder {} does not exist, so `{}` was not started.",
-                        work_dir.display(),
-                        skill.name()
-                    ),
+            return Err(Failure::new(
+                ErrorCode::ExecFailed,
+                format!(
+                    "The working folder {} does not exist, so `{}` was not started.",
+                    work_dir.display(),
+                    skill.name()
                 ),
-                meta,
             ));
         }
-        let interpreter = launch.interpreter;
-        let shebang_args = launch.args.iter().map(|s| s.to_string()).collect();
-        Ok(Plan {
-            skill,
-            script,
-            interpreter,
-            program,
-            shebang_args,
-            params,
-            params_json,
-            declared: needed,
-            timeout,
-            idempotent: fields.idempotent,
+        Ok(RunFolders {
             key,
             cache_root,
             pack_dir,
@@ -686,6 +624,110 @@ impl<'r> Executor<'r> {
             work_dir,
         })
     }
+}
+
+/// Where a run's files are (see [`Executor::run_folders`]).
+struct RunFolders {
+    key: String,
+    cache_root: PathBuf,
+    pack_dir: PathBuf,
+    output_dir: PathBuf,
+    output_given: bool,
+    work_dir: PathBuf,
+}
+
+/// Step 1: the script a call runs, and whether its parameters are checked against the schema
+/// (the entrypoint's are). A DB-GPT script call names a file under `scripts/`, never outside.
+fn choose_script(
+    skill: &Skill<'_>,
+    fields: &RunFields,
+    target: Target<'_>,
+    meta: &mut Meta,
+) -> Result<(String, bool), Failure> {
+    let requested = match target {
+        Target::Entrypoint => {
+            return match &fields.entrypoint {
+                Some(e) => Ok((e.clone(), true)),
+                None => Err(Failure::new(ErrorCode::NotRunnable, not_runnable(skill))),
+            }
+        }
+        Target::Script(requested) => requested,
+    };
+    let stripped = strip_script(requested);
+    let path = format!("scripts/{}", stripped.replace('\\', "/"));
+    let safe = !stripped.is_empty()
+        && stripped
+            .split(['/', '\\'])
+            .all(|p| !p.is_empty() && p != "." && p != "..");
+    if !safe || skill.file(&path).is_none() {
+        let scripts: Vec<&str> = skill
+            .files()
+            .map(|f| f.path())
+            .filter(|p| p.starts_with("scripts/"))
+            .collect();
+        meta.reply = Some(format!("Script file '{stripped}' not found"));
+        let listed = if scripts.is_empty() {
+            "none".to_string()
+        } else {
+            scripts.join(", ")
+        };
+        return Err(Failure::new(
+            ErrorCode::NotRunnable,
+            format!(
+                "`{}` has no script `{stripped}`. Its scripts: {listed}.",
+                skill.name()
+            ),
+        ));
+    }
+    let is_entry = fields.entrypoint.as_deref() == Some(path.as_str());
+    Ok((path, is_entry))
+}
+
+/// The interpreter (and its shebang arguments) that runs `script`, a file of the pack.
+fn launcher<'a>(
+    skill: &Skill<'_>,
+    script: &'a str,
+) -> Result<skillbake_format::interpreter::Launch<'a>, Failure> {
+    let Some(file) = skill.file(script) else {
+        return Err(Failure::new(
+            ErrorCode::NotRunnable,
+            format!(
+                "`{}` names the entrypoint `{script}`, which is not a file of the pack. Rebuild the binary with a pack that passes `skillbake check`.",
+                skill.name()
+            ),
+        ));
+    };
+    skillbake_format::interpreter::detect(script, file.bytes()).map_err(|_| {
+        Failure::new(
+            ErrorCode::NotRunnable,
+            format!(
+                "`{}` cannot be run: no known interpreter runs `{script}` (give it a `#!` line, or a .py, .sh or .js extension).",
+                skill.name()
+            ),
+        )
+    })
+}
+
+/// The program of `launch`'s interpreter: the policy's, else the one on `PATH`.
+fn program_for(
+    policy: &Policy,
+    launch: &skillbake_format::interpreter::Launch<'_>,
+    skill: &Skill<'_>,
+    script: &str,
+) -> Result<PathBuf, Failure> {
+    if let Some(p) = policy.interpreters.get(&launch.interpreter) {
+        return Ok(absolute(p));
+    }
+    paths::on_path(launch.interpreter.program()).ok_or_else(|| {
+        Failure::new(
+            ErrorCode::ExecFailed,
+            format!(
+                "`{}` needs `{}` to run `{script}`, and it is not on PATH. Install it, or name the program to use (`Policy::interpreter`).",
+                skill.name(),
+                launch.interpreter.program()
+            ),
+        )
+    })
 }
 
 /// Declared ⊆ granted, or `PERMISSION_DENIED` naming what is missing and how to grant it.

@@ -108,233 +108,348 @@ pub(crate) fn run(_command: Command, _stdin: Vec<u8>, _limits: &RunLimits) -> Ra
     }
 }
 
-/// Starts `command` in its own process group and runs it to the end under `limits`.
+/// Starts `command` in its own process group and runs it to the end under `limits`: feed
+/// stdin, read stdout and stderr, and stop the group at the deadline, on a cancel, at the
+/// output limit or once the script has exited (and its pipes are closed, or a grace period
+/// has passed).
 #[cfg(unix)]
-pub(crate) fn run(mut command: Command, stdin: Vec<u8>, limits: &RunLimits) -> RawRun {
-    use rustix::event::{poll, PollFd, PollFlags};
-    use rustix::process::{kill_process_group, Pid, Signal};
-    use std::io::{ErrorKind, Read, Write};
-    use std::os::unix::process::{CommandExt, ExitStatusExt};
-    use std::process::Stdio;
-
+pub(crate) fn run(command: Command, stdin: Vec<u8>, limits: &RunLimits) -> RawRun {
     let start = Instant::now();
-    command
-        .process_group(0)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = match command.spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            let program = command.get_program().to_string_lossy().into_owned();
+    let mut r = match Running::start(command, stdin, limits) {
+        Ok(r) => r,
+        Err(error) => {
             return RawRun {
-                error: Some(format!("cannot start {program}: {e}")),
+                error: Some(error),
                 duration: start.elapsed(),
                 ..RawRun::default()
-            };
+            }
         }
     };
-    let pid = Pid::from_child(&child);
-    let kill_group = || {
-        let _ = kill_process_group(pid, Signal::KILL);
-    };
-    let deadline = start + limits.timeout;
-    let mut input = child.stdin.take();
-    if let Some(i) = &input {
-        if rustix::io::ioctl_fionbio(i, true).is_err() {
-            input = None;
+    loop {
+        let wait = match r.watch() {
+            Watch::Again => continue,
+            Watch::Done => break,
+            Watch::Poll(wait) => wait,
+        };
+        let ready = match r.poll(wait) {
+            Ok(ready) => ready,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => {
+                r.error = Some(format!("cannot watch the script's output: {e}"));
+                r.kill_group();
+                r.status = r.child.wait().ok();
+                break;
+            }
+        };
+        if ready.input {
+            r.feed_stdin();
+        }
+        if ready.stdout {
+            r.read_stdout();
+        }
+        if ready.stderr {
+            r.read_stderr();
+        }
+        if r.input.is_none() && r.written < r.stdin.len() {
+            r.written = r.stdin.len();
         }
     }
-    let mut written = 0usize;
-    let mut out = child.stdout.take();
-    let mut err = child.stderr.take();
-    #[cfg(target_os = "linux")]
-    let pidfd = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok();
-    #[cfg(not(target_os = "linux"))]
-    let pidfd: Option<std::os::fd::OwnedFd> = None;
+    r.finish(start)
+}
 
-    let mut stdout = Stdout {
-        kept: Vec::new(),
-        total: 0,
-        file: None,
-        cap: limits.output_cap,
-        limit: limits.output_limit.max(limits.output_cap as u64),
-        dir: limits.output_dir.clone(),
-    };
-    let mut stderr_tail: Vec<u8> = Vec::new();
-    let mut stderr_total = 0u64;
-    let mut status: Option<std::process::ExitStatus> = None;
-    let mut exited_at: Option<Instant> = None;
-    let (mut timed_out, mut too_large, mut cancelled) = (false, false, false);
-    let cancel_requested = || {
-        limits
-            .cancel
-            .as_ref()
-            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
-    };
-    let mut error: Option<String> = None;
-    let mut buf = vec![0u8; 64 << 10];
-    const GRACE: Duration = Duration::from_millis(500);
+/// How long a run's pipes stay watched after the script exited (a process that left the group
+/// may hold them open).
+#[cfg(unix)]
+const GRACE: Duration = Duration::from_millis(500);
 
-    loop {
-        if status.is_none() && leader_exited(&mut child) {
-            // Kill what the script left behind in its group before reaping it, so the group id
-            // cannot have been reused.
-            kill_group();
-            status = child.wait().ok();
-            exited_at = Some(Instant::now());
-            input = None;
-        }
-        if status.is_none() && cancel_requested() {
-            cancelled = true;
-            kill_group();
-            status = child.wait().ok();
-            exited_at = Some(Instant::now());
-            input = None;
-            continue;
-        }
-        let now = Instant::now();
-        if status.is_none() && now >= deadline {
-            timed_out = true;
-            kill_group();
-            status = child.wait().ok();
-            exited_at = Some(Instant::now());
-            input = None;
-            continue;
-        }
-        if out.is_none() && err.is_none() && status.is_some() {
-            break;
-        }
-        // Pipes held open by a process that left the group: stop waiting for them.
-        if exited_at.is_some_and(|t| now.duration_since(t) > GRACE) {
-            break;
-        }
-        let wait = match exited_at {
-            Some(t) => GRACE.saturating_sub(now.duration_since(t)),
-            None => deadline.saturating_duration_since(now),
-        };
-        // Without a pidfd, look at the process every 10 ms; at a cancel flag every 50 ms.
-        let wait = if pidfd.is_none() && status.is_none() {
-            wait.min(Duration::from_millis(10))
-        } else if limits.cancel.is_some() && status.is_none() {
-            wait.min(Duration::from_millis(50))
-        } else {
-            wait
-        };
-        let timeout = rustix::event::Timespec::try_from(wait).ok();
-        let (in_ready, out_ready, err_ready) = {
-            let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(4);
-            let mut slots = [None; 4];
-            if let Some(i) = &input {
-                slots[0] = Some(fds.len());
-                fds.push(PollFd::new(i, PollFlags::OUT));
-            }
-            if let Some(o) = &out {
-                slots[1] = Some(fds.len());
-                fds.push(PollFd::new(o, PollFlags::IN));
-            }
-            if let Some(e) = &err {
-                slots[2] = Some(fds.len());
-                fds.push(PollFd::new(e, PollFlags::IN));
-            }
-            if let (Some(p), None) = (&pidfd, status) {
-                slots[3] = Some(fds.len());
-                fds.push(PollFd::new(p, PollFlags::IN));
-            }
-            match poll(&mut fds, timeout.as_ref()) {
-                Ok(_) => {}
-                Err(rustix::io::Errno::INTR) => continue,
-                Err(e) => {
-                    error = Some(format!("cannot watch the script's output: {e}"));
-                    kill_group();
-                    status = child.wait().ok();
-                    break;
-                }
-            }
-            let ready = |slot: Option<usize>| {
-                slot.and_then(|i| fds.get(i))
-                    .is_some_and(|f| !f.revents().is_empty())
-            };
-            (ready(slots[0]), ready(slots[1]), ready(slots[2]))
-        };
-        if in_ready {
-            if let Some(i) = &mut input {
-                match i.write(stdin.get(written..).unwrap_or(&[])) {
-                    Ok(n) => written += n,
-                    Err(e) if e.kind() == ErrorKind::WouldBlock => {}
-                    // The script closed its stdin (or exited): it does not want the rest.
-                    Err(_) => written = stdin.len(),
-                }
-            }
-            if written >= stdin.len() {
+/// A started process and everything [`run`] tracks about it.
+#[cfg(unix)]
+struct Running<'l> {
+    child: std::process::Child,
+    pid: rustix::process::Pid,
+    limits: &'l RunLimits,
+    deadline: Instant,
+    stdin: Vec<u8>,
+    written: usize,
+    input: Option<std::process::ChildStdin>,
+    out: Option<std::process::ChildStdout>,
+    err: Option<std::process::ChildStderr>,
+    pidfd: Option<std::os::fd::OwnedFd>,
+    stdout: Stdout,
+    stderr_tail: Vec<u8>,
+    stderr_total: u64,
+    status: Option<std::process::ExitStatus>,
+    exited_at: Option<Instant>,
+    timed_out: bool,
+    too_large: bool,
+    cancelled: bool,
+    error: Option<String>,
+    buf: Vec<u8>,
+}
+
+/// What the loop does next.
+#[cfg(unix)]
+enum Watch {
+    /// Look again at once (the process was just stopped).
+    Again,
+    /// The run is over.
+    Done,
+    /// Wait for the pipes or the process for at most this long.
+    Poll(Duration),
+}
+
+/// Which of the watched descriptors are ready.
+#[cfg(unix)]
+struct Ready {
+    input: bool,
+    stdout: bool,
+    stderr: bool,
+}
+
+#[cfg(unix)]
+impl<'l> Running<'l> {
+    /// Spawns `command` in a new process group with piped stdio; `Err` says why it could not
+    /// start.
+    fn start(mut command: Command, stdin: Vec<u8>, limits: &'l RunLimits) -> Result<Self, String> {
+        let start = Instant::now();
+        use std::os::unix::process::CommandExt;
+        use std::process::Stdio;
+        command
+            .process_group(0)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().map_err(|e| {
+            let program = command.get_program().to_string_lossy().into_owned();
+            format!("cannot start {program}: {e}")
+        })?;
+        let pid = rustix::process::Pid::from_child(&child);
+        let mut input = child.stdin.take();
+        if let Some(i) = &input {
+            if rustix::io::ioctl_fionbio(i, true).is_err() {
                 input = None;
             }
         }
-        if out_ready {
-            if let Some(o) = &mut out {
-                match o.read(&mut buf) {
-                    Ok(0) => out = None,
-                    Ok(n) => match stdout.push(buf.get(..n).unwrap_or(&[])) {
-                        Ok(true) => {}
-                        Ok(false) => {
-                            too_large = true;
-                            kill_group();
-                            out = None;
-                        }
-                        Err(e) => {
-                            error = Some(e);
-                            kill_group();
-                            out = None;
-                        }
-                    },
-                    Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                    Err(_) => out = None,
-                }
+        #[cfg(target_os = "linux")]
+        let pidfd = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok();
+        #[cfg(not(target_os = "linux"))]
+        let pidfd: Option<std::os::fd::OwnedFd> = None;
+        Ok(Running {
+            out: child.stdout.take(),
+            err: child.stderr.take(),
+            child,
+            pid,
+            limits,
+            deadline: start + limits.timeout,
+            stdin,
+            written: 0,
+            input,
+            pidfd,
+            stdout: Stdout {
+                kept: Vec::new(),
+                total: 0,
+                file: None,
+                cap: limits.output_cap,
+                limit: limits.output_limit.max(limits.output_cap as u64),
+                dir: limits.output_dir.clone(),
+            },
+            stderr_tail: Vec::new(),
+            stderr_total: 0,
+            status: None,
+            exited_at: None,
+            timed_out: false,
+            too_large: false,
+            cancelled: false,
+            error: None,
+            buf: vec![0u8; 64 << 10],
+        })
+    }
+
+    fn kill_group(&self) {
+        let _ = rustix::process::kill_process_group(self.pid, rustix::process::Signal::KILL);
+    }
+
+    /// Kills the group and reaps the script.
+    fn stop(&mut self) {
+        self.kill_group();
+        self.status = self.child.wait().ok();
+        self.exited_at = Some(Instant::now());
+        self.input = None;
+    }
+
+    fn cancel_requested(&self) -> bool {
+        self.limits
+            .cancel
+            .as_ref()
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// Looks at the process: reaps it when it exited (killing what it left in its
+    /// group first, so the group id cannot have been reused), stops it on a cancel or at the
+    /// deadline, and says how long to wait for the pipes.
+    fn watch(&mut self) -> Watch {
+        if self.status.is_none() && leader_exited(&mut self.child) {
+            self.stop();
+        }
+        if self.status.is_none() && self.cancel_requested() {
+            self.cancelled = true;
+            self.stop();
+            return Watch::Again;
+        }
+        let now = Instant::now();
+        if self.status.is_none() && now >= self.deadline {
+            self.timed_out = true;
+            self.stop();
+            return Watch::Again;
+        }
+        if self.out.is_none() && self.err.is_none() && self.status.is_some() {
+            return Watch::Done;
+        }
+        // Pipes held open by a process that left the group: stop waiting for them.
+        if self
+            .exited_at
+            .is_some_and(|t| now.duration_since(t) > GRACE)
+        {
+            return Watch::Done;
+        }
+        let wait = match self.exited_at {
+            Some(t) => GRACE.saturating_sub(now.duration_since(t)),
+            None => self.deadline.saturating_duration_since(now),
+        };
+        // Without a pidfd, look at the process every 10 ms; at a cancel flag every 50 ms.
+        Watch::Poll(if self.pidfd.is_none() && self.status.is_none() {
+            wait.min(Duration::from_millis(10))
+        } else if self.limits.cancel.is_some() && self.status.is_none() {
+            wait.min(Duration::from_millis(50))
+        } else {
+            wait
+        })
+    }
+
+    /// Waits up to `wait` for stdin to take more, stdout or stderr to have data, or the process
+    /// to exit (its pidfd).
+    fn poll(&self, wait: Duration) -> Result<Ready, rustix::io::Errno> {
+        use rustix::event::{poll, PollFd, PollFlags};
+        let timeout = rustix::event::Timespec::try_from(wait).ok();
+        let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(4);
+        let mut slots = [None; 3];
+        if let Some(i) = &self.input {
+            slots[0] = Some(fds.len());
+            fds.push(PollFd::new(i, PollFlags::OUT));
+        }
+        if let Some(o) = &self.out {
+            slots[1] = Some(fds.len());
+            fds.push(PollFd::new(o, PollFlags::IN));
+        }
+        if let Some(e) = &self.err {
+            slots[2] = Some(fds.len());
+            fds.push(PollFd::new(e, PollFlags::IN));
+        }
+        if let (Some(p), None) = (&self.pidfd, self.status) {
+            fds.push(PollFd::new(p, PollFlags::IN));
+        }
+        poll(&mut fds, timeout.as_ref())?;
+        let ready = |slot: Option<usize>| {
+            slot.and_then(|i| fds.get(i))
+                .is_some_and(|f| !f.revents().is_empty())
+        };
+        Ok(Ready {
+            input: ready(slots[0]),
+            stdout: ready(slots[1]),
+            stderr: ready(slots[2]),
+        })
+    }
+
+    /// Writes what the pipe takes of the parameters; closes stdin once all are written (or the
+    /// script closed its end: it does not want the rest).
+    fn feed_stdin(&mut self) {
+        use std::io::{ErrorKind, Write};
+        if let Some(i) = &mut self.input {
+            match i.write(self.stdin.get(self.written..).unwrap_or(&[])) {
+                Ok(n) => self.written += n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                Err(_) => self.written = self.stdin.len(),
             }
         }
-        if err_ready {
-            if let Some(e) = &mut err {
-                match e.read(&mut buf) {
-                    Ok(0) => err = None,
-                    Ok(n) => {
-                        stderr_total += n as u64;
-                        push_tail(&mut stderr_tail, buf.get(..n).unwrap_or(&[]));
-                    }
-                    Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                    Err(_) => err = None,
+        if self.written >= self.stdin.len() {
+            self.input = None;
+        }
+    }
+
+    /// Reads stdout into the kept bytes (and the overflow file); past the output limit, or
+    /// when the output cannot be stored, the group is stopped.
+    fn read_stdout(&mut self) {
+        use std::io::{ErrorKind, Read};
+        let Some(o) = &mut self.out else {
+            return;
+        };
+        match o.read(&mut self.buf) {
+            Ok(0) => self.out = None,
+            Ok(n) => match self.stdout.push(self.buf.get(..n).unwrap_or(&[])) {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.too_large = true;
+                    self.kill_group();
+                    self.out = None;
                 }
+                Err(e) => {
+                    self.error = Some(e);
+                    self.kill_group();
+                    self.out = None;
+                }
+            },
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(_) => self.out = None,
+        }
+    }
+
+    /// Reads stderr, keeping its tail.
+    fn read_stderr(&mut self) {
+        use std::io::{ErrorKind, Read};
+        let Some(e) = &mut self.err else {
+            return;
+        };
+        match e.read(&mut self.buf) {
+            Ok(0) => self.err = None,
+            Ok(n) => {
+                self.stderr_total += n as u64;
+                push_tail(&mut self.stderr_tail, self.buf.get(..n).unwrap_or(&[]));
             }
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(_) => self.err = None,
         }
-        if input.is_none() && written < stdin.len() {
-            written = stdin.len();
+    }
+
+    /// The run's result, the script reaped (and its group killed) if it was still running.
+    fn finish(mut self, start: Instant) -> RawRun {
+        use std::os::unix::process::ExitStatusExt;
+        if self.status.is_none() {
+            self.kill_group();
+            self.status = self.child.wait().ok();
         }
-    }
-    if status.is_none() {
-        kill_group();
-        status = child.wait().ok();
-    }
-    if stderr_tail.len() > STDERR_KEPT {
-        let cut = stderr_tail.len() - STDERR_KEPT;
-        stderr_tail.drain(..cut);
-    }
-    let exit = status.map(|s| match (s.code(), s.signal()) {
-        (Some(c), _) => Exit::Code(c),
-        (None, Some(sig)) => Exit::Signal(sig),
-        (None, None) => Exit::Code(-1),
-    });
-    RawRun {
-        stdout: stdout.kept,
-        stdout_total: stdout.total,
-        stdout_file: stdout.file.map(|(p, _)| p),
-        stderr: stderr_tail,
-        stderr_total,
-        exit,
-        timed_out,
-        cancelled,
-        too_large,
-        error,
-        duration: start.elapsed(),
-        images: Vec::new(),
+        if self.stderr_tail.len() > STDERR_KEPT {
+            let cut = self.stderr_tail.len() - STDERR_KEPT;
+            self.stderr_tail.drain(..cut);
+        }
+        let exit = self.status.map(|s| match (s.code(), s.signal()) {
+            (Some(c), _) => Exit::Code(c),
+            (None, Some(sig)) => Exit::Signal(sig),
+            (None, None) => Exit::Code(-1),
+        });
+        RawRun {
+            stdout: self.stdout.kept,
+            stdout_total: self.stdout.total,
+            stdout_file: self.stdout.file.map(|(p, _)| p),
+            stderr: self.stderr_tail,
+            stderr_total: self.stderr_total,
+            exit,
+            timed_out: self.timed_out,
+            cancelled: self.cancelled,
+            too_large: self.too_large,
+            error: self.error,
+            duration: start.elapsed(),
+            images: Vec::new(),
+        }
     }
 }
 

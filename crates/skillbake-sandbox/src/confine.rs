@@ -305,18 +305,51 @@ fn names(paths: &[PathBuf]) -> String {
     }
 }
 
+/// What the sandbox installs for `spec` on this system (`s`), one control per guard in
+/// [`Guard::ALL`] order, and the overall mode.
 fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applied {
+    let ll = s.landlock_abi;
+    let who = format!("user {}", identity.uid);
+    let mut c = file_controls(spec, ll, &who);
+    c.push(network_control(
+        &spec.network,
+        s,
+        ll.is_some_and(|a| a >= 4),
+    ));
+    c.push(other_processes_control(ll, &who));
+    c.extend(process_controls(s.seccomp));
+    c.push(root_control(s.dropped, identity));
+    c.extend(environment_controls(spec));
+    c.extend(limit_controls(&spec.limits, s, probe, identity));
+    let any_kernel = ll.is_some() || s.seccomp || s.netns;
+    let mode = if !any_kernel {
+        Mode::Unconfined
+    } else if c.iter().any(|c| c.state.is_gap()) {
+        Mode::Partial
+    } else {
+        Mode::Confined
+    };
+    Applied {
+        mode,
+        landlock_abi: ll,
+        uid: identity.uid,
+        gid: identity.gid,
+        controls: c,
+    }
+}
+
+/// Why a Landlock guard does not hold where Landlock is missing.
+const NO_LANDLOCK: &str = "Landlock is not available on this kernel (Linux 5.13 or later with \
+                           `landlock` in the `lsm=` boot list)";
+
+/// Reading, writing and executing files (Landlock, ABI `ll`).
+fn file_controls(spec: &Spec, ll: Option<u32>, who: &str) -> Vec<Control> {
     use Mechanism as M;
     use State::*;
-    let ll = s.landlock_abi;
+    let no_landlock = NO_LANDLOCK;
     let abi_at_least = |v: u32| ll.is_some_and(|a| a >= v);
-    let who = format!("user {}", identity.uid);
-    let no_landlock = "Landlock is not available on this kernel (Linux 5.13 or later with \
-                       `landlock` in the `lsm=` boot list)";
-    let mut c = Vec::new();
-
-    // Files.
-    c.push(if spec.read_anywhere {
+    let mut out = Vec::with_capacity(3);
+    out.push(if spec.read_anywhere {
         control(
             Guard::FileRead,
             Allowed,
@@ -338,7 +371,7 @@ fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applie
             format!("{no_landlock}: the child reads whatever {who} may read"),
         )
     });
-    c.push(if spec.write_anywhere {
+    out.push(if spec.write_anywhere {
         control(
             Guard::FileWrite,
             Allowed,
@@ -371,7 +404,7 @@ fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applie
             format!("{no_landlock}: the child writes wherever {who} may write"),
         )
     });
-    c.push(if spec.exec_anywhere {
+    out.push(if spec.exec_anywhere {
         control(
             Guard::Execute,
             Allowed,
@@ -394,11 +427,16 @@ fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applie
         )
     });
 
-    // Network.
-    c.push(network_control(&spec.network, s, abi_at_least(4)));
+    out
+}
 
-    // Other processes.
-    c.push(if abi_at_least(6) {
+/// Signals, ptrace and abstract sockets to other processes (Landlock scopes, ABI 6).
+fn other_processes_control(ll: Option<u32>, who: &str) -> Control {
+    use Mechanism as M;
+    use State::*;
+    let no_landlock = NO_LANDLOCK;
+    let abi_at_least = |v: u32| ll.is_some_and(|a| a >= v);
+    if abi_at_least(6) {
         control(
             Guard::OtherProcesses,
             Enforced,
@@ -422,9 +460,15 @@ fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applie
             &[],
             format!("{no_landlock}: the child may signal other processes of {who}"),
         )
-    });
+    }
+}
 
-    c.push(if s.seccomp {
+/// System calls and the process group (seccomp, a new session).
+fn process_controls(seccomp: bool) -> Vec<Control> {
+    use Mechanism as M;
+    use State::*;
+    let mut out = Vec::with_capacity(2);
+    out.push(if seccomp {
         control(
             Guard::Syscalls,
             Enforced,
@@ -441,7 +485,7 @@ fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applie
         )
     });
 
-    c.push(if s.seccomp {
+    out.push(if seccomp {
         control(
             Guard::ProcessGroup,
             Enforced,
@@ -458,7 +502,14 @@ fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applie
         )
     });
 
-    c.push(if s.dropped {
+    out
+}
+
+/// Root: the user the child runs as.
+fn root_control(dropped: bool, identity: Identity) -> Control {
+    use Mechanism as M;
+    use State::*;
+    if dropped {
         control(
             Guard::Root,
             Enforced,
@@ -478,14 +529,20 @@ fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applie
                 identity.uid
             ),
         )
-    });
+    }
+}
 
+/// The environment and the inherited file descriptors.
+fn environment_controls(spec: &Spec) -> Vec<Control> {
+    use Mechanism as M;
+    use State::*;
+    let mut out = Vec::with_capacity(2);
     let env_names: Vec<String> = spec
         .env
         .iter()
         .map(|(k, _)| k.to_string_lossy().into_owned())
         .collect();
-    c.push(control(
+    out.push(control(
         Guard::Environment,
         Enforced,
         &[M::ClearEnv],
@@ -495,7 +552,7 @@ fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applie
             format!("only {}", env_names.join(", "))
         },
     ));
-    c.push(if cfg!(target_os = "linux") {
+    out.push(if cfg!(target_os = "linux") {
         control(
             Guard::FileDescriptors,
             Enforced,
@@ -511,23 +568,7 @@ fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applie
         )
     });
 
-    c.extend(limit_controls(&spec.limits, s, probe, identity));
-
-    let any_kernel = ll.is_some() || s.seccomp || s.netns;
-    let mode = if !any_kernel {
-        Mode::Unconfined
-    } else if c.iter().any(|c| c.state.is_gap()) {
-        Mode::Partial
-    } else {
-        Mode::Confined
-    };
-    Applied {
-        mode,
-        landlock_abi: ll,
-        uid: identity.uid,
-        gid: identity.gid,
-        controls: c,
-    }
+    out
 }
 
 fn network_control(network: &Network, s: &Summary, landlock_tcp: bool) -> Control {

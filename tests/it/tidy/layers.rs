@@ -351,7 +351,7 @@ fn show(p: &ModPath) -> String {
 
 /// The attributes right before the item at token `i` (past its visibility), as text without
 /// `#[` and `]`: `cfg(test)`, `path=tests/it/common.rs`.
-fn attributes_before(toks: &[Token], i: usize) -> Vec<String> {
+pub(super) fn attributes_before(toks: &[Token], i: usize) -> Vec<String> {
     let mut k = i;
     if follows(toks, k, |t| t.is_punct(')')) {
         // `pub(crate)`, `pub(super)`, `pub(in path)`.

@@ -102,130 +102,239 @@ pub fn assemble(
     route: Vec<u8>,
     opts: &GenOptions,
 ) -> Result<Generated, TooLarge> {
-    use layout::{field, file, index, list, skill};
-    let rt = opts.runtime_path.trim_end_matches("::");
-    let n_skills = fragments.len();
-    let n_files: usize = fragments.iter().map(|f| f.files.len()).sum();
-    let n_fields: usize = fragments.iter().map(|f| f.fields.len()).sum();
-    let n_lists: usize = fragments.iter().map(|f| f.lists.len()).sum();
-    let n_slots: usize = fragments.iter().map(|f| f.byte_slots as usize).sum();
-
-    // The name index over the names in the form lookups compare (lower case,
-    // `skillbake_format::name::fold`); validation rejects two names with the same form
-    // (`duplicate-name`), and the first one wins.
-    let folded: Vec<std::borrow::Cow<'_, str>> = fragments
-        .iter()
-        .map(|f| skillbake_format::name::fold(&f.facts.name))
-        .collect();
-    let keys: Vec<versions::Key<'_>> = fragments
-        .iter()
-        .enumerate()
-        .map(|(i, f)| versions::Key {
-            name: &f.facts.name,
-            version: f.facts.version.as_deref(),
-            rel_dir: &f.facts.rel_dir,
-            default: defaults.get(i).copied().unwrap_or(true),
-        })
-        .collect();
-    let groups = versions::groups_of(&keys);
-    let is_default = |i: usize| groups.get(i).is_some_and(|g| g.default == i);
-    let mut seen = std::collections::HashSet::new();
-    let unique: Vec<usize> = (0..n_skills)
-        .filter(|&i| is_default(i) && seen.insert(folded[i].as_ref()))
-        .collect();
-    let keys: Vec<&str> = unique.iter().map(|&i| folded[i].as_ref()).collect();
-    let (index_key, disps, slots) = if keys.is_empty() {
-        (0, Vec::new(), Vec::new())
-    } else {
-        let state = phf_generator::generate_hash(&keys);
-        let slots: Vec<u32> = state
-            .map
-            .iter()
-            .map(|&k| unique.get(k).map_or(NONE, |&row| row as u32))
-            .collect();
-        (state.key, state.disps, slots)
+    let index = NameIndex::of(fragments, defaults);
+    let counts = Counts::of(fragments, &index);
+    let (at, tables_len) = table_offsets(&counts);
+    let (mut text, mut data, cells) = rebase(fragments, &index.groups, tables_len)?;
+    write_tables(&mut data, &at, &cells, &index);
+    let tool_texts = tool_ranges(&mut text, fragments, &index)?;
+    pack::u32_of(text.len())?;
+    pack::u32_of(data.len())?;
+    let sizes = Sizes {
+        text: text.len(),
+        data: data.len(),
+        tables: tables_len,
     };
+    let code = registry_code(opts, &counts, &index, &at, &tool_texts, &sizes);
+    Ok(Generated {
+        code,
+        text,
+        bytes: data,
+        route,
+    })
+}
 
-    // The data blob: the tables, then the file bytes.
+/// The name index over the names in the form lookups compare (lower case,
+/// `skillbake_format::name::fold`), with each skill's run of versions.
+struct NameIndex {
+    /// Per fragment, the run of its skill's versions and which of them is the default.
+    groups: Vec<versions::Group>,
+    /// The rows the index holds: the default row of each skill, first name of a form first.
+    unique: Vec<usize>,
+    /// The hash key, the displacements and the slots (`phf_generator`).
+    key: u64,
+    disps: Vec<(u32, u32)>,
+    slots: Vec<u32>,
+}
+
+impl NameIndex {
+    fn of(fragments: &[Fragment], defaults: &[bool]) -> NameIndex {
+        // Validation rejects two names with the same form (`duplicate-name`); the first wins.
+        let folded: Vec<std::borrow::Cow<'_, str>> = fragments
+            .iter()
+            .map(|f| skillbake_format::name::fold(&f.facts.name))
+            .collect();
+        let keys: Vec<versions::Key<'_>> = fragments
+            .iter()
+            .enumerate()
+            .map(|(i, f)| versions::Key {
+                name: &f.facts.name,
+                version: f.facts.version.as_deref(),
+                rel_dir: &f.facts.rel_dir,
+                default: defaults.get(i).copied().unwrap_or(true),
+            })
+            .collect();
+        let groups = versions::groups_of(&keys);
+        let mut seen = std::collections::HashSet::new();
+        let unique: Vec<usize> = (0..fragments.len())
+            .filter(|&i| groups.get(i).is_some_and(|g| g.default == i))
+            .filter(|&i| seen.insert(folded[i].as_ref()))
+            .collect();
+        let names: Vec<&str> = unique.iter().map(|&i| folded[i].as_ref()).collect();
+        let (key, disps, slots) = if names.is_empty() {
+            (0, Vec::new(), Vec::new())
+        } else {
+            let state = phf_generator::generate_hash(&names);
+            let slots: Vec<u32> = state
+                .map
+                .iter()
+                .map(|&k| unique.get(k).map_or(NONE, |&row| row as u32))
+                .collect();
+            (state.key, state.disps, slots)
+        };
+        NameIndex {
+            groups,
+            unique,
+            key,
+            disps,
+            slots,
+        }
+    }
+
+    /// Whether fragment `i` is the version of its skill an agent gets by name.
+    fn is_default(&self, i: usize) -> bool {
+        self.groups.get(i).is_some_and(|g| g.default == i)
+    }
+}
+
+/// The rows of every table.
+struct Counts {
+    skills: usize,
+    files: usize,
+    fields: usize,
+    lists: usize,
+    byte_slots: usize,
+    disps: usize,
+    slots: usize,
+}
+
+impl Counts {
+    fn of(fragments: &[Fragment], index: &NameIndex) -> Counts {
+        Counts {
+            skills: fragments.len(),
+            files: fragments.iter().map(|f| f.files.len()).sum(),
+            fields: fragments.iter().map(|f| f.fields.len()).sum(),
+            lists: fragments.iter().map(|f| f.lists.len()).sum(),
+            byte_slots: fragments.iter().map(|f| f.byte_slots as usize).sum(),
+            disps: index.disps.len(),
+            slots: index.slots.len(),
+        }
+    }
+}
+
+/// Where each table starts in the data blob (skill, file, field, list, disps, slots), and the
+/// length of them all.
+fn table_offsets(c: &Counts) -> (Vec<usize>, usize) {
+    use layout::{field, file, index, list, skill};
     let tables = [
-        (n_skills, skill::WIDTH),
-        (n_files, file::WIDTH),
-        (n_fields, field::WIDTH),
-        (n_lists, list::WIDTH),
-        (disps.len(), index::disps::WIDTH),
-        (slots.len(), index::slots::WIDTH),
+        (c.skills, skill::WIDTH),
+        (c.files, file::WIDTH),
+        (c.fields, field::WIDTH),
+        (c.lists, list::WIDTH),
+        (c.disps, index::disps::WIDTH),
+        (c.slots, index::slots::WIDTH),
     ];
     let mut at = Vec::with_capacity(tables.len());
-    let mut tables_len = 0usize;
+    let mut len = 0usize;
     for (rows, width) in tables {
-        at.push(tables_len);
-        tables_len += rows * width * 4;
+        at.push(len);
+        len += rows * width * 4;
     }
-    let data_len = tables_len + fragments.iter().map(|f| f.data.len()).sum::<usize>();
+    (at, len)
+}
+
+/// The cells of the skill, file, field and list tables, in that order.
+type TableCells = [Vec<u32>; 4];
+
+/// The fragments' text and data one after the other (the data after `tables_len` bytes left
+/// for the tables), and their cells rebased onto the whole registry; each skill row gets the run
+/// of its versions and its default flag.
+fn rebase(
+    fragments: &[Fragment],
+    groups: &[versions::Group],
+    tables_len: usize,
+) -> Result<(String, Vec<u8>, TableCells), TooLarge> {
+    use layout::skill;
     let text_len: usize = fragments.iter().map(|f| f.text.len()).sum();
-    let mut text = String::with_capacity(text_len + 64 * n_skills + 4096);
+    let data_len = tables_len + fragments.iter().map(|f| f.data.len()).sum::<usize>();
+    let mut text = String::with_capacity(text_len + 64 * fragments.len() + 4096);
     let mut data = Vec::with_capacity(data_len);
     data.resize(tables_len, 0u8);
-    let mut cells: [Vec<u32>; 4] = Default::default();
-    cells[0].reserve(n_skills * skill::WIDTH);
-    cells[1].reserve(n_files * file::WIDTH);
-    let (mut file_base, mut field_base, mut list_base, mut slot_base) = (0u32, 0u32, 0u32, 0u32);
+    let mut cells: TableCells = Default::default();
+    cells[0].reserve(fragments.len() * skill::WIDTH);
+    let mut base = Bases::default();
     for f in fragments {
-        let text_base = pack::u32_of(text.len())?;
-        let data_base = pack::u32_of(data.len())?;
-        let rebase = |c: &Cell| -> Result<u32, TooLarge> {
-            let (base, v) = match *c {
-                Cell::Plain(v) => return Ok(v),
-                Cell::Text(v) => (text_base, v),
-                Cell::Data(v) => (data_base, v),
-                Cell::File(v) => (file_base, v),
-                Cell::Field(v) => (field_base, v),
-                Cell::List(v) => (list_base, v),
-                Cell::ByteSlot(v) => (slot_base, v),
-            };
-            base.checked_add(v).filter(|&x| x != NONE).ok_or(TooLarge)
-        };
+        base.text = pack::u32_of(text.len())?;
+        base.data = pack::u32_of(data.len())?;
         let row = cells[0].len() / skill::WIDTH;
         for c in &f.skill {
-            cells[0].push(rebase(c)?);
+            cells[0].push(base.rebase(c)?);
         }
-        // The run of this skill's versions, and whether this row is the default.
-        if let Some(cell) = cells[0].get_mut(row * skill::WIDTH..(row + 1) * skill::WIDTH) {
-            let group = groups.get(row).copied().unwrap_or_default();
-            if let Some(v) = cell.get_mut(skill::VERSIONS) {
-                *v = pack::u32_of(group.start)?;
-            }
-            if let Some(v) = cell.get_mut(skill::VERSIONS + 1) {
-                *v = pack::u32_of(group.end)?;
-            }
-            if let Some(v) = cell.get_mut(skill::FLAGS) {
-                if group.default == row {
-                    *v |= layout::flags::DEFAULT;
-                }
-            }
+        let group = groups.get(row).copied().unwrap_or_default();
+        mark_versions(&mut cells[0], row, group)?;
+        for c in rows_of(&f.files) {
+            cells[1].push(base.rebase(c)?);
         }
-        for row in &f.files {
-            for c in row {
-                cells[1].push(rebase(c)?);
-            }
+        for c in rows_of(&f.fields) {
+            cells[2].push(base.rebase(c)?);
         }
-        for row in &f.fields {
-            for c in row {
-                cells[2].push(rebase(c)?);
-            }
-        }
-        for row in &f.lists {
-            for c in row {
-                cells[3].push(rebase(c)?);
-            }
+        for c in rows_of(&f.lists) {
+            cells[3].push(base.rebase(c)?);
         }
         text.push_str(&f.text);
         data.extend_from_slice(&f.data);
-        file_base += pack::u32_of(f.files.len())?;
-        field_base += pack::u32_of(f.fields.len())?;
-        list_base += pack::u32_of(f.lists.len())?;
-        slot_base += f.byte_slots;
+        base.file += pack::u32_of(f.files.len())?;
+        base.field += pack::u32_of(f.fields.len())?;
+        base.list += pack::u32_of(f.lists.len())?;
+        base.slot += f.byte_slots;
     }
+    Ok((text, data, cells))
+}
+
+/// Every cell of a fragment's rows, in order.
+fn rows_of<R: AsRef<[Cell]>>(rows: &[R]) -> impl Iterator<Item = &Cell> {
+    rows.iter().flat_map(|r| r.as_ref().iter())
+}
+
+/// Where the current fragment's text, data and rows start in the registry's.
+#[derive(Default)]
+struct Bases {
+    text: u32,
+    data: u32,
+    file: u32,
+    field: u32,
+    list: u32,
+    slot: u32,
+}
+
+impl Bases {
+    /// A fragment's cell as a cell of the registry.
+    fn rebase(&self, c: &Cell) -> Result<u32, TooLarge> {
+        let (base, v) = match *c {
+            Cell::Plain(v) => return Ok(v),
+            Cell::Text(v) => (self.text, v),
+            Cell::Data(v) => (self.data, v),
+            Cell::File(v) => (self.file, v),
+            Cell::Field(v) => (self.field, v),
+            Cell::List(v) => (self.list, v),
+            Cell::ByteSlot(v) => (self.slot, v),
+        };
+        base.checked_add(v).filter(|&x| x != NONE).ok_or(TooLarge)
+    }
+}
+
+/// Sets skill row `row`'s run of versions and, on the default one, the default flag.
+fn mark_versions(skills: &mut [u32], row: usize, group: versions::Group) -> Result<(), TooLarge> {
+    use layout::skill;
+    let Some(cell) = skills.get_mut(row * skill::WIDTH..(row + 1) * skill::WIDTH) else {
+        return Ok(());
+    };
+    if let Some(v) = cell.get_mut(skill::VERSIONS) {
+        *v = pack::u32_of(group.start)?;
+    }
+    if let Some(v) = cell.get_mut(skill::VERSIONS + 1) {
+        *v = pack::u32_of(group.end)?;
+    }
+    if let Some(v) = cell.get_mut(skill::FLAGS) {
+        if group.default == row {
+            *v |= layout::flags::DEFAULT;
+        }
+    }
+    Ok(())
+}
+
+/// Writes every table into the space left for them at the start of `data`.
+fn write_tables(data: &mut [u8], at: &[usize], cells: &TableCells, index: &NameIndex) {
     let mut put_table = |table: usize, values: &[u32]| {
         for (i, v) in values.iter().enumerate() {
             let o = at[table] + i * 4;
@@ -235,22 +344,23 @@ pub fn assemble(
     for (table, values) in cells.iter().enumerate() {
         put_table(table, values);
     }
-    let flat: Vec<u32> = disps.iter().flat_map(|&(d1, d2)| [d1, d2]).collect();
+    let flat: Vec<u32> = index.disps.iter().flat_map(|&(d1, d2)| [d1, d2]).collect();
     put_table(4, &flat);
-    put_table(5, &slots);
+    put_table(5, &index.slots);
+}
 
-    // Registry-wide texts: the tool definitions (the catalogs are rendered at run time).
-    let mut push = |s: &str| -> Result<String, TooLarge> {
-        let start = pack::u32_of(text.len())?;
-        text.push_str(s);
-        let end = pack::u32_of(text.len())?;
-        Ok(format!("({start}, {end})"))
-    };
-    // Tools list each skill once, at the version an agent gets by name.
+/// Appends the registry-wide texts (the tool definitions, in every dialect; the catalogs are
+/// rendered at run time) and returns their ranges as Rust tuples. Tools list each skill once,
+/// at the version an agent gets by name.
+fn tool_ranges(
+    text: &mut String,
+    fragments: &[Fragment],
+    index: &NameIndex,
+) -> Result<Vec<String>, TooLarge> {
     let sources: Vec<tools::ToolSource<'_>> = fragments
         .iter()
         .enumerate()
-        .filter(|(i, _)| is_default(*i))
+        .filter(|(i, _)| index.is_default(*i))
         .map(|(_, f)| tools::ToolSource {
             name: &f.facts.name,
             description: &f.facts.description,
@@ -260,13 +370,34 @@ pub fn assemble(
         })
         .collect();
     let tool_list = tools::tools(&sources);
-    let mut tool_texts = Vec::new();
+    let mut out = Vec::new();
     for format in ToolsFormat::ALL {
-        tool_texts.push(push(&tools::render(format, &tool_list))?);
+        let start = pack::u32_of(text.len())?;
+        text.push_str(&tools::render(format, &tool_list));
+        let end = pack::u32_of(text.len())?;
+        out.push(format!("({start}, {end})"));
     }
-    pack::u32_of(text.len())?;
-    pack::u32_of(data.len())?;
+    Ok(out)
+}
 
+/// The final sizes of the blobs, for the generated file's header.
+struct Sizes {
+    text: usize,
+    data: usize,
+    tables: usize,
+}
+
+/// The generated Rust file: a header, the format and feature assertions, the decode slots, the
+/// `Parts` literal and `REGISTRY`.
+fn registry_code(
+    opts: &GenOptions,
+    counts: &Counts,
+    index: &NameIndex,
+    at: &[usize],
+    tool_texts: &[String],
+    sizes: &Sizes,
+) -> String {
+    let rt = opts.runtime_path.trim_end_matches("::");
     let p = format!("{rt}::__private");
     let table = |i: usize, rows: usize| format!("{p}::Table {{ at: {}, rows: {rows} }}", at[i]);
     let mut code = String::new();
@@ -277,17 +408,20 @@ pub fn assemble(
     );
     let _ = writeln!(
         code,
-        "// {} skills ({n_skills} packs), {n_files} files, {} bytes of text, {} bytes of data ({tables_len} of tables).",
-        unique.len(),
-        text.len(),
-        data.len()
+        "// {} skills ({} packs), {} files, {} bytes of text, {} bytes of data ({} of tables).",
+        index.unique.len(),
+        counts.skills,
+        counts.files,
+        sizes.text,
+        sizes.data,
+        sizes.tables
     );
     let _ = writeln!(
         code,
         "const _: () = assert!({p}::ROUTE_FORMAT == {}, \"this registry was generated by a skillbake-build whose routing index the skillbake runtime cannot read; use matching versions\");",
         skillbake_route::FORMAT
     );
-    if n_slots > 0 {
+    if counts.byte_slots > 0 {
         let _ = writeln!(
             code,
             "const _: () = assert!({p}::COMPRESS, \"skillbake.toml compresses files: enable the `compress` feature of skillbake\");"
@@ -296,8 +430,8 @@ pub fn assemble(
     // Slots for text and bytes decoded on first access (zero-initialised: they cost no file
     // space and no start-up work).
     for (name, ty, n) in [
-        ("__SKILLBAKE_TEXT_SLOTS", "TextSlot", n_skills),
-        ("__SKILLBAKE_BYTE_SLOTS", "ByteSlot", n_slots),
+        ("__SKILLBAKE_TEXT_SLOTS", "TextSlot", counts.skills),
+        ("__SKILLBAKE_BYTE_SLOTS", "ByteSlot", counts.byte_slots),
     ] {
         let init = if n == 0 {
             "[]".to_string()
@@ -309,13 +443,13 @@ pub fn assemble(
     let _ = writeln!(code, "static __SKILLBAKE_PARTS: {p}::Parts = {p}::Parts {{");
     let _ = writeln!(code, "    text: include_str!(\"{TEXT_FILE}\"),");
     let _ = writeln!(code, "    data: include_bytes!(\"{BYTES_FILE}\"),");
-    let _ = writeln!(code, "    skills: {},", table(0, n_skills));
-    let _ = writeln!(code, "    files: {},", table(1, n_files));
-    let _ = writeln!(code, "    fields: {},", table(2, n_fields));
-    let _ = writeln!(code, "    lists: {},", table(3, n_lists));
-    let _ = writeln!(code, "    index_key: {index_key:#x},");
-    let _ = writeln!(code, "    index_disps: {},", table(4, disps.len()));
-    let _ = writeln!(code, "    index_slots: {},", table(5, slots.len()));
+    let _ = writeln!(code, "    skills: {},", table(0, counts.skills));
+    let _ = writeln!(code, "    files: {},", table(1, counts.files));
+    let _ = writeln!(code, "    fields: {},", table(2, counts.fields));
+    let _ = writeln!(code, "    lists: {},", table(3, counts.lists));
+    let _ = writeln!(code, "    index_key: {:#x},", index.key);
+    let _ = writeln!(code, "    index_disps: {},", table(4, counts.disps));
+    let _ = writeln!(code, "    index_slots: {},", table(5, counts.slots));
     let _ = writeln!(code, "    tools: [{}],", tool_texts.join(", "));
     let _ = writeln!(code, "    text_slots: &__SKILLBAKE_TEXT_SLOTS,");
     let _ = writeln!(code, "    byte_slots: &__SKILLBAKE_BYTE_SLOTS,");
@@ -329,12 +463,7 @@ pub fn assemble(
         code,
         "pub static REGISTRY: {rt}::Registry = {rt}::Registry::__from_parts(&__SKILLBAKE_PARTS);"
     );
-    Ok(Generated {
-        code,
-        text,
-        bytes: data,
-        route,
-    })
+    code
 }
 
 /// The default location prefix: the last normal component of the skills folder's path, or

@@ -15,6 +15,7 @@
 //! * other UTF-8 files go to the text blob as they are, files that are not UTF-8 to the data blob,
 //!   files that the configuration compresses to the data blob as raw DEFLATE.
 
+use crate::discover::SourceFile;
 use crate::model::Skill;
 use skillbake_format::chunks;
 use skillbake_format::escape::json_into;
@@ -223,83 +224,159 @@ pub fn fragment(s: &Skill, prefix: &str) -> Result<Fragment, TooLarge> {
     use layout::skill as col;
     let location = location(prefix, &s.rel_dir);
     let skill_md_path = format!("{location}/SKILL.md");
+    let (mut seg, marks) = reply_segment(s, &skill_md_path);
+    let splice = splice_skill_md(s, &mut seg);
+    let frontmatter = seg.append(&s.frontmatter_json);
+    let mut row = [Pre::Done(Cell::Plain(NONE)); col::WIDTH];
+    let mut data = Vec::new();
+    strings(s, &mut seg, &mut row, &location, &skill_md_path, &marks)?;
+    body_cells(s, &mut seg, &mut row, splice.as_ref())?;
+    put(&mut row, col::FRONTMATTER, seg.cells(frontmatter)?);
+    if let Some(v) = &s.version {
+        let v = seg.intern(v);
+        put(&mut row, col::VERSION, seg.cells(v)?);
+    }
+    let fields = field_rows(s, &mut seg, &mut row)?;
+    let lists = list_rows(s, &mut seg, &mut row)?;
+    template_cells(s, &mut seg, &mut row, &mut data)?;
+    let (files, byte_slots) = file_rows(s, &mut seg, &mut row, &mut data, splice.is_some())?;
+    row[col::FLAGS] = Pre::Done(Cell::Plain(own_path_flags(s, &skill_md_path)));
+    finish(
+        s,
+        seg,
+        row,
+        Rows {
+            files,
+            fields,
+            lists,
+        },
+        data,
+        byte_slots,
+        skill_md_path,
+    )
+}
 
-    // The reply for the pack's own SKILL.md path, whole.
+/// Where the parts of the precomputed reply are: the end of its head (`… File path: `), the
+/// start of its tail (after the echoed path), and the escaped body inside the tail.
+struct ReplyMarks {
+    head_end: usize,
+    tail_start: usize,
+    body_start: usize,
+    body_end: usize,
+}
+
+/// The segment of one pack, its reply region holding the `load_skill` reply for the pack's own
+/// `SKILL.md` path, whole.
+fn reply_segment(s: &Skill, skill_md_path: &str) -> (Segment, ReplyMarks) {
     let mut reply = chunks::head(&s.name);
     let head_end = reply.len();
-    json_into(&mut reply, &skill_md_path);
+    json_into(&mut reply, skill_md_path);
     let reply_searchable = reply.len();
     let tail_start = reply.len();
     reply.push_str(&chunks::tail(&s.body));
     let body_start =
         tail_start + chunks::SEPARATOR.len() + "markdown".len() + chunks::CONTENT.len();
     let body_end = reply.len() - chunks::CLOSE.len();
-    let mut seg = Segment {
+    let seg = Segment {
         small: String::new(),
         reply,
         reply_searchable,
         files: String::new(),
     };
-    let reply_span = |start, end| Span {
-        region: Region::Reply,
-        start,
-        end,
+    let marks = ReplyMarks {
+        head_end,
+        tail_start,
+        body_start,
+        body_end,
     };
+    (seg, marks)
+}
 
-    // SKILL.md: spliced around the body when the body is a substring of it.
-    let raw_md = s
+/// `SKILL.md` stored spliced around the body when the body is a substring of it: the body's
+/// offset in the file, and the text before and after it.
+fn splice_skill_md(s: &Skill, seg: &mut Segment) -> Option<(usize, Span, Span)> {
+    let raw = s
         .files
         .iter()
         .find(|f| f.path == "SKILL.md")
-        .and_then(|f| std::str::from_utf8(&f.bytes).ok());
-    let splice = raw_md.and_then(|raw| {
-        let at = raw.rfind(s.body.as_str())?;
-        let prefix = seg.append(&raw[..at]);
-        let suffix = seg.intern(&raw[at + s.body.len()..]);
-        Some((at, prefix, suffix))
-    });
-    let frontmatter = seg.append(&s.frontmatter_json);
+        .and_then(|f| std::str::from_utf8(&f.bytes).ok())?;
+    let at = raw.rfind(s.body.as_str())?;
+    let prefix = seg.append(&raw[..at]);
+    let suffix = seg.intern(&raw[at + s.body.len()..]);
+    Some((at, prefix, suffix))
+}
 
-    let mut row = [Pre::Done(Cell::Plain(NONE)); col::WIDTH];
-    fn put(row: &mut [Pre], at: usize, cells: [Pre; 2]) {
-        row[at] = cells[0];
-        row[at + 1] = cells[1];
+/// Sets the two cells of a range at `at`.
+fn put(row: &mut [Pre], at: usize, cells: [Pre; 2]) {
+    row[at] = cells[0];
+    row[at + 1] = cells[1];
+}
+
+/// A range of the reply region.
+fn reply_span(start: usize, end: usize) -> Span {
+    Span {
+        region: Region::Reply,
+        start,
+        end,
     }
+}
+
+/// The skill's short strings and the ranges of its reply.
+fn strings(
+    s: &Skill,
+    seg: &mut Segment,
+    row: &mut [Pre],
+    location: &str,
+    skill_md_path: &str,
+    marks: &ReplyMarks,
+) -> Result<(), TooLarge> {
+    use layout::skill as col;
     let name = seg.intern(&s.name);
-    put(&mut row, col::NAME, seg.cells(name)?);
+    put(row, col::NAME, seg.cells(name)?);
     let key = seg.intern(&skillbake_format::name::fold(&s.name));
-    put(&mut row, col::KEY, seg.cells(key)?);
+    put(row, col::KEY, seg.cells(key)?);
     let description = seg.intern(&s.description);
-    put(&mut row, col::DESCRIPTION, seg.cells(description)?);
-    let md_path = seg.intern(&skill_md_path);
-    put(&mut row, col::SKILL_MD_PATH, seg.cells(md_path)?);
-    let loc = seg.intern(&location);
-    put(&mut row, col::LOCATION, seg.cells(loc)?);
+    put(row, col::DESCRIPTION, seg.cells(description)?);
+    let md_path = seg.intern(skill_md_path);
+    put(row, col::SKILL_MD_PATH, seg.cells(md_path)?);
+    let loc = seg.intern(location);
+    put(row, col::LOCATION, seg.cells(loc)?);
     let reply_len = seg.reply.len();
-    put(&mut row, col::REPLY, seg.cells(reply_span(0, reply_len))?);
-    row[col::HEAD_END] = seg.cells(reply_span(head_end, head_end))?[0];
-    row[col::TAIL_START] = seg.cells(reply_span(tail_start, tail_start))?[0];
+    put(row, col::REPLY, seg.cells(reply_span(0, reply_len))?);
+    row[col::HEAD_END] = seg.cells(reply_span(marks.head_end, marks.head_end))?[0];
+    row[col::TAIL_START] = seg.cells(reply_span(marks.tail_start, marks.tail_start))?[0];
     put(
-        &mut row,
+        row,
         col::ESCAPED_BODY,
-        seg.cells(reply_span(body_start, body_end))?,
+        seg.cells(reply_span(marks.body_start, marks.body_end))?,
     );
+    Ok(())
+}
+
+/// How the body is read: from `SKILL.md` spliced around it, or unescaped from the reply.
+fn body_cells(
+    s: &Skill,
+    seg: &mut Segment,
+    row: &mut [Pre],
+    splice: Option<&(usize, Span, Span)>,
+) -> Result<(), TooLarge> {
+    use layout::skill as col;
     match splice {
-        Some((at, prefix, suffix)) => {
+        Some(&(at, prefix, suffix)) => {
             row[col::BODY] = Pre::Done(Cell::Plain(u32_of(at)?));
             row[col::BODY + 1] = Pre::Done(Cell::Plain(u32_of(at + s.body.len())?));
             row[col::BODY_FORM] = Pre::Done(Cell::Plain(body_form::IN_SKILL_MD));
-            put(&mut row, col::SKILL_MD_PREFIX, seg.cells(prefix)?);
-            put(&mut row, col::SKILL_MD_SUFFIX, seg.cells(suffix)?);
+            put(row, col::SKILL_MD_PREFIX, seg.cells(prefix)?);
+            put(row, col::SKILL_MD_SUFFIX, seg.cells(suffix)?);
         }
         None => row[col::BODY_FORM] = Pre::Done(Cell::Plain(body_form::UNESCAPE)),
     }
-    put(&mut row, col::FRONTMATTER, seg.cells(frontmatter)?);
-    if let Some(v) = &s.version {
-        let v = seg.intern(v);
-        put(&mut row, col::VERSION, seg.cells(v)?);
-    }
+    Ok(())
+}
 
+/// The `field` rows: each top-level frontmatter key and its compact JSON value.
+fn field_rows(s: &Skill, seg: &mut Segment, row: &mut [Pre]) -> Result<Vec<[Pre; 4]>, TooLarge> {
+    use layout::skill as col;
     let mut fields = Vec::with_capacity(s.fields.len());
     for (k, json) in &s.fields {
         let k = seg.intern(k);
@@ -309,7 +386,13 @@ pub fn fragment(s: &Skill, prefix: &str) -> Result<Fragment, TooLarge> {
     }
     row[col::FIELDS] = Pre::Done(Cell::Field(0));
     row[col::FIELDS + 1] = Pre::Done(Cell::Field(u32_of(fields.len())?));
+    Ok(fields)
+}
 
+/// The `list` rows: `tags`, `required_tools`, the template's variables and `requires:` (name,
+/// range pairs), each a row range of the skill.
+fn list_rows(s: &Skill, seg: &mut Segment, row: &mut [Pre]) -> Result<Vec<[Pre; 2]>, TooLarge> {
+    use layout::skill as col;
     let requires: Vec<String> = s
         .requires
         .iter()
@@ -329,9 +412,17 @@ pub fn fragment(s: &Skill, prefix: &str) -> Result<Fragment, TooLarge> {
         }
         row[at + 1] = Pre::Done(Cell::List(u32_of(lists.len())?));
     }
+    Ok(lists)
+}
 
-    // The precompiled template (data), or why there is none (text).
-    let mut data = Vec::new();
+/// The precompiled template (data), or why there is none (text).
+fn template_cells(
+    s: &Skill,
+    seg: &mut Segment,
+    row: &mut [Pre],
+    data: &mut Vec<u8>,
+) -> Result<(), TooLarge> {
+    use layout::skill as col;
     let note = match &s.template {
         Ok(program) => {
             row[col::TEMPLATE] = Pre::Done(Cell::Data(u32_of(data.len())?));
@@ -342,18 +433,28 @@ pub fn fragment(s: &Skill, prefix: &str) -> Result<Fragment, TooLarge> {
         Err(why) => why.as_str(),
     };
     let note = seg.intern(note);
-    put(&mut row, col::TEMPLATE_NOTE, seg.cells(note)?);
+    put(row, col::TEMPLATE_NOTE, seg.cells(note)?);
+    Ok(())
+}
 
-    // Files: paths first (small strings), then contents.
+/// A `file` row while the segment grows.
+type FileRow = [Pre; layout::file::WIDTH];
+
+/// The `file` rows, paths first (small strings) then contents, and the number of decode slots
+/// the pack's compressed files take.
+fn file_rows(
+    s: &Skill,
+    seg: &mut Segment,
+    row: &mut [Pre],
+    data: &mut Vec<u8>,
+    spliced: bool,
+) -> Result<(Vec<FileRow>, u32), TooLarge> {
+    use layout::skill as col;
     let mut files = Vec::with_capacity(s.files.len());
-    let mut byte_slots = 0u32;
-    let mut contents = Vec::new();
     for (i, f) in s.files.iter().enumerate() {
         let path = seg.intern(&f.path);
         let mut frow = [Pre::Done(Cell::Plain(NONE)); layout::file::WIDTH];
-        let path = seg.cells(path)?;
-        frow[layout::file::PATH] = path[0];
-        frow[layout::file::PATH + 1] = path[1];
+        put(&mut frow, layout::file::PATH, seg.cells(path)?);
         frow[layout::file::KIND] = Pre::Done(Cell::Plain(kind_cell(&f.path, &f.bytes)));
         frow[layout::file::LEN] = Pre::Done(Cell::Plain(u32_of(f.bytes.len())?));
         if f.path == "SKILL.md" {
@@ -363,48 +464,67 @@ pub fn fragment(s: &Skill, prefix: &str) -> Result<Fragment, TooLarge> {
             row[col::SCHEMA] = Pre::Done(Cell::File(u32_of(i)?));
         }
         files.push(frow);
-        contents.push(i);
     }
-    for i in contents {
-        let f = &s.files[i];
-        let frow = &mut files[i];
-        let compressed = s.compress.binary_search(&f.path).is_ok() && f.path != "SKILL.md";
-        let packed = if compressed { deflate(&f.bytes) } else { None };
-        let text = std::str::from_utf8(&f.bytes).ok();
-        if f.path == "SKILL.md" && splice.is_some() {
-            frow[layout::file::ENCODING] = Pre::Done(Cell::Plain(encoding::SPLICED));
-        } else if let Some(packed) = packed {
-            frow[layout::file::ENCODING] = Pre::Done(Cell::Plain(encoding::DEFLATE));
-            frow[layout::file::DATA] = Pre::Done(Cell::Data(u32_of(data.len())?));
-            data.extend_from_slice(&packed);
-            frow[layout::file::DATA + 1] = Pre::Done(Cell::Data(u32_of(data.len())?));
-            frow[layout::file::SLOT] = Pre::Done(Cell::ByteSlot(byte_slots));
-            byte_slots += 1;
-        } else if let Some(text) = text {
-            let start = seg.files.len();
-            seg.files.push_str(text);
-            let span = Span {
-                region: Region::Files,
-                start,
-                end: seg.files.len(),
-            };
-            let cells = seg.cells(span)?;
-            frow[layout::file::ENCODING] = Pre::Done(Cell::Plain(encoding::TEXT));
-            frow[layout::file::DATA] = cells[0];
-            frow[layout::file::DATA + 1] = cells[1];
-        } else {
-            frow[layout::file::ENCODING] = Pre::Done(Cell::Plain(encoding::BYTES));
-            frow[layout::file::DATA] = Pre::Done(Cell::Data(u32_of(data.len())?));
-            data.extend_from_slice(&f.bytes);
-            frow[layout::file::DATA + 1] = Pre::Done(Cell::Data(u32_of(data.len())?));
-        }
+    let mut byte_slots = 0u32;
+    for (f, frow) in s.files.iter().zip(files.iter_mut()) {
+        let spliced = spliced && f.path == "SKILL.md";
+        file_contents(s, f, frow, seg, data, spliced, &mut byte_slots)?;
     }
     row[col::FILES] = Pre::Done(Cell::File(0));
     row[col::FILES + 1] = Pre::Done(Cell::File(u32_of(files.len())?));
+    Ok((files, byte_slots))
+}
 
-    // The precomputed reply answers a request for exactly the pack's own `SKILL.md` path when
-    // the runtime would resolve that path to the body: it is canonical (not absolute, no `\\`,
-    // no empty, `.` or `..` part) and no file of the pack has it as its path.
+/// Where one file's bytes go: nowhere for a spliced `SKILL.md`, the data as raw DEFLATE when
+/// `[embed] compress` selects it and that is smaller, the text when it is UTF-8, else the data.
+fn file_contents(
+    s: &Skill,
+    f: &SourceFile,
+    frow: &mut FileRow,
+    seg: &mut Segment,
+    data: &mut Vec<u8>,
+    spliced: bool,
+    byte_slots: &mut u32,
+) -> Result<(), TooLarge> {
+    use layout::file as col;
+    let compressed = s.compress.binary_search(&f.path).is_ok() && f.path != "SKILL.md";
+    let packed = if compressed { deflate(&f.bytes) } else { None };
+    let text = std::str::from_utf8(&f.bytes).ok();
+    let mut in_data = |frow: &mut FileRow, bytes: &[u8]| -> Result<(), TooLarge> {
+        frow[col::DATA] = Pre::Done(Cell::Data(u32_of(data.len())?));
+        data.extend_from_slice(bytes);
+        frow[col::DATA + 1] = Pre::Done(Cell::Data(u32_of(data.len())?));
+        Ok(())
+    };
+    if spliced {
+        frow[col::ENCODING] = Pre::Done(Cell::Plain(encoding::SPLICED));
+    } else if let Some(packed) = packed {
+        frow[col::ENCODING] = Pre::Done(Cell::Plain(encoding::DEFLATE));
+        in_data(frow, &packed)?;
+        frow[col::SLOT] = Pre::Done(Cell::ByteSlot(*byte_slots));
+        *byte_slots += 1;
+    } else if let Some(text) = text {
+        let start = seg.files.len();
+        seg.files.push_str(text);
+        let span = Span {
+            region: Region::Files,
+            start,
+            end: seg.files.len(),
+        };
+        frow[col::ENCODING] = Pre::Done(Cell::Plain(encoding::TEXT));
+        put(frow, col::DATA, seg.cells(span)?);
+    } else {
+        frow[col::ENCODING] = Pre::Done(Cell::Plain(encoding::BYTES));
+        in_data(frow, &f.bytes)?;
+    }
+    Ok(())
+}
+
+/// The skill's flags: whether the precomputed reply answers a request for exactly the pack's
+/// own `SKILL.md` path, which holds when the runtime would resolve that path to the body: it is
+/// canonical (not absolute, no `\\`, no empty, `.` or `..` part) and no file of the pack has it
+/// as its path.
+fn own_path_flags(s: &Skill, skill_md_path: &str) -> u32 {
     let canonical = !skill_md_path.starts_with('/')
         && !skill_md_path.contains('\\')
         && !skill_md_path.contains("://")
@@ -414,23 +534,43 @@ pub fn fragment(s: &Skill, prefix: &str) -> Result<Fragment, TooLarge> {
             .split('/')
             .all(|p| !matches!(p, "" | "." | ".."));
     let own_is_body = canonical && !s.files.iter().any(|f| f.path == skill_md_path);
-    let flags = if own_is_body {
+    if own_is_body {
         layout::flags::OWN_PATH_IS_BODY
     } else {
         0
-    };
-    row[col::FLAGS] = Pre::Done(Cell::Plain(flags));
+    }
+}
 
+/// The pack's other rows, before their cells are final.
+struct Rows {
+    files: Vec<FileRow>,
+    fields: Vec<[Pre; 4]>,
+    lists: Vec<[Pre; 2]>,
+}
+
+/// The fragment: every cell final once the regions have their sizes, the text regions joined.
+fn finish(
+    s: &Skill,
+    seg: Segment,
+    row: [Pre; layout::skill::WIDTH],
+    rows: Rows,
+    data: Vec<u8>,
+    byte_slots: u32,
+    skill_md_path: String,
+) -> Result<Fragment, TooLarge> {
     let skill = seg.finish_row(row)?.to_vec();
-    let files = files
+    let files = rows
+        .files
         .into_iter()
         .map(|r| seg.finish_row(r).map(|r| r.to_vec()))
         .collect::<Result<Vec<_>, _>>()?;
-    let fields = fields
+    let fields = rows
+        .fields
         .into_iter()
         .map(|r| seg.finish_row(r))
         .collect::<Result<Vec<_>, _>>()?;
-    let lists = lists
+    let lists = rows
+        .lists
         .into_iter()
         .map(|r| seg.finish_row(r))
         .collect::<Result<Vec<_>, _>>()?;
