@@ -673,210 +673,317 @@ pub fn render(
     source: &str,
     vars: &[(&str, &str)],
 ) -> Result<String, RenderError> {
-    let mut out = String::new();
-    let mut stack: Vec<Value> = Vec::new();
-    let mut scopes: Vec<Vec<(String, Value)>> = vec![Vec::new()];
-    let mut loops: Vec<LoopState> = Vec::new();
-    let ops = &program.ops;
-    let mut pc = 0usize;
+    let mut m = Machine {
+        source,
+        vars,
+        out: String::new(),
+        stack: Vec::new(),
+        scopes: vec![Vec::new()],
+        loops: Vec::new(),
+        pc: 0,
+    };
     // Every loop's length is bounded by its input; jumps only go backwards at loop ends.
     let mut budget: u64 = 10_000_000;
-    macro_rules! pop {
-        () => {
-            stack.pop().ok_or(RenderError::Corrupt)?
-        };
-    }
-    while let Some(op) = ops.get(pc) {
+    while let Some(op) = program.ops.get(m.pc) {
         budget = budget
             .checked_sub(1)
             .ok_or_else(|| RenderError::Unsupported("a template that runs this long".into()))?;
-        pc += 1;
+        m.pc += 1;
+        m.step(op)?;
+    }
+    Ok(m.out)
+}
+
+/// The interpreter's state: the text so far, the value stack, the scopes of local names, the
+/// loops being run and the next instruction.
+struct Machine<'a> {
+    source: &'a str,
+    vars: &'a [(&'a str, &'a str)],
+    out: String,
+    stack: Vec<Value>,
+    scopes: Vec<Vec<(String, Value)>>,
+    loops: Vec<LoopState>,
+    pc: usize,
+}
+
+impl Machine<'_> {
+    fn pop(&mut self) -> Result<Value, RenderError> {
+        self.stack.pop().ok_or(RenderError::Corrupt)
+    }
+
+    /// The top `n` values, in push order.
+    fn args(&mut self, n: usize) -> Result<Vec<Value>, RenderError> {
+        let at = self
+            .stack
+            .len()
+            .checked_sub(n)
+            .ok_or(RenderError::Corrupt)?;
+        Ok(self.stack.split_off(at))
+    }
+
+    /// Runs one instruction.
+    fn step(&mut self, op: &Op) -> Result<(), RenderError> {
         match op {
-            Op::Text(s) => out.push_str(s),
-            Op::Span(a, b) => {
-                out.push_str(
-                    source
-                        .get(*a as usize..*b as usize)
-                        .ok_or(RenderError::Corrupt)?,
-                );
-            }
-            Op::Emit => {
-                let v = pop!();
-                out.push_str(&v.to_str()?);
-            }
+            Op::Text(_) | Op::Span(..) | Op::Emit => self.output(op),
             Op::Var(name) => {
-                let local = scopes
-                    .iter()
-                    .rev()
-                    .find_map(|s| s.iter().rev().find(|(n, _)| n == name))
-                    .map(|(_, v)| v.clone());
-                let v = match local {
-                    Some(v) => v,
-                    None if name == "loop" && !loops.is_empty() => {
-                        let l = loops.last().ok_or(RenderError::Corrupt)?;
-                        Value::Loop {
-                            index0: l.next.saturating_sub(1),
-                            length: l.items.len(),
-                        }
-                    }
-                    None => vars.iter().rev().find(|(n, _)| n == name).map_or_else(
-                        || Value::Undefined(name.clone()),
-                        |(_, v)| Value::Str((*v).to_string()),
-                    ),
-                };
-                stack.push(v);
+                let v = self.lookup(name)?;
+                self.stack.push(v);
+                Ok(())
             }
-            Op::Str(s) => stack.push(Value::Str(s.clone())),
-            Op::Int(i) => stack.push(Value::Int(*i)),
-            Op::Float(f) => stack.push(Value::Float(*f)),
-            Op::Bool(b) => stack.push(Value::Bool(*b)),
-            Op::None => stack.push(Value::None),
-            Op::List(n) => {
-                let n = *n as usize;
-                let at = stack.len().checked_sub(n).ok_or(RenderError::Corrupt)?;
-                let items = stack.split_off(at);
-                stack.push(Value::List(items));
+            Op::Str(_) | Op::Int(_) | Op::Float(_) | Op::Bool(_) | Op::None | Op::List(_) => {
+                self.literal(op)
             }
+            Op::Attr(_) | Op::Item | Op::Slice(_) => self.access(op),
+            Op::Filter(..) | Op::Test(..) | Op::Method(..) | Op::Range(_) => self.call(op),
+            Op::Not | Op::Neg | Op::Bin(_) => self.operator(op),
+            Op::Jump(_) | Op::JumpIfFalse(_) | Op::JumpIfFalseOrPop(_) | Op::JumpIfTrueOrPop(_) => {
+                self.jump(op)
+            }
+            Op::IterStart | Op::IterNext(_) | Op::IterDone(_) => self.iterate(op),
+            Op::Store(_) | Op::PushScope | Op::PopScope => self.scope(op),
+        }
+    }
+
+    /// Text of the template, or a value printed.
+    fn output(&mut self, op: &Op) -> Result<(), RenderError> {
+        match op {
+            Op::Text(s) => self.out.push_str(s),
+            Op::Span(a, b) => {
+                let text = self
+                    .source
+                    .get(*a as usize..*b as usize)
+                    .ok_or(RenderError::Corrupt)?;
+                self.out.push_str(text);
+            }
+            _ => {
+                let v = self.pop()?;
+                self.out.push_str(&v.to_str()?);
+            }
+        }
+        Ok(())
+    }
+
+    /// A name: a local (innermost scope first), `loop` inside a loop, else a variable given.
+    fn lookup(&self, name: &str) -> Result<Value, RenderError> {
+        let local = self
+            .scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.iter().rev().find(|(n, _)| n == name))
+            .map(|(_, v)| v.clone());
+        Ok(match local {
+            Some(v) => v,
+            None if name == "loop" && !self.loops.is_empty() => {
+                let l = self.loops.last().ok_or(RenderError::Corrupt)?;
+                Value::Loop {
+                    index0: l.next.saturating_sub(1),
+                    length: l.items.len(),
+                }
+            }
+            None => self
+                .vars
+                .iter()
+                .rev()
+                .find(|(n, _)| *n == name)
+                .map_or_else(
+                    || Value::Undefined(name.to_string()),
+                    |(_, v)| Value::Str((*v).to_string()),
+                ),
+        })
+    }
+
+    fn literal(&mut self, op: &Op) -> Result<(), RenderError> {
+        let v = match op {
+            Op::Str(s) => Value::Str(s.clone()),
+            Op::Int(i) => Value::Int(*i),
+            Op::Float(f) => Value::Float(*f),
+            Op::Bool(b) => Value::Bool(*b),
+            Op::List(n) => Value::List(self.args(*n as usize)?),
+            _ => Value::None,
+        };
+        self.stack.push(v);
+        Ok(())
+    }
+
+    /// `x.name`, `x[key]`, `x[start:stop:step]`.
+    fn access(&mut self, op: &Op) -> Result<(), RenderError> {
+        let v = match op {
             Op::Attr(name) => {
-                let v = pop!();
-                stack.push(attr(v, name)?);
+                let v = self.pop()?;
+                attr(v, name)?
             }
             Op::Item => {
-                let key = pop!();
-                let v = pop!();
-                stack.push(item(v, &key)?);
+                let key = self.pop()?;
+                let v = self.pop()?;
+                item(v, &key)?
             }
             Op::Slice(mask) => {
-                let step = if mask & 4 != 0 { Some(pop!()) } else { None };
-                let stop = if mask & 2 != 0 { Some(pop!()) } else { None };
-                let start = if mask & 1 != 0 { Some(pop!()) } else { None };
-                let v = pop!();
-                stack.push(slice(v, start, stop, step)?);
+                let step = if mask & 4 != 0 {
+                    Some(self.pop()?)
+                } else {
+                    None
+                };
+                let stop = if mask & 2 != 0 {
+                    Some(self.pop()?)
+                } else {
+                    None
+                };
+                let start = if mask & 1 != 0 {
+                    Some(self.pop()?)
+                } else {
+                    None
+                };
+                let v = self.pop()?;
+                slice(v, start, stop, step)?
             }
+            _ => return Err(RenderError::Corrupt),
+        };
+        self.stack.push(v);
+        Ok(())
+    }
+
+    /// Filters, tests, methods and `range`.
+    fn call(&mut self, op: &Op) -> Result<(), RenderError> {
+        let v = match op {
             Op::Filter(id, argc) => {
-                let at = stack
-                    .len()
-                    .checked_sub(usize::from(*argc))
-                    .ok_or(RenderError::Corrupt)?;
-                let args = stack.split_off(at);
-                let v = pop!();
+                let args = self.args(usize::from(*argc))?;
+                let v = self.pop()?;
                 let name = FILTERS.get(usize::from(*id)).ok_or(RenderError::Corrupt)?;
-                stack.push(filter(name, v, args)?);
+                filter(name, v, args)?
             }
             Op::Test(id, argc) => {
-                let at = stack
-                    .len()
-                    .checked_sub(usize::from(*argc))
-                    .ok_or(RenderError::Corrupt)?;
-                let args = stack.split_off(at);
-                let v = pop!();
+                let args = self.args(usize::from(*argc))?;
+                let v = self.pop()?;
                 let name = TESTS.get(usize::from(*id)).ok_or(RenderError::Corrupt)?;
-                stack.push(Value::Bool(test(name, &v, &args)?));
+                Value::Bool(test(name, &v, &args)?)
             }
             Op::Method(name, argc) => {
-                let at = stack
-                    .len()
-                    .checked_sub(usize::from(*argc))
-                    .ok_or(RenderError::Corrupt)?;
-                let args = stack.split_off(at);
-                let v = pop!();
-                stack.push(method(v, name, args)?);
+                let args = self.args(usize::from(*argc))?;
+                let v = self.pop()?;
+                method(v, name, args)?
             }
             Op::Range(argc) => {
-                let at = stack
-                    .len()
-                    .checked_sub(usize::from(*argc))
-                    .ok_or(RenderError::Corrupt)?;
-                let args = stack.split_off(at);
-                stack.push(range(&args)?);
+                let args = self.args(usize::from(*argc))?;
+                range(&args)?
             }
-            Op::Not => {
-                let v = pop!();
-                stack.push(Value::Bool(!v.truthy()));
-            }
-            Op::Neg => {
-                let v = pop!();
-                if let Some(e) = v.undefined_error() {
-                    return Err(e);
-                }
-                stack.push(match v {
-                    Value::Int(i) => Value::Int(i.checked_neg().ok_or_else(overflow)?),
-                    Value::Float(f) => Value::Float(-f),
-                    Value::Bool(b) => Value::Int(-i64::from(b)),
-                    other => {
-                        return Err(RenderError::Type(format!(
-                            "bad operand type for unary -: '{}'",
-                            other.type_name()
-                        )))
-                    }
-                });
-            }
+            _ => return Err(RenderError::Corrupt),
+        };
+        self.stack.push(v);
+        Ok(())
+    }
+
+    /// `not`, unary `-`, binary operators.
+    fn operator(&mut self, op: &Op) -> Result<(), RenderError> {
+        let v = match op {
+            Op::Not => Value::Bool(!self.pop()?.truthy()),
+            Op::Neg => negate(self.pop()?)?,
             Op::Bin(b) => {
-                let r = pop!();
-                let l = pop!();
-                stack.push(binop(*b, l, r)?);
+                let r = self.pop()?;
+                let l = self.pop()?;
+                binop(*b, l, r)?
             }
-            Op::Jump(t) => pc = *t as usize,
+            _ => return Err(RenderError::Corrupt),
+        };
+        self.stack.push(v);
+        Ok(())
+    }
+
+    fn jump(&mut self, op: &Op) -> Result<(), RenderError> {
+        match op {
+            Op::Jump(t) => self.pc = *t as usize,
             Op::JumpIfFalse(t) => {
-                if !pop!().truthy() {
-                    pc = *t as usize;
+                if !self.pop()?.truthy() {
+                    self.pc = *t as usize;
                 }
             }
             Op::JumpIfFalseOrPop(t) => {
-                if stack.last().is_some_and(|v| !v.truthy()) {
-                    pc = *t as usize;
+                if self.stack.last().is_some_and(|v| !v.truthy()) {
+                    self.pc = *t as usize;
                 } else {
-                    pop!();
+                    self.pop()?;
                 }
             }
             Op::JumpIfTrueOrPop(t) => {
-                if stack.last().is_some_and(Value::truthy) {
-                    pc = *t as usize;
+                if self.stack.last().is_some_and(Value::truthy) {
+                    self.pc = *t as usize;
                 } else {
-                    pop!();
+                    self.pop()?;
                 }
             }
+            _ => return Err(RenderError::Corrupt),
+        }
+        Ok(())
+    }
+
+    /// `for` loops: start over a value's items, take the next item (each iteration starts
+    /// with the loop's own locals cleared), end (jumping past `else` when there were items).
+    fn iterate(&mut self, op: &Op) -> Result<(), RenderError> {
+        match op {
             Op::IterStart => {
-                let v = pop!();
-                loops.push(LoopState {
+                let v = self.pop()?;
+                self.loops.push(LoopState {
                     items: v.items()?,
                     next: 0,
                 });
-                scopes.push(Vec::new());
+                self.scopes.push(Vec::new());
             }
             Op::IterNext(t) => {
-                let l = loops.last_mut().ok_or(RenderError::Corrupt)?;
+                let l = self.loops.last_mut().ok_or(RenderError::Corrupt)?;
                 match l.items.get(l.next) {
                     Some(v) => {
-                        stack.push(v.clone());
+                        self.stack.push(v.clone());
                         l.next += 1;
-                        // Each iteration starts with the loop's own locals cleared.
-                        if let Some(s) = scopes.last_mut() {
+                        if let Some(s) = self.scopes.last_mut() {
                             s.clear();
                         }
                     }
-                    None => pc = *t as usize,
+                    None => self.pc = *t as usize,
                 }
             }
             Op::IterDone(t) => {
-                let l = loops.pop().ok_or(RenderError::Corrupt)?;
-                scopes.pop();
+                let l = self.loops.pop().ok_or(RenderError::Corrupt)?;
+                self.scopes.pop();
                 if !l.items.is_empty() {
-                    pc = *t as usize;
+                    self.pc = *t as usize;
                 }
             }
+            _ => return Err(RenderError::Corrupt),
+        }
+        Ok(())
+    }
+
+    fn scope(&mut self, op: &Op) -> Result<(), RenderError> {
+        match op {
             Op::Store(name) => {
-                let v = pop!();
-                let scope = scopes.last_mut().ok_or(RenderError::Corrupt)?;
+                let v = self.pop()?;
+                let scope = self.scopes.last_mut().ok_or(RenderError::Corrupt)?;
                 scope.push((name.clone(), v));
             }
-            Op::PushScope => scopes.push(Vec::new()),
-            Op::PopScope => {
-                scopes.pop();
+            Op::PushScope => self.scopes.push(Vec::new()),
+            _ => {
+                self.scopes.pop();
             }
         }
+        Ok(())
     }
-    Ok(out)
+}
+
+/// Unary `-`.
+fn negate(v: Value) -> Result<Value, RenderError> {
+    if let Some(e) = v.undefined_error() {
+        return Err(e);
+    }
+    Ok(match v {
+        Value::Int(i) => Value::Int(i.checked_neg().ok_or_else(overflow)?),
+        Value::Float(f) => Value::Float(-f),
+        Value::Bool(b) => Value::Int(-i64::from(b)),
+        other => {
+            return Err(RenderError::Type(format!(
+                "bad operand type for unary -: '{}'",
+                other.type_name()
+            )))
+        }
+    })
 }
 
 fn overflow() -> RenderError {
@@ -1146,54 +1253,18 @@ fn arg(args: &[Value], i: usize) -> Option<&Value> {
     args.get(i)
 }
 
+/// Jinja2's filter `name` applied to `v` with `args`.
 fn filter(name: &str, v: Value, args: Vec<Value>) -> Result<Value, RenderError> {
     Ok(match name {
         "upper" => Value::Str(py_upper(&soft_str(&v)?)),
         "lower" => Value::Str(soft_str(&v)?.to_lowercase()),
         "title" => Value::Str(jinja_title(&soft_str(&v)?)),
         "capitalize" => Value::Str(py_capitalize(&soft_str(&v)?)),
-        "trim" => {
-            let s = soft_str(&v)?;
-            match arg(&args, 0) {
-                Some(Value::Str(chars)) => {
-                    Value::Str(s.trim_matches(|c| chars.contains(c)).to_string())
-                }
-                None | Some(Value::None) => Value::Str(s.trim_matches(is_py_space).to_string()),
-                Some(_) => return Err(RenderError::Type("strip arg must be None or str".into())),
-            }
-        }
-        "default" | "d" => {
-            let fallback = arg(&args, 0).cloned().unwrap_or(Value::Str(String::new()));
-            let boolean = arg(&args, 1).is_some_and(Value::truthy);
-            let missing = matches!(v, Value::Undefined(_)) || (boolean && !v.truthy());
-            if missing {
-                fallback
-            } else {
-                v
-            }
-        }
-        "length" | "count" => Value::Int(match &v {
-            Value::Undefined(_) => 0,
-            Value::Str(s) => s.chars().count() as i64,
-            Value::List(l) => l.len() as i64,
-            r @ Value::Range(..) => r.items()?.len() as i64,
-            other => {
-                return Err(RenderError::Type(format!(
-                    "object of type '{}' has no len()",
-                    other.type_name()
-                )))
-            }
-        }),
+        "trim" => filter_trim(v, &args)?,
+        "default" | "d" => filter_default(v, &args)?,
+        "length" | "count" => filter_length(v)?,
         "string" => Value::Str(soft_str(&v)?),
-        "join" => {
-            let sep = match arg(&args, 0) {
-                Some(s) => s.to_str()?,
-                None => String::new(),
-            };
-            let parts: Result<Vec<String>, RenderError> =
-                v.items()?.iter().map(Value::to_str).collect();
-            Value::Str(parts?.join(&sep))
-        }
+        "join" => filter_join(v, &args)?,
         "first" => v
             .items()?
             .into_iter()
@@ -1204,46 +1275,8 @@ fn filter(name: &str, v: Value, args: Vec<Value>) -> Result<Value, RenderError> 
             .into_iter()
             .next_back()
             .unwrap_or_else(|| Value::Undefined("No last item, sequence was empty.".into())),
-        "reverse" => match v {
-            Value::Str(s) => Value::Str(s.chars().rev().collect()),
-            // Jinja2 returns a `reversed` iterator object here.
-            Value::Undefined(_) | Value::Range(..) => {
-                return Err(RenderError::Unsupported("`reverse` of this value".into()))
-            }
-            other => {
-                let mut items = other.items()?;
-                items.reverse();
-                Value::List(items)
-            }
-        },
-        "replace" => {
-            let s = soft_str(&v)?;
-            let old = arg(&args, 0)
-                .map(Value::to_str)
-                .transpose()?
-                .ok_or_else(|| {
-                    RenderError::Type("replace() missing required argument 'old'".into())
-                })?;
-            let new = arg(&args, 1)
-                .map(Value::to_str)
-                .transpose()?
-                .ok_or_else(|| {
-                    RenderError::Type("replace() missing required argument 'new'".into())
-                })?;
-            match arg(&args, 2) {
-                None | Some(Value::None) => Value::Str(s.replace(&old, &new)),
-                Some(c) => {
-                    let n = c
-                        .as_int()
-                        .ok_or_else(|| RenderError::Type("'count' must be an integer".into()))?;
-                    if n < 0 {
-                        Value::Str(s.replace(&old, &new))
-                    } else {
-                        Value::Str(s.replacen(&old, &new, n as usize))
-                    }
-                }
-            }
-        }
+        "reverse" => filter_reverse(v)?,
+        "replace" => filter_replace(v, &args)?,
         "list" => Value::List(v.items()?),
         "wordcount" => Value::Int(
             soft_str(&v)?
@@ -1251,52 +1284,149 @@ fn filter(name: &str, v: Value, args: Vec<Value>) -> Result<Value, RenderError> 
                 .filter(|w| !w.is_empty())
                 .count() as i64,
         ),
-        "int" => {
-            let default = arg(&args, 0).cloned().unwrap_or(Value::Int(0));
-            match &v {
-                Value::Int(_) => v,
-                Value::Bool(b) => Value::Int(i64::from(*b)),
-                Value::Float(f) if f.is_finite() => Value::Int(f.trunc() as i64),
-                Value::Str(s) => py_int(s).map_or(default, Value::Int),
-                _ => default,
-            }
-        }
-        "abs" => match v {
-            Value::Int(i) => Value::Int(i.checked_abs().ok_or_else(overflow)?),
-            Value::Float(f) => Value::Float(f.abs()),
-            Value::Bool(b) => Value::Int(i64::from(b)),
-            other => {
-                return Err(RenderError::Type(format!(
-                    "bad operand type for abs(): '{}'",
-                    other.type_name()
-                )))
-            }
-        },
-        "center" => {
-            let s = soft_str(&v)?;
-            let width = match arg(&args, 0) {
-                Some(w) => w
-                    .as_int()
-                    .ok_or_else(|| RenderError::Type("width must be an integer".into()))?,
-                None => 80,
-            };
-            let len = s.chars().count() as i64;
-            if width <= len {
-                Value::Str(s)
-            } else {
-                // Python's str.center: the extra space goes right when the total is odd and
-                // the width even, left otherwise.
-                let marg = width - len;
-                let left = marg / 2 + (marg & width & 1);
-                let right = marg - left;
-                Value::Str(format!(
-                    "{}{s}{}",
-                    " ".repeat(left as usize),
-                    " ".repeat(right as usize)
-                ))
-            }
-        }
+        "int" => filter_int(v, &args)?,
+        "abs" => filter_abs(v)?,
+        "center" => filter_center(v, &args)?,
         other => return Err(RenderError::Unsupported(format!("the filter `{other}`"))),
+    })
+}
+
+/// `trim`: Python's `str.strip`, of the characters given or of whitespace.
+fn filter_trim(v: Value, args: &[Value]) -> Result<Value, RenderError> {
+    let s = soft_str(&v)?;
+    Ok(match arg(args, 0) {
+        Some(Value::Str(chars)) => Value::Str(s.trim_matches(|c| chars.contains(c)).to_string()),
+        None | Some(Value::None) => Value::Str(s.trim_matches(is_py_space).to_string()),
+        Some(_) => return Err(RenderError::Type("strip arg must be None or str".into())),
+    })
+}
+
+/// `default` (`d`): the fallback for an undefined value (or, with `true`, a false one).
+fn filter_default(v: Value, args: &[Value]) -> Result<Value, RenderError> {
+    let fallback = arg(args, 0).cloned().unwrap_or(Value::Str(String::new()));
+    let boolean = arg(args, 1).is_some_and(Value::truthy);
+    let missing = matches!(v, Value::Undefined(_)) || (boolean && !v.truthy());
+    Ok(if missing { fallback } else { v })
+}
+
+/// `length` (`count`): the number of characters or items.
+fn filter_length(v: Value) -> Result<Value, RenderError> {
+    Ok(Value::Int(match &v {
+        Value::Undefined(_) => 0,
+        Value::Str(s) => s.chars().count() as i64,
+        Value::List(l) => l.len() as i64,
+        r @ Value::Range(..) => r.items()?.len() as i64,
+        other => {
+            return Err(RenderError::Type(format!(
+                "object of type '{}' has no len()",
+                other.type_name()
+            )))
+        }
+    }))
+}
+
+/// `join`: the items as text, with the separator given between them.
+fn filter_join(v: Value, args: &[Value]) -> Result<Value, RenderError> {
+    let sep = match arg(args, 0) {
+        Some(s) => s.to_str()?,
+        None => String::new(),
+    };
+    let parts: Result<Vec<String>, RenderError> = v.items()?.iter().map(Value::to_str).collect();
+    Ok(Value::Str(parts?.join(&sep)))
+}
+
+/// `reverse`: a string backwards, or the items in reverse order.
+fn filter_reverse(v: Value) -> Result<Value, RenderError> {
+    Ok(match v {
+        Value::Str(s) => Value::Str(s.chars().rev().collect()),
+        // Jinja2 returns a `reversed` iterator object here.
+        Value::Undefined(_) | Value::Range(..) => {
+            return Err(RenderError::Unsupported("`reverse` of this value".into()))
+        }
+        other => {
+            let mut items = other.items()?;
+            items.reverse();
+            Value::List(items)
+        }
+    })
+}
+
+/// `replace`: Python's `str.replace(old, new[, count])`.
+fn filter_replace(v: Value, args: &[Value]) -> Result<Value, RenderError> {
+    let s = soft_str(&v)?;
+    let old = arg(args, 0)
+        .map(Value::to_str)
+        .transpose()?
+        .ok_or_else(|| RenderError::Type("replace() missing required argument 'old'".into()))?;
+    let new = arg(args, 1)
+        .map(Value::to_str)
+        .transpose()?
+        .ok_or_else(|| RenderError::Type("replace() missing required argument 'new'".into()))?;
+    Ok(match arg(args, 2) {
+        None | Some(Value::None) => Value::Str(s.replace(&old, &new)),
+        Some(c) => {
+            let n = c
+                .as_int()
+                .ok_or_else(|| RenderError::Type("'count' must be an integer".into()))?;
+            if n < 0 {
+                Value::Str(s.replace(&old, &new))
+            } else {
+                Value::Str(s.replacen(&old, &new, n as usize))
+            }
+        }
+    })
+}
+
+/// `int`: an integer, or the default given when the value is none.
+fn filter_int(v: Value, args: &[Value]) -> Result<Value, RenderError> {
+    let default = arg(args, 0).cloned().unwrap_or(Value::Int(0));
+    Ok(match &v {
+        Value::Int(_) => v,
+        Value::Bool(b) => Value::Int(i64::from(*b)),
+        Value::Float(f) if f.is_finite() => Value::Int(f.trunc() as i64),
+        Value::Str(s) => py_int(s).map_or(default, Value::Int),
+        _ => default,
+    })
+}
+
+/// `abs`: the absolute value.
+fn filter_abs(v: Value) -> Result<Value, RenderError> {
+    Ok(match v {
+        Value::Int(i) => Value::Int(i.checked_abs().ok_or_else(overflow)?),
+        Value::Float(f) => Value::Float(f.abs()),
+        Value::Bool(b) => Value::Int(i64::from(b)),
+        other => {
+            return Err(RenderError::Type(format!(
+                "bad operand type for abs(): '{}'",
+                other.type_name()
+            )))
+        }
+    })
+}
+
+/// `center`: Python's `str.center(width)`.
+fn filter_center(v: Value, args: &[Value]) -> Result<Value, RenderError> {
+    let s = soft_str(&v)?;
+    let width = match arg(args, 0) {
+        Some(w) => w
+            .as_int()
+            .ok_or_else(|| RenderError::Type("width must be an integer".into()))?,
+        None => 80,
+    };
+    let len = s.chars().count() as i64;
+    Ok(if width <= len {
+        Value::Str(s)
+    } else {
+        // Python's str.center: the extra space goes right when the total is odd and
+        // the width even, left otherwise.
+        let marg = width - len;
+        let left = marg / 2 + (marg & width & 1);
+        let right = marg - left;
+        Value::Str(format!(
+            "{}{s}{}",
+            " ".repeat(left as usize),
+            " ".repeat(right as usize)
+        ))
     })
 }
 

@@ -821,26 +821,9 @@ pub fn search(
     if k == 0 || terms.is_empty() {
         return Vec::new();
     }
-    struct Cursor<'a> {
-        postings: Postings<'a>,
-        current: Option<Posting>,
-        weight: i64,
-        bound: i64,
-    }
     let mut cursors: Vec<Cursor<'_>> = terms
         .iter()
-        .map(|&(t, w)| {
-            let mut postings = index.postings(t);
-            let current = postings.next();
-            let weight = i64::from(w) * i64::from(postings.scale());
-            let bound = weight * i64::from(postings.max_impact());
-            Cursor {
-                postings,
-                current,
-                weight,
-                bound,
-            }
-        })
+        .map(|&(t, w)| Cursor::new(index, t, w))
         .collect();
     // The most any document can score: once the k-th score reaches it, nothing can enter.
     let total: i64 = cursors.iter().map(|c| c.bound).sum();
@@ -850,9 +833,11 @@ pub fn search(
     // A document must score above `threshold` to enter: 0 until `k` are held, then the k-th
     // score (an equal score loses: documents come in increasing order).
     let mut threshold = 0i64;
-    let mut score = [0i64; PRUNED_WINDOW];
-    let mut fields = [0u8; PRUNED_WINDOW];
-    let mut touched = [0u64; PRUNED_WINDOW / 64];
+    let mut window = Window {
+        score: [0; PRUNED_WINDOW],
+        fields: [0; PRUNED_WINDOW],
+        touched: [0; PRUNED_WINDOW / 64],
+    };
     // Documents below `from` are done; no document is numbered `docs` or above (a corrupt index
     // may say otherwise: those are not scored).
     let mut from = 0u32;
@@ -867,103 +852,24 @@ pub fn search(
         };
         let base = next - next % PRUNED_WINDOW as u32;
         let end = base.saturating_add(PRUNED_WINDOW as u32);
-        // What each term can add to a document of this window: its weight times the highest
-        // block maximum among the blocks the window overlaps.
-        for c in &mut cursors {
-            if c.current.is_some_and(|p| p.doc < base) && c.postings.skip_to(base).is_none() {
-                c.current = None;
-            }
-            c.bound = match c.current {
-                Some(p) if p.doc < end => c.weight * i64::from(c.postings.max_before(end)),
-                _ => 0,
-            };
-        }
-        // Lowest bound first: the non-essential terms are a prefix.
-        cursors.sort_by_key(|c| c.bound);
-        below.clear();
-        below.push(0);
-        let mut acc = 0i64;
-        for c in &cursors {
-            acc += c.bound;
-            below.push(acc);
-        }
-        let mut essential = 0usize;
-        while essential < cursors.len() && below[essential + 1] <= threshold {
-            essential += 1;
-        }
-        // The essential terms' postings in the window, summed.
-        for c in &mut cursors[essential..] {
-            if c.current.is_some_and(|p| p.doc < base) {
-                c.current = c.postings.advance(base);
-            }
-            while let Some(p) = c.current {
-                if p.doc >= end {
-                    break;
-                }
-                if p.doc >= base {
-                    let i = (p.doc - base) as usize;
-                    let v = i64::from(p.impact) * c.weight;
-                    score[i] += if p.fields.is_negative() { -v } else { v };
-                    fields[i] |= p.fields.0;
-                    touched[i / 64] |= 1 << (i % 64);
-                }
-                c.current = c.postings.next();
-            }
-        }
+        let essential = window_bounds(&mut cursors, &mut below, base, end, threshold);
+        window.add(&mut cursors[essential..], base, end);
         // The window's candidates in document order, completed from the non-essential terms
         // while they can still enter.
-        for (w, bits) in touched.iter_mut().enumerate() {
-            let mut b = *bits;
-            *bits = 0;
-            while b != 0 {
-                let i = w * 64 + b.trailing_zeros() as usize;
-                b &= b - 1;
+        for w in 0..window.touched.len() {
+            let mut bits = std::mem::take(&mut window.touched[w]);
+            while bits != 0 {
+                let i = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
                 let doc = base + i as u32;
-                let mut s = score[i];
-                let mut f = fields[i];
-                score[i] = 0;
-                fields[i] = 0;
+                let (s, f) = window.take(i);
                 if s + below[essential] <= threshold || !keep(doc) {
                     continue;
                 }
-                let mut alive = true;
-                for j in (0..essential).rev() {
-                    if s + below[j + 1] <= threshold {
-                        alive = false;
-                        break;
-                    }
-                    let c = &mut cursors[j];
-                    match c.current {
-                        Some(p) if p.doc >= doc => {}
-                        Some(_) => {
-                            // Step over the blocks before `doc`, then bound by the block's
-                            // maximum before decoding any of it.
-                            if c.postings.skip_to(doc).is_none() {
-                                c.current = None;
-                                continue;
-                            }
-                            if s + below[j] + c.weight * i64::from(c.postings.block_max())
-                                <= threshold
-                            {
-                                alive = false;
-                                break;
-                            }
-                            c.current = c.postings.advance(doc);
-                        }
-                        None => continue,
-                    }
-                    if let Some(p) = c.current {
-                        if p.doc == doc {
-                            let v = i64::from(p.impact) * c.weight;
-                            s += if p.fields.is_negative() { -v } else { v };
-                            f |= p.fields.0;
-                            c.current = c.postings.next();
-                        }
-                    }
-                }
-                if !alive || s <= threshold {
+                let non_essential = &mut cursors[..essential];
+                let Some((s, f)) = complete(non_essential, &below, doc, s, f, threshold) else {
                     continue;
-                }
+                };
                 let entry = Entry {
                     score: s,
                     doc,
@@ -981,6 +887,155 @@ pub fn search(
         from = end;
     }
     finish(index, heap)
+}
+
+/// One term of a pruned search: its postings, the posting it stands on, its weight, and the
+/// most it can add to a document (of the index, then of the current window).
+struct Cursor<'a> {
+    postings: Postings<'a>,
+    current: Option<Posting>,
+    weight: i64,
+    bound: i64,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(index: &Index<'a>, t: Term, w: u32) -> Self {
+        let mut postings = index.postings(t);
+        let current = postings.next();
+        let weight = i64::from(w) * i64::from(postings.scale());
+        let bound = weight * i64::from(postings.max_impact());
+        Cursor {
+            postings,
+            current,
+            weight,
+            bound,
+        }
+    }
+
+    /// What this posting adds to its document's score.
+    fn value(&self, p: Posting) -> i64 {
+        let v = i64::from(p.impact) * self.weight;
+        if p.fields.is_negative() {
+            -v
+        } else {
+            v
+        }
+    }
+}
+
+/// Bounds every term in the window `base..end` (its weight times the highest block maximum
+/// among the blocks the window overlaps), sorts the terms lowest bound first and fills `below`;
+/// returns how many are non-essential (a prefix: together they cannot lift a document past
+/// `threshold`).
+fn window_bounds(
+    cursors: &mut [Cursor<'_>],
+    below: &mut Vec<i64>,
+    base: u32,
+    end: u32,
+    threshold: i64,
+) -> usize {
+    for c in cursors.iter_mut() {
+        if c.current.is_some_and(|p| p.doc < base) && c.postings.skip_to(base).is_none() {
+            c.current = None;
+        }
+        c.bound = match c.current {
+            Some(p) if p.doc < end => c.weight * i64::from(c.postings.max_before(end)),
+            _ => 0,
+        };
+    }
+    cursors.sort_by_key(|c| c.bound);
+    below.clear();
+    below.push(0);
+    let mut acc = 0i64;
+    for c in cursors.iter() {
+        acc += c.bound;
+        below.push(acc);
+    }
+    let mut essential = 0usize;
+    while essential < cursors.len() && below[essential + 1] <= threshold {
+        essential += 1;
+    }
+    essential
+}
+
+/// The accumulators of one window of [`PRUNED_WINDOW`] documents.
+struct Window {
+    score: [i64; PRUNED_WINDOW],
+    fields: [u8; PRUNED_WINDOW],
+    touched: [u64; PRUNED_WINDOW / 64],
+}
+
+impl Window {
+    /// Sums the postings of the essential terms that fall in `base..end`.
+    fn add(&mut self, essential: &mut [Cursor<'_>], base: u32, end: u32) {
+        for c in essential {
+            if c.current.is_some_and(|p| p.doc < base) {
+                c.current = c.postings.advance(base);
+            }
+            while let Some(p) = c.current {
+                if p.doc >= end {
+                    break;
+                }
+                if p.doc >= base {
+                    let i = (p.doc - base) as usize;
+                    self.score[i] += c.value(p);
+                    self.fields[i] |= p.fields.0;
+                    self.touched[i / 64] |= 1 << (i % 64);
+                }
+                c.current = c.postings.next();
+            }
+        }
+    }
+
+    /// Document `i`'s partial score and fields, its accumulators cleared for the next window.
+    fn take(&mut self, i: usize) -> (i64, u8) {
+        let out = (self.score[i], self.fields[i]);
+        self.score[i] = 0;
+        self.fields[i] = 0;
+        out
+    }
+}
+
+/// Completes document `doc` (partial score `s`, fields `f`) from the non-essential terms,
+/// highest bound first, stepping over whole blocks and bounding by each block's maximum before
+/// decoding it; `None` as soon as what its remaining terms could add cannot lift it past
+/// `threshold`.
+fn complete(
+    non_essential: &mut [Cursor<'_>],
+    below: &[i64],
+    doc: u32,
+    mut s: i64,
+    mut f: u8,
+    threshold: i64,
+) -> Option<(i64, u8)> {
+    for j in (0..non_essential.len()).rev() {
+        if s + below[j + 1] <= threshold {
+            return None;
+        }
+        let c = &mut non_essential[j];
+        match c.current {
+            Some(p) if p.doc >= doc => {}
+            Some(_) => {
+                if c.postings.skip_to(doc).is_none() {
+                    c.current = None;
+                    continue;
+                }
+                if s + below[j] + c.weight * i64::from(c.postings.block_max()) <= threshold {
+                    return None;
+                }
+                c.current = c.postings.advance(doc);
+            }
+            None => continue,
+        }
+        if let Some(p) = c.current {
+            if p.doc == doc {
+                s += c.value(p);
+                f |= p.fields.0;
+                c.current = c.postings.next();
+            }
+        }
+    }
+    (s > threshold).then_some((s, f))
 }
 
 /// [`search`] without pruning: every posting of every term is scored. Scoring runs over
