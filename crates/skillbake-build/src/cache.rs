@@ -169,6 +169,19 @@ struct Meta {
     keep: bool,
 }
 
+impl Entry {
+    /// The entry's fragment, and the rest of it.
+    fn split(self) -> (Meta, Fragment) {
+        let meta = Meta {
+            rel_dir: self.rel_dir,
+            files: self.files,
+            cross: self.cross,
+            keep: self.keep,
+        };
+        (meta, self.fragment)
+    }
+}
+
 /// One pack's outcome.
 enum Processed {
     Reused(Entry, bool),
@@ -216,26 +229,10 @@ pub fn build(
         walk: started.elapsed(),
         ..Stats::default()
     };
-
     if opts.baseline.is_some() {
         return full(root, opts, prefix, stats, context);
     }
-    let cached = load(&out.join(CACHE_FILE), &context);
-    stats.cache_hit = cached.is_some();
-    let mut cached: HashMap<String, Entry> = cached
-        .unwrap_or_default()
-        .into_iter()
-        .map(|e| (e.rel_dir.clone(), e))
-        .collect();
-    let work: Vec<(PackEntry, Option<Entry>)> = walked
-        .packs
-        .into_iter()
-        .map(|p| {
-            let c = cached.remove(&p.rel_dir);
-            (p, c)
-        })
-        .collect();
-    drop(cached);
+    let work = pair_with_cache(walked.packs, &out.join(CACHE_FILE), &context, &mut stats);
     let compress = GlobSet::new(&cfg.compress);
     let ctx = Ctx {
         cfg,
@@ -246,12 +243,76 @@ pub fn build(
     let t = Instant::now();
     let processed = crate::parallel::par_map_owned(work, |(p, c)| process(p, c, &ctx));
     stats.packs_time = t.elapsed();
-
     let mut report = Report {
         packs: stats.packs,
         ..Report::default()
     };
     report.sources.extend(sources);
+    let Some(mut entries) = collect(processed, &mut stats, &mut diags, &mut report) else {
+        return full(root, opts, prefix, stats, context);
+    };
+    // Record order (by name, then version), which the defaults and the fragments follow.
+    entries.sort_by(|a, b| versions::cmp(&key(a), &key(b)));
+    let crosses: Vec<&CrossPack> = entries.iter().map(|e| &e.cross).collect();
+    let finished = check::finish(
+        root,
+        &configured,
+        opts,
+        &crosses,
+        |_, _| {},
+        &mut diags,
+        &mut report,
+    );
+    if diags.iter().any(|d| d.severity == Severity::Error) {
+        // Report exactly what a check without the cache reports (sources included).
+        return full(root, opts, prefix, stats, context);
+    }
+    read_quoted_sources(root, &diags, &mut report);
+    report.diagnostics = diags;
+    let (meta, fragments) = entries.into_iter().map(Entry::split).unzip();
+    Ok(Built {
+        report,
+        fragments,
+        defaults: finished.defaults,
+        route: finished.route,
+        stats,
+        meta,
+        context,
+    })
+}
+
+/// Each pack found, with its entry in the cache at `file` when the cache was made with the same
+/// `context`.
+fn pair_with_cache(
+    packs: Vec<PackEntry>,
+    file: &Path,
+    context: &[u8; 32],
+    stats: &mut Stats,
+) -> Vec<(PackEntry, Option<Entry>)> {
+    let cached = load(file, context);
+    stats.cache_hit = cached.is_some();
+    let mut cached: HashMap<String, Entry> = cached
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| (e.rel_dir.clone(), e))
+        .collect();
+    packs
+        .into_iter()
+        .map(|p| {
+            let c = cached.remove(&p.rel_dir);
+            (p, c)
+        })
+        .collect()
+}
+
+/// The entries of every pack, reused or checked (their diagnostics and sources added to the
+/// report); `None` when a pack could not be made into one (it has errors).
+fn collect(
+    processed: Vec<Processed>,
+    stats: &mut Stats,
+    diags: &mut Vec<Diagnostic>,
+    report: &mut Report,
+) -> Option<Vec<Entry>> {
     let mut entries = Vec::new();
     let mut complete = true;
     for p in processed {
@@ -279,25 +340,12 @@ pub fn build(
             }
         }
     }
-    // Record order (by name, then version), which the defaults and the fragments follow.
-    entries.sort_by(|a, b| versions::cmp(&key(a), &key(b)));
-    let crosses: Vec<&CrossPack> = entries.iter().map(|e| &e.cross).collect();
-    let finished = check::finish(
-        root,
-        &configured,
-        opts,
-        &crosses,
-        |_, _| {},
-        &mut diags,
-        &mut report,
-    );
-    let failed = diags.iter().any(|d| d.severity == Severity::Error);
-    if failed || !complete {
-        // Report exactly what a check without the cache reports (sources included).
-        return full(root, opts, prefix, stats, context);
-    }
-    // Warnings the cross-pack rules raised on packs taken from the cache quote files that were
-    // not read: read them now.
+    complete.then_some(entries)
+}
+
+/// Warnings the cross-pack rules raised on packs taken from the cache quote files that were not
+/// read: reads them into the report.
+fn read_quoted_sources(root: &Path, diags: &[Diagnostic], report: &mut Report) {
     let files = diags
         .iter()
         .flat_map(|d| std::iter::once(&d.file).chain(d.related.iter().map(|r| &r.file)));
@@ -308,30 +356,6 @@ pub fn build(
             }
         }
     }
-    report.diagnostics = diags;
-    let (meta, fragments) = entries
-        .into_iter()
-        .map(|e| {
-            (
-                Meta {
-                    rel_dir: e.rel_dir,
-                    files: e.files,
-                    cross: e.cross,
-                    keep: e.keep,
-                },
-                e.fragment,
-            )
-        })
-        .unzip();
-    Ok(Built {
-        report,
-        fragments,
-        defaults: finished.defaults,
-        route: finished.route,
-        stats,
-        meta,
-        context,
-    })
 }
 
 /// The build without the cache: a whole check, then every pack generated (after an error, so

@@ -343,11 +343,51 @@ pub fn parse(text: &str, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
             ),
         }
     }
+    lints_section(&raw, text, &idx, file, &at, &mut cfg, &mut diags);
+    glob_sections(&raw, file, &at, &mut cfg, &mut diags);
+    route_section(&raw, file, &at, &mut cfg, &mut diags);
+    cfg.known_tools = raw.tools.known;
+    if let Some(n) = raw.limits.max_file_size {
+        cfg.max_file_size = n;
+    }
+    if let Some(n) = raw.limits.max_pack_size {
+        cfg.max_pack_size = n;
+    }
+    for (skill, range) in &raw.requires {
+        cfg.requires.push(crate::model::Requirement {
+            skill: skill.get_ref().clone(),
+            range: range.get_ref().clone(),
+            file: file.to_string(),
+            name_pos: at(&skill.span()),
+            range_pos: at(&range.span()),
+        });
+    }
+    if diags.is_empty() {
+        Ok(cfg)
+    } else {
+        Err(diags)
+    }
+}
+
+/// Where a value of the file is.
+type At<'a> = &'a dyn Fn(&std::ops::Range<usize>) -> Option<crate::diagnostic::Position>;
+
+/// `[lints]`: each code with its level; unknown codes (with a did-you-mean), unknown levels and
+/// hard errors set below `deny` are reported.
+fn lints_section(
+    raw: &RawConfig,
+    text: &str,
+    idx: &LineIndex,
+    file: &str,
+    at: At<'_>,
+    cfg: &mut ProjectConfig,
+    diags: &mut Vec<Diagnostic>,
+) {
     for (name, level) in &raw.lints {
         let key_pos = text
             .find(&format!("\n{name}"))
             .map(|i| idx.range(i + 1, i + 1 + name.len()))
-            .or(at(&level.span()));
+            .or_else(|| at(&level.span()));
         let Some(code) = Code::from_name(name) else {
             let mut d = Diagnostic::new(
                 Code::ConfigInvalid,
@@ -393,6 +433,16 @@ pub fn parse(text: &str, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
         }
         cfg.lints.insert(code, lvl);
     }
+}
+
+/// `ignore` and `[embed] compress`: glob patterns, each checked.
+fn glob_sections(
+    raw: &RawConfig,
+    file: &str,
+    at: At<'_>,
+    cfg: &mut ProjectConfig,
+    diags: &mut Vec<Diagnostic>,
+) {
     for (what, patterns, into) in [
         ("ignore", &raw.ignore, &mut cfg.ignore),
         ("compress", &raw.embed.compress, &mut cfg.compress),
@@ -412,28 +462,6 @@ pub fn parse(text: &str, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
                 into.push(pattern.get_ref().clone());
             }
         }
-    }
-    route_section(&raw, file, &at, &mut cfg, &mut diags);
-    cfg.known_tools = raw.tools.known;
-    if let Some(n) = raw.limits.max_file_size {
-        cfg.max_file_size = n;
-    }
-    if let Some(n) = raw.limits.max_pack_size {
-        cfg.max_pack_size = n;
-    }
-    for (skill, range) in &raw.requires {
-        cfg.requires.push(crate::model::Requirement {
-            skill: skill.get_ref().clone(),
-            range: range.get_ref().clone(),
-            file: file.to_string(),
-            name_pos: at(&skill.span()),
-            range_pos: at(&range.span()),
-        });
-    }
-    if diags.is_empty() {
-        Ok(cfg)
-    } else {
-        Err(diags)
     }
 }
 

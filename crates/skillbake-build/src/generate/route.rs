@@ -286,52 +286,124 @@ pub fn build_terms(
     weights: &Weights,
 ) -> Result<Built, TooLarge> {
     let n = docs.len();
-    let mut ids: HashMap<&str, u32> = HashMap::new();
-    let mut names: Vec<String> = Vec::new();
-    let mut per_doc: Vec<Vec<(u32, [f32; 8])>> = Vec::with_capacity(n);
-    let mut lens: Vec<[f64; 8]> = Vec::with_capacity(n);
-    for doc in docs {
-        let mut terms = Vec::with_capacity(doc.terms.len());
-        for (t, tf) in &doc.terms {
-            let id = match ids.get(t.as_str()) {
-                Some(&id) => id,
-                None => {
-                    let id = u32::try_from(names.len()).map_err(|_| TooLarge)?;
-                    ids.insert(t.as_str(), id);
-                    names.push(t.clone());
-                    id
-                }
-            };
-            terms.push((id, *tf));
-        }
-        per_doc.push(terms);
-        lens.push(doc.len);
+    let vocab = Vocabulary::of(docs)?;
+    let avg = average_lengths(&vocab.lens);
+    let weighted = bm25f(&vocab, &avg, weights);
+    let max = weighted
+        .iter()
+        .flatten()
+        .map(|p| p.1.abs())
+        .fold(0f64, f64::max);
+    // Global unit: the heaviest term's heaviest posting is 255 × 65535 units.
+    let unit = if max > 0.0 {
+        max / (255.0 * 65535.0)
+    } else {
+        1.0
+    };
+    let order: BTreeMap<&str, usize> = vocab
+        .names
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.as_str(), i))
+        .collect();
+    let mut w = Writer::new(u32::try_from(n).map_err(|_| TooLarge)?, unit as f32);
+    let mut postings_total = 0usize;
+    for (term, &i) in &order {
+        let (scale, list) = quantize(&weighted[i], unit);
+        postings_total += list.len();
+        w.term(term, scale, &list)?;
     }
+    let (bucket_names, doc_buckets) = bucket_table(buckets);
+    w.buckets(bucket_names, doc_buckets);
+    let bytes = w.finish()?;
+    Ok(Built {
+        stats: Stats {
+            docs: n,
+            terms: order.len(),
+            postings: postings_total,
+            bytes: bytes.len(),
+        },
+        bytes,
+    })
+}
+
+/// Every distinct term of the packs, numbered in first-seen order, each pack's terms by
+/// number, and each pack's field lengths.
+struct Vocabulary {
+    names: Vec<String>,
+    per_doc: Vec<Vec<(u32, [f32; 8])>>,
+    lens: Vec<[f64; 8]>,
+}
+
+impl Vocabulary {
+    fn of(docs: &[&DocTerms]) -> Result<Vocabulary, TooLarge> {
+        let mut ids: HashMap<&str, u32> = HashMap::new();
+        let mut names: Vec<String> = Vec::new();
+        let mut per_doc = Vec::with_capacity(docs.len());
+        let mut lens = Vec::with_capacity(docs.len());
+        for doc in docs {
+            let mut terms = Vec::with_capacity(doc.terms.len());
+            for (t, tf) in &doc.terms {
+                let id = match ids.get(t.as_str()) {
+                    Some(&id) => id,
+                    None => {
+                        let id = u32::try_from(names.len()).map_err(|_| TooLarge)?;
+                        ids.insert(t.as_str(), id);
+                        names.push(t.clone());
+                        id
+                    }
+                };
+                terms.push((id, *tf));
+            }
+            per_doc.push(terms);
+            lens.push(doc.len);
+        }
+        Ok(Vocabulary {
+            names,
+            per_doc,
+            lens,
+        })
+    }
+
+    /// How many packs each term occurs in.
+    fn document_frequencies(&self) -> Vec<u32> {
+        let mut df = vec![0u32; self.names.len()];
+        for terms in &self.per_doc {
+            for (id, tf) in terms {
+                if tf[..7].iter().any(|&x| x > 0.0) || tf[7] > 0.0 {
+                    df[*id as usize] += 1;
+                }
+            }
+        }
+        df
+    }
+}
+
+/// Each field's average length over the packs (at least 1).
+fn average_lengths(lens: &[[f64; 8]]) -> [f64; 8] {
     let mut avg = [0f64; 8];
-    for l in &lens {
+    for l in lens {
         for f in 0..8 {
             avg[f] += l[f];
         }
     }
     for a in &mut avg {
-        *a = if n == 0 {
+        *a = if lens.is_empty() {
             1.0
         } else {
-            (*a / n as f64).max(1.0)
+            (*a / lens.len() as f64).max(1.0)
         };
     }
-    let mut df = vec![0u32; names.len()];
-    for terms in &per_doc {
-        for (id, tf) in terms {
-            if tf[..7].iter().any(|&x| x > 0.0) || tf[7] > 0.0 {
-                df[*id as usize] += 1;
-            }
-        }
-    }
-    // (term, doc, weight, fields), weight negative for `when_not_to_use`-only terms.
-    let mut weighted: Vec<Vec<(u32, f64, Fields)>> = vec![Vec::new(); names.len()];
-    let mut max = 0f64;
-    for (d, terms) in per_doc.iter().enumerate() {
+    avg
+}
+
+/// Each term's (pack, BM25F weight, fields) postings; the weight is negative for a term that
+/// only `when_not_to_use` holds (when `weights.negative`).
+fn bm25f(vocab: &Vocabulary, avg: &[f64; 8], weights: &Weights) -> Vec<Vec<(u32, f64, Fields)>> {
+    let n = vocab.per_doc.len();
+    let df = vocab.document_frequencies();
+    let mut weighted: Vec<Vec<(u32, f64, Fields)>> = vec![Vec::new(); vocab.names.len()];
+    for (d, terms) in vocab.per_doc.iter().enumerate() {
         for (id, tf) in terms {
             let idf = {
                 let df = f64::from(df[*id as usize]);
@@ -343,7 +415,7 @@ pub fn build_terms(
                 if tf == 0.0 {
                     return 0.0;
                 }
-                w * tf / (1.0 - b + b * lens[d][f] / avg[f])
+                w * tf / (1.0 - b + b * vocab.lens[d][f] / avg[f])
             };
             let mut mask = Fields::default();
             for (f, (bit, _, _)) in FIELDS.iter().enumerate().take(7) {
@@ -362,64 +434,41 @@ pub fn build_terms(
                 }
                 (-idf * neg / (k1 + neg), Fields::WHEN_NOT_TO_USE)
             };
-            max = max.max(weight.abs());
             weighted[*id as usize].push((d as u32, weight, fields));
         }
     }
-    // Global unit: the heaviest term's heaviest posting is 255 × 65535 units.
-    let unit = if max > 0.0 {
-        max / (255.0 * 65535.0)
-    } else {
-        1.0
-    };
-    let order: BTreeMap<&str, usize> = names
+    weighted
+}
+
+/// A term's postings as impact bytes: the term's scale (its heaviest posting in units of 255)
+/// and each posting's impact.
+fn quantize(postings: &[(u32, f64, Fields)], unit: f64) -> (u16, Vec<Posting>) {
+    let term_max = postings.iter().map(|p| p.1.abs()).fold(0.0f64, f64::max);
+    let term_scale = (term_max / (255.0 * unit)).round().clamp(1.0, 65535.0);
+    let list = postings
         .iter()
-        .enumerate()
-        .map(|(i, s)| (s.as_str(), i))
-        .collect();
-    let mut w = Writer::new(u32::try_from(n).map_err(|_| TooLarge)?, unit as f32);
-    let mut postings_total = 0usize;
-    let mut list: Vec<Posting> = Vec::new();
-    for (term, &i) in &order {
-        list.clear();
-        let term_max = weighted[i].iter().map(|p| p.1.abs()).fold(0.0f64, f64::max);
-        let term_scale = (term_max / (255.0 * unit)).round().clamp(1.0, 65535.0);
-        for &(doc, weight, fields) in &weighted[i] {
-            let q = (weight.abs() / (term_scale * unit))
+        .map(|&(doc, weight, fields)| Posting {
+            doc,
+            impact: (weight.abs() / (term_scale * unit))
                 .round()
-                .clamp(1.0, 255.0) as u8;
-            list.push(Posting {
-                doc,
-                impact: q,
-                fields,
-            });
-        }
-        postings_total += list.len();
-        w.term(term, term_scale as u16, &list)?;
-    }
-    let mut bucket_names: Vec<String> = buckets.iter().map(|b| b.to_string()).collect();
-    bucket_names.push(String::new());
-    bucket_names.sort();
-    bucket_names.dedup();
-    let doc_buckets: Vec<u32> = buckets
-        .iter()
-        .map(|b| {
-            bucket_names
-                .binary_search_by(|x| x.as_str().cmp(b))
-                .unwrap_or(0) as u32
+                .clamp(1.0, 255.0) as u8,
+            fields,
         })
         .collect();
-    w.buckets(bucket_names, doc_buckets);
-    let bytes = w.finish()?;
-    Ok(Built {
-        stats: Stats {
-            docs: n,
-            terms: order.len(),
-            postings: postings_total,
-            bytes: bytes.len(),
-        },
-        bytes,
-    })
+    (term_scale as u16, list)
+}
+
+/// The sorted bucket names (the root, `""`, always among them) and each pack's bucket.
+fn bucket_table(buckets: &[&str]) -> (Vec<String>, Vec<u32>) {
+    let mut names: Vec<String> = buckets.iter().map(|b| b.to_string()).collect();
+    names.push(String::new());
+    names.sort();
+    names.dedup();
+    let per_doc = buckets
+        .iter()
+        .map(|b| names.binary_search_by(|x| x.as_str().cmp(b)).unwrap_or(0) as u32)
+        .collect();
+    (names, per_doc)
 }
 
 #[cfg(test)]

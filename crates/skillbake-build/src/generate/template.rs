@@ -185,27 +185,9 @@ impl Lower<'_> {
     fn expr(&mut self, expr: &ast::Expr<'_>) -> R {
         use ast::Expr as E;
         match expr {
-            E::Var(v) => {
-                if JINJA2_GLOBALS.contains(&v.id) {
-                    return unsupported("a Jinja2 global as a value");
-                }
-                if matches!(v.id, "self" | "super" | "caller" | "varargs" | "kwargs") {
-                    return unsupported(&format!("`{}`", v.id));
-                }
-                self.emit(Op::Var(v.id.to_string()));
-            }
+            E::Var(v) => self.var(v.id)?,
             E::Const(c) => self.constant(&c.value)?,
-            E::Slice(s) => {
-                self.expr(&s.expr)?;
-                let mut mask = 0u8;
-                for (bit, part) in [(1u8, &s.start), (2, &s.stop), (4, &s.step)] {
-                    if let Some(e) = part {
-                        self.expr(e)?;
-                        mask |= bit;
-                    }
-                }
-                self.emit(Op::Slice(mask));
-            }
+            E::Slice(s) => self.slice(s)?,
             E::UnaryOp(u) => {
                 self.expr(&u.expr)?;
                 self.emit(match u.op {
@@ -213,101 +195,11 @@ impl Lower<'_> {
                     ast::UnaryOpKind::Neg => Op::Neg,
                 });
             }
-            E::BinOp(b) => {
-                use ast::BinOpKind as K;
-                let op = match b.op {
-                    K::ScAnd | K::ScOr => {
-                        self.expr(&b.left)?;
-                        let j = self.emit(if matches!(b.op, K::ScAnd) {
-                            Op::JumpIfFalseOrPop(0)
-                        } else {
-                            Op::JumpIfTrueOrPop(0)
-                        });
-                        self.expr(&b.right)?;
-                        self.patch(j);
-                        return Ok(());
-                    }
-                    K::Eq => BinOp::Eq,
-                    K::Ne => BinOp::Ne,
-                    K::Lt => BinOp::Lt,
-                    K::Lte => BinOp::Le,
-                    K::Gt => BinOp::Gt,
-                    K::Gte => BinOp::Ge,
-                    K::Add => BinOp::Add,
-                    K::Sub => BinOp::Sub,
-                    K::Mul => BinOp::Mul,
-                    K::Div => BinOp::Div,
-                    K::FloorDiv => BinOp::FloorDiv,
-                    K::Rem => BinOp::Rem,
-                    K::Pow => BinOp::Pow,
-                    K::Concat => BinOp::Concat,
-                    K::In => BinOp::In,
-                };
-                self.expr(&b.left)?;
-                self.expr(&b.right)?;
-                self.emit(Op::Bin(op));
-            }
-            E::Compare(c) => {
-                // `a < b < c` is `(a < b) and (b < c)`, each operand pure.
-                let mut left = &c.expr;
-                let mut jumps = Vec::new();
-                for (i, op) in c.ops.iter().enumerate() {
-                    use ast::CompareOpKind as K;
-                    let kind = match op.op {
-                        K::Eq => BinOp::Eq,
-                        K::Ne => BinOp::Ne,
-                        K::Lt => BinOp::Lt,
-                        K::Lte => BinOp::Le,
-                        K::Gt => BinOp::Gt,
-                        K::Gte => BinOp::Ge,
-                        K::In => BinOp::In,
-                        K::NotIn => BinOp::NotIn,
-                    };
-                    self.expr(left)?;
-                    self.expr(&op.expr)?;
-                    self.emit(Op::Bin(kind));
-                    if i + 1 < c.ops.len() {
-                        jumps.push(self.emit(Op::JumpIfFalseOrPop(0)));
-                    }
-                    left = &op.expr;
-                }
-                for j in jumps {
-                    self.patch(j);
-                }
-            }
-            E::IfExpr(i) => {
-                self.expr(&i.test_expr)?;
-                let to_else = self.emit(Op::JumpIfFalse(0));
-                self.expr(&i.true_expr)?;
-                let to_end = self.emit(Op::Jump(0));
-                self.patch(to_else);
-                match &i.false_expr {
-                    Some(f) => self.expr(f)?,
-                    None => {
-                        self.emit(Op::Var(String::new()));
-                    }
-                }
-                self.patch(to_end);
-            }
-            E::Filter(f) => {
-                let Some(id) = FILTERS.iter().position(|n| *n == f.name) else {
-                    return unsupported(&format!("the filter `{}`", f.name));
-                };
-                let Some(e) = &f.expr else {
-                    return unsupported("a filter block");
-                };
-                self.expr(e)?;
-                let argc = self.args(&f.args)?;
-                self.emit(Op::Filter(u8::try_from(id).unwrap_or(u8::MAX), argc));
-            }
-            E::Test(t) => {
-                let Some(id) = TESTS.iter().position(|n| *n == t.name) else {
-                    return unsupported(&format!("the test `{}`", t.name));
-                };
-                self.expr(&t.expr)?;
-                let argc = self.args(&t.args)?;
-                self.emit(Op::Test(u8::try_from(id).unwrap_or(u8::MAX), argc));
-            }
+            E::BinOp(b) => self.bin_op(b)?,
+            E::Compare(c) => self.compare(c)?,
+            E::IfExpr(i) => self.if_expr(i)?,
+            E::Filter(f) => self.filter(f)?,
+            E::Test(t) => self.test(t)?,
             E::GetAttr(g) => {
                 self.expr(&g.expr)?;
                 self.emit(Op::Attr(g.name.to_string()));
@@ -317,18 +209,7 @@ impl Lower<'_> {
                 self.expr(&g.subscript_expr)?;
                 self.emit(Op::Item);
             }
-            E::Call(c) => match &c.expr {
-                E::Var(v) if v.id == "range" => {
-                    let argc = self.args(&c.args)?;
-                    self.emit(Op::Range(argc));
-                }
-                E::GetAttr(g) if METHODS.contains(&g.name) => {
-                    self.expr(&g.expr)?;
-                    let argc = self.args(&c.args)?;
-                    self.emit(Op::Method(g.name.to_string(), argc));
-                }
-                _ => return unsupported("a function or method call"),
-            },
+            E::Call(c) => self.call(c)?,
             E::List(l) => {
                 for e in &l.items {
                     self.expr(e)?;
@@ -337,6 +218,160 @@ impl Lower<'_> {
             }
             E::Tuple(_) => return unsupported("a tuple"),
             E::Map(_) => return unsupported("a dict literal"),
+        }
+        Ok(())
+    }
+
+    /// A variable; Jinja2's globals and the names of macros and blocks are not values here.
+    fn var(&mut self, id: &str) -> R {
+        if JINJA2_GLOBALS.contains(&id) {
+            return unsupported("a Jinja2 global as a value");
+        }
+        if matches!(id, "self" | "super" | "caller" | "varargs" | "kwargs") {
+            return unsupported(&format!("`{}`", id));
+        }
+        self.emit(Op::Var(id.to_string()));
+        Ok(())
+    }
+
+    /// `x[start:stop:step]`: the value, then the parts given (a mask says which).
+    fn slice(&mut self, s: &ast::Slice<'_>) -> R {
+        self.expr(&s.expr)?;
+        let mut mask = 0u8;
+        for (bit, part) in [(1u8, &s.start), (2, &s.stop), (4, &s.step)] {
+            if let Some(e) = part {
+                self.expr(e)?;
+                mask |= bit;
+            }
+        }
+        self.emit(Op::Slice(mask));
+        Ok(())
+    }
+
+    /// A binary operator; `and` and `or` short-circuit with a jump.
+    fn bin_op(&mut self, b: &ast::BinOp<'_>) -> R {
+        use ast::BinOpKind as K;
+        let op = match b.op {
+            K::ScAnd | K::ScOr => {
+                self.expr(&b.left)?;
+                let j = self.emit(if matches!(b.op, K::ScAnd) {
+                    Op::JumpIfFalseOrPop(0)
+                } else {
+                    Op::JumpIfTrueOrPop(0)
+                });
+                self.expr(&b.right)?;
+                self.patch(j);
+                return Ok(());
+            }
+            K::Eq => BinOp::Eq,
+            K::Ne => BinOp::Ne,
+            K::Lt => BinOp::Lt,
+            K::Lte => BinOp::Le,
+            K::Gt => BinOp::Gt,
+            K::Gte => BinOp::Ge,
+            K::Add => BinOp::Add,
+            K::Sub => BinOp::Sub,
+            K::Mul => BinOp::Mul,
+            K::Div => BinOp::Div,
+            K::FloorDiv => BinOp::FloorDiv,
+            K::Rem => BinOp::Rem,
+            K::Pow => BinOp::Pow,
+            K::Concat => BinOp::Concat,
+            K::In => BinOp::In,
+        };
+        self.expr(&b.left)?;
+        self.expr(&b.right)?;
+        self.emit(Op::Bin(op));
+        Ok(())
+    }
+
+    /// `a < b < c` is `(a < b) and (b < c)`, each operand pure.
+    fn compare(&mut self, c: &ast::Compare<'_>) -> R {
+        // `a < b < c` is `(a < b) and (b < c)`, each operand pure.
+        let mut left = &c.expr;
+        let mut jumps = Vec::new();
+        for (i, op) in c.ops.iter().enumerate() {
+            use ast::CompareOpKind as K;
+            let kind = match op.op {
+                K::Eq => BinOp::Eq,
+                K::Ne => BinOp::Ne,
+                K::Lt => BinOp::Lt,
+                K::Lte => BinOp::Le,
+                K::Gt => BinOp::Gt,
+                K::Gte => BinOp::Ge,
+                K::In => BinOp::In,
+                K::NotIn => BinOp::NotIn,
+            };
+            self.expr(left)?;
+            self.expr(&op.expr)?;
+            self.emit(Op::Bin(kind));
+            if i + 1 < c.ops.len() {
+                jumps.push(self.emit(Op::JumpIfFalseOrPop(0)));
+            }
+            left = &op.expr;
+        }
+        for j in jumps {
+            self.patch(j);
+        }
+        Ok(())
+    }
+
+    /// `a if test else b` (an undefined value without `else`).
+    fn if_expr(&mut self, i: &ast::IfExpr<'_>) -> R {
+        self.expr(&i.test_expr)?;
+        let to_else = self.emit(Op::JumpIfFalse(0));
+        self.expr(&i.true_expr)?;
+        let to_end = self.emit(Op::Jump(0));
+        self.patch(to_else);
+        match &i.false_expr {
+            Some(f) => self.expr(f)?,
+            None => {
+                self.emit(Op::Var(String::new()));
+            }
+        }
+        self.patch(to_end);
+        Ok(())
+    }
+
+    /// A filter of the table, with positional arguments.
+    fn filter(&mut self, f: &ast::Filter<'_>) -> R {
+        let Some(id) = FILTERS.iter().position(|n| *n == f.name) else {
+            return unsupported(&format!("the filter `{}`", f.name));
+        };
+        let Some(e) = &f.expr else {
+            return unsupported("a filter block");
+        };
+        self.expr(e)?;
+        let argc = self.args(&f.args)?;
+        self.emit(Op::Filter(u8::try_from(id).unwrap_or(u8::MAX), argc));
+        Ok(())
+    }
+
+    /// A test of the table, with positional arguments.
+    fn test(&mut self, t: &ast::Test<'_>) -> R {
+        let Some(id) = TESTS.iter().position(|n| *n == t.name) else {
+            return unsupported(&format!("the test `{}`", t.name));
+        };
+        self.expr(&t.expr)?;
+        let argc = self.args(&t.args)?;
+        self.emit(Op::Test(u8::try_from(id).unwrap_or(u8::MAX), argc));
+        Ok(())
+    }
+
+    /// `range(…)` and the methods of the table; no other call.
+    fn call(&mut self, c: &ast::Call<'_>) -> R {
+        use ast::Expr as E;
+        match &c.expr {
+            E::Var(v) if v.id == "range" => {
+                let argc = self.args(&c.args)?;
+                self.emit(Op::Range(argc));
+            }
+            E::GetAttr(g) if METHODS.contains(&g.name) => {
+                self.expr(&g.expr)?;
+                let argc = self.args(&c.args)?;
+                self.emit(Op::Method(g.name.to_string(), argc));
+            }
+            _ => return unsupported("a function or method call"),
         }
         Ok(())
     }

@@ -225,146 +225,29 @@ fn parse_error(src: &str, start: usize, end: usize, detail: &str) -> JinjaError 
 /// `{% if a, b %}`, `{% for x in a, b %}`) turned into `~`, an empty subscript `x[]` blanked,
 /// and a trailing `{#` or `{% raw %}` (which Jinja2 reads as text) blanked.
 fn lexical_pass(src: &str) -> Result<Option<String>, JinjaError> {
-    let mut edits: Vec<(usize, u8)> = Vec::new();
     let tokens: Vec<(Token<'_>, usize, usize)> = tokenize(src, false, Default::default())
         // A lexing error is reported by the parser, with the same position.
         .map_while(Result::ok)
         .map(|(t, span)| (t, span.start_offset as usize, span.end_offset as usize))
         .filter(|(t, _, _)| !matches!(t, Token::TemplateData(_)))
         .collect();
-    // The first identifier of the current `{% ... %}` block, and whether `in` was seen in it.
-    let mut block_tag: Option<&str> = None;
-    let mut seen_in = false;
-    let mut in_print = false;
-    // Open brackets: (kind, is a subscript).
-    let mut brackets: Vec<(u8, bool)> = Vec::new();
+    let mut pass = Lexical::default();
     for (i, (tok, start, end)) in tokens.iter().enumerate() {
-        let (start, end) = (*start, *end);
-        let text = src.get(start..end).unwrap_or("");
-        let prev = i.checked_sub(1).map(|p| &tokens[p].0);
-        let next = tokens.get(i + 1).map(|t| &t.0);
-        match tok {
-            Token::BlockStart => {
-                block_tag = match next {
-                    Some(Token::Ident(name)) => Some(name),
-                    _ => None,
-                };
-                seen_in = false;
-                brackets.clear();
-            }
-            Token::VariableStart => {
-                in_print = true;
-                brackets.clear();
-            }
-            Token::VariableEnd => {
-                in_print = false;
-                if text.starts_with('+') {
-                    return Err(JinjaError {
-                        start,
-                        end: start + 1,
-                        message: "unexpected 'end of print statement' after `+`".into(),
-                    });
-                }
-            }
-            Token::BlockEnd => {
-                if block_tag == Some("from") && matches!(prev, Some(Token::Comma)) {
-                    return Err(JinjaError {
-                        start,
-                        end,
-                        message: "expected a name to import after `,`".into(),
-                    });
-                }
-                block_tag = None;
-            }
-            Token::Ident("in") if block_tag == Some("for") && brackets.is_empty() => {
-                seen_in = true;
-            }
-            Token::Ident("if" | "recursive")
-                if block_tag == Some("for") && seen_in && brackets.is_empty() =>
-            {
-                seen_in = false;
-            }
-            Token::Float(_) if text.ends_with('.') => {
-                return Err(JinjaError {
-                    start,
-                    end,
-                    message: format!("`{text}` is not a number Jinja2 reads: expected a name or a digit after `.`"),
-                });
-            }
-            Token::Int(_) | Token::Int128(_) | Token::Float(_)
-                if text.contains("__") || text.ends_with('_') =>
-            {
-                return Err(JinjaError {
-                    start,
-                    end,
-                    message: format!(
-                        "`{text}` is not a number Jinja2 reads: `_` must stand between two digits"
-                    ),
-                });
-            }
-            Token::Comma
-                if block_tag == Some("for")
-                    && !seen_in
-                    && matches!(next, Some(Token::Ident("in"))) =>
-            {
-                return Err(JinjaError {
-                    start,
-                    end,
-                    message: "expected a name after `,` in the loop target".into(),
-                });
-            }
-            Token::Ident("set")
-                if matches!(prev, Some(Token::BlockStart))
-                    && matches!(next, Some(Token::BlockEnd)) =>
-            {
-                return Err(JinjaError {
-                    start,
-                    end,
-                    message: "Expected an expression, got 'end of statement block'".into(),
-                });
-            }
-            Token::Plus if prev.is_none_or(starts_operand) => edits.push((start, b' ')),
-            Token::BracketOpen => {
-                let subscript = prev.is_some_and(ends_operand);
-                if subscript && matches!(next, Some(Token::BracketClose)) {
-                    // `x[]` is `x[()]` in Jinja2.
-                    edits.push((start, b' '));
-                    edits.push((start + 1, b' '));
-                }
-                brackets.push((b'[', subscript));
-            }
-            Token::ParenOpen => brackets.push((b'(', false)),
-            Token::BraceOpen => brackets.push((b'{', false)),
-            Token::BracketClose | Token::ParenClose | Token::BraceClose => {
-                brackets.pop();
-            }
-            Token::Comma => {
-                let bare_tuple = match brackets.last() {
-                    None => {
-                        in_print
-                            || matches!(block_tag, Some("if" | "elif"))
-                            || (block_tag == Some("for") && seen_in)
-                    }
-                    Some((b'[', true)) => true,
-                    Some(_) => false,
-                };
-                if bare_tuple {
-                    let closes = matches!(
-                        next,
-                        Some(Token::VariableEnd | Token::BlockEnd | Token::BracketClose) | None
-                    );
-                    match (closes, brackets.last()) {
-                        // `x[1,]` is an error in Jinja2 too: leave it to the parser.
-                        (true, Some(_)) => {}
-                        // A trailing comma makes a one-element tuple.
-                        (true, None) => edits.push((start, b' ')),
-                        (false, _) => edits.push((start, b'~')),
-                    }
-                }
-            }
-            _ => {}
+        let at = At {
+            tok,
+            text: src.get(*start..*end).unwrap_or(""),
+            start: *start,
+            end: *end,
+            prev: i.checked_sub(1).map(|p| &tokens[p].0),
+            next: tokens.get(i + 1).map(|t| &t.0),
+        };
+        if let Some(e) = pass.refusal(&at) {
+            return Err(e);
         }
+        pass.track(&at);
+        pass.rewrite(&at);
     }
+    let mut edits = pass.edits;
     blank_trailing_opener(src, &mut edits);
     if edits.is_empty() {
         return Ok(None);
@@ -376,6 +259,178 @@ fn lexical_pass(src: &str) -> Result<Option<String>, JinjaError> {
         }
     }
     Ok(String::from_utf8(bytes).ok())
+}
+
+/// One token of the lexical pass, with its text, span and neighbours.
+struct At<'t, 's> {
+    tok: &'t Token<'s>,
+    text: &'t str,
+    start: usize,
+    end: usize,
+    prev: Option<&'t Token<'s>>,
+    next: Option<&'t Token<'s>>,
+}
+
+/// What the lexical pass knows at a token, and the byte edits it makes.
+#[derive(Default)]
+struct Lexical<'s> {
+    /// The first identifier of the current `{% ... %}` block.
+    block_tag: Option<&'s str>,
+    /// Whether `in` was seen in the current `{% for %}`.
+    seen_in: bool,
+    /// Inside `{{ ... }}`.
+    in_print: bool,
+    /// Open brackets: (kind, is a subscript).
+    brackets: Vec<(u8, bool)>,
+    /// (offset, replacement byte).
+    edits: Vec<(usize, u8)>,
+}
+
+impl<'s> Lexical<'s> {
+    /// What Jinja2 refuses at this token where MiniJinja would not.
+    fn refusal(&self, at: &At<'_, 's>) -> Option<JinjaError> {
+        let (start, end, text) = (at.start, at.end, at.text);
+        let error = |start: usize, end: usize, message: String| {
+            Some(JinjaError {
+                start,
+                end,
+                message,
+            })
+        };
+        match at.tok {
+            Token::VariableEnd if text.starts_with('+') => error(
+                start,
+                start + 1,
+                "unexpected 'end of print statement' after `+`".into(),
+            ),
+            Token::BlockEnd
+                if self.block_tag == Some("from") && matches!(at.prev, Some(Token::Comma)) =>
+            {
+                error(start, end, "expected a name to import after `,`".into())
+            }
+            Token::Float(_) if text.ends_with('.') => error(
+                start,
+                end,
+                format!(
+                    "`{text}` is not a number Jinja2 reads: expected a name or a digit after `.`"
+                ),
+            ),
+            Token::Int(_) | Token::Int128(_) | Token::Float(_)
+                if text.contains("__") || text.ends_with('_') =>
+            {
+                error(
+                    start,
+                    end,
+                    format!(
+                        "`{text}` is not a number Jinja2 reads: `_` must stand between two digits"
+                    ),
+                )
+            }
+            Token::Comma
+                if self.block_tag == Some("for")
+                    && !self.seen_in
+                    && matches!(at.next, Some(Token::Ident("in"))) =>
+            {
+                error(
+                    start,
+                    end,
+                    "expected a name after `,` in the loop target".into(),
+                )
+            }
+            Token::Ident("set")
+                if matches!(at.prev, Some(Token::BlockStart))
+                    && matches!(at.next, Some(Token::BlockEnd)) =>
+            {
+                error(
+                    start,
+                    end,
+                    "Expected an expression, got 'end of statement block'".into(),
+                )
+            }
+            _ => None,
+        }
+    }
+
+    /// Follows blocks, prints, `for … in` and brackets.
+    fn track(&mut self, at: &At<'_, 's>) {
+        match at.tok {
+            Token::BlockStart => {
+                self.block_tag = match at.next {
+                    Some(Token::Ident(name)) => Some(name),
+                    _ => None,
+                };
+                self.seen_in = false;
+                self.brackets.clear();
+            }
+            Token::VariableStart => {
+                self.in_print = true;
+                self.brackets.clear();
+            }
+            Token::VariableEnd => self.in_print = false,
+            Token::BlockEnd => self.block_tag = None,
+            Token::Ident("in") if self.block_tag == Some("for") && self.brackets.is_empty() => {
+                self.seen_in = true;
+            }
+            Token::Ident("if" | "recursive")
+                if self.block_tag == Some("for") && self.seen_in && self.brackets.is_empty() =>
+            {
+                self.seen_in = false;
+            }
+            _ => {}
+        }
+    }
+
+    /// The edits that make MiniJinja read what Jinja2 reads: a unary `+` blanked, `x[]`
+    /// blanked, and the commas of bare tuples turned into `~` (a trailing one blanked).
+    fn rewrite(&mut self, at: &At<'_, 's>) {
+        let start = at.start;
+        match at.tok {
+            Token::Plus if at.prev.is_none_or(starts_operand) => self.edits.push((start, b' ')),
+            Token::BracketOpen => {
+                let subscript = at.prev.is_some_and(ends_operand);
+                if subscript && matches!(at.next, Some(Token::BracketClose)) {
+                    // `x[]` is `x[()]` in Jinja2.
+                    self.edits.push((start, b' '));
+                    self.edits.push((start + 1, b' '));
+                }
+                self.brackets.push((b'[', subscript));
+            }
+            Token::ParenOpen => self.brackets.push((b'(', false)),
+            Token::BraceOpen => self.brackets.push((b'{', false)),
+            Token::BracketClose | Token::ParenClose | Token::BraceClose => {
+                self.brackets.pop();
+            }
+            Token::Comma => self.comma(at),
+            _ => {}
+        }
+    }
+
+    /// A comma of a bare tuple (a print, an `if`, a loop's iterable, a subscript) becomes `~`;
+    /// a trailing one makes a one-element tuple.
+    fn comma(&mut self, at: &At<'_, 's>) {
+        let bare_tuple = match self.brackets.last() {
+            None => {
+                self.in_print
+                    || matches!(self.block_tag, Some("if" | "elif"))
+                    || (self.block_tag == Some("for") && self.seen_in)
+            }
+            Some((b'[', true)) => true,
+            Some(_) => false,
+        };
+        if !bare_tuple {
+            return;
+        }
+        let closes = matches!(
+            at.next,
+            Some(Token::VariableEnd | Token::BlockEnd | Token::BracketClose) | None
+        );
+        match (closes, self.brackets.last()) {
+            // `x[1,]` is an error in Jinja2 too: leave it to the parser.
+            (true, Some(_)) => {}
+            (true, None) => self.edits.push((at.start, b' ')),
+            (false, _) => self.edits.push((at.start, b'~')),
+        }
+    }
 }
 
 /// Jinja2's lexer reads a template that ends in `{#` (or `{#-`, `{#+`) or in a `{% raw %}` tag

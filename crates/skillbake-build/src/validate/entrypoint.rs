@@ -12,7 +12,7 @@
 
 use super::schema::SCHEMA_JSON;
 use super::PackCtx;
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic, Position};
 use skillbake_format::interpreter::{self, Interpreter, Unknown};
 use skillbake_format::suggest::{closest, did_you_mean};
 use yaml_serde::Value;
@@ -40,6 +40,23 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         );
     }
     let path = entry.trim();
+    if !inside_pack(path, entry, file, at, diags) {
+        return;
+    }
+    match ctx.pack.file(path) {
+        Some(script) => check_script(path, &script.bytes, file, at, diags),
+        None => not_found(ctx, path, at, diags),
+    }
+}
+
+/// Whether `path` is a relative path inside the pack (`entrypoint-not-found` when it is not).
+fn inside_pack(
+    path: &str,
+    entry: &str,
+    file: &str,
+    at: Option<Position>,
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
     let relative = !path.is_empty()
         && !path.starts_with('/')
         && !path.contains('\\')
@@ -58,56 +75,70 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                 .at(at)
                 .help("write the script's path relative to the pack folder, with `/` and no `..`, e.g. `entrypoint: scripts/run.py`"),
         );
-        return;
+        return false;
     }
-    let Some(script) = ctx.pack.file(path) else {
-        let is_dir = ctx
-            .pack
-            .files
-            .iter()
-            .any(|f| f.path.starts_with(&format!("{path}/")));
-        let scripts: Vec<&str> = ctx
-            .pack
-            .files
-            .iter()
-            .map(|f| f.path.as_str())
-            .filter(|p| interpreter::detect(p, b"").is_ok() || p.starts_with("scripts/"))
-            .collect();
-        let close = ctx
-            .pack
-            .files
-            .iter()
-            .find(|f| f.path.eq_ignore_ascii_case(path))
-            .map(|f| f.path.as_str())
-            .or_else(|| closest(path, ctx.pack.files.iter().map(|f| f.path.as_str())));
-        let message = if is_dir {
-            format!("`entrypoint: {path}` names a folder, not a script")
-        } else {
-            format!("`entrypoint: {path}` names no file of the pack")
-        };
-        let help = match (close, scripts.is_empty()) {
-            (Some(c), _) => did_you_mean(c),
-            (None, false) => format!(
-                "the pack's scripts: {}",
-                scripts
-                    .iter()
-                    .take(8)
-                    .copied()
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            (None, true) => {
-                "add the script to the pack (e.g. `scripts/run.py`) and name it here".into()
-            }
-        };
-        diags.push(
-            Diagnostic::new(Code::EntrypointNotFound, file, message)
-                .at(at)
-                .help(help),
-        );
-        return;
+    true
+}
+
+/// `entrypoint-not-found` for a path no file of the pack has, with the closest file or the
+/// pack's scripts.
+fn not_found(ctx: &PackCtx<'_>, path: &str, at: Option<Position>, diags: &mut Vec<Diagnostic>) {
+    let file = &ctx.file;
+    let is_dir = ctx
+        .pack
+        .files
+        .iter()
+        .any(|f| f.path.starts_with(&format!("{path}/")));
+    let scripts: Vec<&str> = ctx
+        .pack
+        .files
+        .iter()
+        .map(|f| f.path.as_str())
+        .filter(|p| interpreter::detect(p, b"").is_ok() || p.starts_with("scripts/"))
+        .collect();
+    let close = ctx
+        .pack
+        .files
+        .iter()
+        .find(|f| f.path.eq_ignore_ascii_case(path))
+        .map(|f| f.path.as_str())
+        .or_else(|| closest(path, ctx.pack.files.iter().map(|f| f.path.as_str())));
+    let message = if is_dir {
+        format!("`entrypoint: {path}` names a folder, not a script")
+    } else {
+        format!("`entrypoint: {path}` names no file of the pack")
     };
-    let bytes = &script.bytes;
+    let help = match (close, scripts.is_empty()) {
+        (Some(c), _) => did_you_mean(c),
+        (None, false) => format!(
+            "the pack's scripts: {}",
+            scripts
+                .iter()
+                .take(8)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        (None, true) => {
+            "add the script to the pack (e.g. `scripts/run.py`) and name it here".into()
+        }
+    };
+    diags.push(
+        Diagnostic::new(Code::EntrypointNotFound, file, message)
+            .at(at)
+            .help(help),
+    );
+}
+
+/// The script itself: text (`entrypoint-binary`), run by a known interpreter
+/// (`unknown-interpreter`).
+fn check_script(
+    path: &str,
+    bytes: &[u8],
+    file: &str,
+    at: Option<Position>,
+    diags: &mut Vec<Diagnostic>,
+) {
     if std::str::from_utf8(bytes).is_err() || bytes.contains(&0) {
         diags.push(
             Diagnostic::new(

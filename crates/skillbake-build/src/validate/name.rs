@@ -11,10 +11,22 @@ pub const MAX_LEN: usize = 64;
 
 /// Checks the `name` field.
 pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
+    let Some(name) = declared(ctx, diags) else {
+        return;
+    };
+    let file = &ctx.file;
+    let value_pos = ctx.md.value_pos("name");
+    length(name, file, value_pos, diags);
+    charset(name, file, value_pos, diags);
+    folder(ctx, name, value_pos, diags);
+}
+
+/// The declared name, or the diagnostic of a missing, empty or mistyped one.
+fn declared<'a>(ctx: &'a PackCtx<'_>, diags: &mut Vec<Diagnostic>) -> Option<&'a String> {
     let file = &ctx.file;
     let key_pos = ctx.md.key_pos("name");
     let value_pos = ctx.md.value_pos("name");
-    let name = match ctx.field("name") {
+    match ctx.field("name") {
         None => {
             diags.push(
                 Diagnostic::new(
@@ -28,7 +40,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                     ctx.pack.dir_skill_name()
                 )),
             );
-            return;
+            None
         }
         Some(Value::String(s)) if s.trim().is_empty() => {
             diags.push(
@@ -39,7 +51,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                         ctx.pack.dir_skill_name()
                     )),
             );
-            return;
+            None
         }
         Some(Value::Null) => {
             diags.push(
@@ -50,9 +62,9 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                         ctx.pack.dir_skill_name()
                     )),
             );
-            return;
+            None
         }
-        Some(Value::String(s)) => s,
+        Some(Value::String(s)) => Some(s),
         Some(other) => {
             diags.push(
                 super::fields::field_type(
@@ -69,9 +81,13 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                 // DB-GPT's case-insensitive lookup calls `.lower()` on every name: it fails too.
                 .profile_exempt(),
             );
-            return;
+            None
         }
-    };
+    }
+}
+
+/// `name-length`.
+fn length(name: &str, file: &str, value_pos: Option<Position>, diags: &mut Vec<Diagnostic>) {
     let len = name.chars().count();
     if len > MAX_LEN {
         diags.push(
@@ -84,6 +100,10 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             .help("shorten the name (and rename the folder to match)"),
         );
     }
+}
+
+/// `name-charset` and `name-not-portable`.
+fn charset(name: &str, file: &str, value_pos: Option<Position>, diags: &mut Vec<Diagnostic>) {
     let bad: Vec<char> = name
         .chars()
         .filter(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-' || *c == '_'))
@@ -133,12 +153,17 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             .help(format!("prefer `{}` (and the same folder name)", suggest(name))),
         );
     }
-    // A `NAME@VERSION` folder holds one version of a skill kept side by side with others.
+}
+
+/// `name-dir-mismatch`: the name and the folder (a `NAME@VERSION` folder holds one version of a
+/// skill kept side by side with others).
+fn folder(ctx: &PackCtx<'_>, name: &str, value_pos: Option<Position>, diags: &mut Vec<Diagnostic>) {
+    let file = &ctx.file;
     let dir_name = ctx.pack.dir_skill_name();
     if name != dir_name {
         let rename = match ctx.pack.dir_version() {
             Some(v) => format!("{name}@{v}"),
-            None => name.clone(),
+            None => name.to_string(),
         };
         diags.push(
             Diagnostic::new(
