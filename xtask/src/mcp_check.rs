@@ -50,222 +50,14 @@ fn call(args: &[&str], checks: &'static str, expect: Expect) -> Call {
 
 /// Runs the check; `args` are the arguments after `mcp-check`.
 pub fn run(args: &[String]) -> Result<(), String> {
-    let mut full = false;
-    let mut version = INSPECTOR_VERSION.to_string();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--full" => full = true,
-            "--inspector" => {
-                version = it
-                    .next()
-                    .ok_or("--inspector needs a version (e.g. 2.12.0)")?
-                    .clone()
-            }
-            other => {
-                return Err(format!(
-                    "mcp-check: unknown argument `{other}` (usage: cargo xtask mcp-check [--full] [--inspector VERSION])"
-                ))
-            }
-        }
-    }
-
+    let (full, version) = parse_args(args)?;
     let root = super::root();
-    super::run(
-        "cargo build --bin skillbake",
-        super::cargo().args(["build", "--bin", "skillbake"]),
-    )?;
-    let target = target_dir(&root);
-    let binary = target
-        .join("debug")
-        .join(format!("skillbake{}", std::env::consts::EXE_SUFFIX));
-    if !binary.is_file() {
-        return Err(format!("{} was not built", binary.display()));
-    }
-    let inspector_dir = target.join("mcp-inspector");
+    let binary = build_skillbake(&root)?;
+    let inspector_dir = target_dir(&root).join("mcp-inspector");
     install_inspector(&inspector_dir, &version)?;
-
-    // What the binary's own CLI answers: the reference for every check.
-    let cli = |args: &[&str]| -> Result<Vec<u8>, String> {
-        let out = Command::new(&binary)
-            .args(args)
-            .output()
-            .map_err(|e| format!("skillbake {}: {e}", args.join(" ")))?;
-        Ok(out.stdout)
-    };
-    let tools: Value = serde_json::from_slice(&cli(&["tools", "--format", "mcp"])?)
-        .map_err(|e| format!("skillbake tools --format mcp: {e}"))?;
-    let load_csv = strip_newline(cli(&["load", "csv-data-analysis"])?)?;
-    let load_missing = strip_newline(cli(&["load", "no-such-skill"])?)?;
-    let list: Value = serde_json::from_slice(&cli(&["list", "--format", "json"])?)
-        .map_err(|e| format!("skillbake list --format json: {e}"))?;
-    let read_file_md = String::from_utf8(cli(&["cat", "read-file", "SKILL.md"])?)
-        .map_err(|e| format!("skillbake cat read-file SKILL.md: {e}"))?;
-    let mut uris = Vec::new();
-    for skill in list.as_array().ok_or("skillbake list: not an array")? {
-        let name = skill["name"].as_str().ok_or("skillbake list: no name")?;
-        for file in skill["files"]
-            .as_array()
-            .ok_or("skillbake list: no files")?
-        {
-            let path = file["path"].as_str().ok_or("skillbake list: no path")?;
-            uris.push(format!("skill://{name}/{path}"));
-        }
-    }
-
-    let calls = vec![
-        call(
-            &["--method", "tools/list"],
-            "every tool equals `skillbake tools --format mcp`, then list_skills",
-            Expect::Ok(Box::new(move |v| {
-                let listed = v["tools"].as_array().ok_or("no tools array")?;
-                let expected = tools.as_array().ok_or("tools --format mcp: not an array")?;
-                if listed.len() != expected.len() + 1 {
-                    return Err(format!(
-                        "{} tools listed, expected {} from `skillbake tools --format mcp` plus list_skills",
-                        listed.len(),
-                        expected.len()
-                    ));
-                }
-                for (l, e) in listed.iter().zip(expected) {
-                    if l != e {
-                        return Err(format!(
-                            "tool {} differs from `skillbake tools --format mcp`",
-                            e["name"]
-                        ));
-                    }
-                }
-                let last = listed.last().ok_or("no tools")?;
-                if last["name"] != "list_skills" {
-                    return Err(format!(
-                        "last tool is {}, expected list_skills",
-                        last["name"]
-                    ));
-                }
-                Ok(())
-            })),
-        ),
-        call(
-            &[
-                "--method",
-                "tools/call",
-                "--tool-name",
-                "load_skill",
-                "--tool-arg",
-                "skill_name=csv-data-analysis",
-            ],
-            "one text content, byte for byte `skillbake load csv-data-analysis`",
-            Expect::Ok(Box::new(move |v| {
-                if v["isError"] == json!(true) {
-                    return Err("isError is true".into());
-                }
-                single_text(v, &load_csv, "`skillbake load csv-data-analysis`")
-            })),
-        ),
-        call(
-            &["--method", "resources/list"],
-            "one resource per embedded file (`skillbake list --format json`), each with a MIME type",
-            Expect::Ok(Box::new(move |v| {
-                let listed = v["resources"].as_array().ok_or("no resources array")?;
-                let got: Vec<&str> = listed.iter().filter_map(|r| r["uri"].as_str()).collect();
-                if got != uris {
-                    return Err(format!(
-                        "resource URIs {got:?} differ from the embedded files {uris:?}"
-                    ));
-                }
-                for r in listed {
-                    let mime = r["mimeType"].as_str().unwrap_or("");
-                    let uri = r["uri"].as_str().unwrap_or("");
-                    if mime.is_empty() || (uri.ends_with(".md") && mime != "text/markdown") {
-                        return Err(format!("{uri}: mimeType {mime:?}"));
-                    }
-                }
-                Ok(())
-            })),
-        ),
-        call(
-            &[
-                "--method",
-                "resources/read",
-                "--uri",
-                "skill://read-file/SKILL.md",
-            ],
-            "text/markdown, byte for byte `skillbake cat read-file SKILL.md`",
-            Expect::Ok(Box::new(move |v| {
-                let contents = v["contents"].as_array().ok_or("no contents array")?;
-                let [c] = contents.as_slice() else {
-                    return Err(format!("{} contents, expected 1", contents.len()));
-                };
-                if c["uri"] != "skill://read-file/SKILL.md" || c["mimeType"] != "text/markdown" {
-                    return Err(format!("uri {} mimeType {}", c["uri"], c["mimeType"]));
-                }
-                if c["text"].as_str() != Some(read_file_md.as_str()) {
-                    return Err("text differs from `skillbake cat read-file SKILL.md`".into());
-                }
-                Ok(())
-            })),
-        ),
-        call(
-            &["--method", "resources/templates/list"],
-            "the template skill://{name}/{path}",
-            Expect::Ok(Box::new(|v| {
-                match v["resourceTemplates"][0]["uriTemplate"].as_str() {
-                    Some("skill://{name}/{path}") => Ok(()),
-                    other => Err(format!("uriTemplate {other:?}")),
-                }
-            })),
-        ),
-        call(
-            &[
-                "--method",
-                "tools/call",
-                "--tool-name",
-                "read-file",
-                "--tool-arg",
-                "path=logs/app.log",
-                "max_length=5000",
-            ],
-            "the pack's instructions, then the arguments (the schema's defaults applied) echoed with executed: false",
-            Expect::Ok(Box::new(|v| {
-                let echo: Value = v["content"][1]["text"]
-                    .as_str()
-                    .and_then(|t| serde_json::from_str(t).ok())
-                    .ok_or("no JSON echo of the arguments in content[1]")?;
-                if echo["arguments"]
-                    != json!({"path": "logs/app.log", "max_length": 5000, "offset": 0, "encoding": "utf-8"})
-                    || echo["executed"] != json!(false)
-                {
-                    return Err(format!("echo {echo}"));
-                }
-                Ok(())
-            })),
-        ),
-        call(
-            &[
-                "--method",
-                "tools/call",
-                "--tool-name",
-                "load_skill",
-                "--tool-arg",
-                "skill_name=no-such-skill",
-            ],
-            "isError: true with `skillbake load no-such-skill`'s reply",
-            Expect::ToolError(Box::new(move |v| {
-                single_text(v, &load_missing, "`skillbake load no-such-skill`")
-            })),
-        ),
-        call(
-            &[
-                "--method",
-                "resources/read",
-                "--uri",
-                "skill://no-such-skill/SKILL.md",
-            ],
-            "an MCP error naming the URI",
-            Expect::RpcError("no embedded file at `skill://no-such-skill/SKILL.md`"),
-        ),
-    ];
-
+    let refs = References::from_cli(&binary)?;
+    let mut calls = tool_calls(&refs);
+    calls.extend(resource_calls(refs));
     let shown_binary = binary
         .strip_prefix(&root)
         .map_or_else(|_| binary.clone(), Path::to_path_buf);
@@ -306,6 +98,264 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "\nmcp-check: {total} Inspector calls over stdio and {total} over HTTP, all as expected"
     );
     Ok(())
+}
+
+/// `--full` and `--inspector VERSION`.
+fn parse_args(args: &[String]) -> Result<(bool, String), String> {
+    let mut full = false;
+    let mut version = INSPECTOR_VERSION.to_string();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--full" => full = true,
+            "--inspector" => {
+                version = it
+                    .next()
+                    .ok_or("--inspector needs a version (e.g. 2.12.0)")?
+                    .clone()
+            }
+            other => {
+                return Err(format!(
+                    "mcp-check: unknown argument `{other}` (usage: cargo xtask mcp-check [--full] [--inspector VERSION])"
+                ))
+            }
+        }
+    }
+
+    Ok((full, version))
+}
+
+/// Builds the debug `skillbake` and returns its path.
+fn build_skillbake(root: &Path) -> Result<PathBuf, String> {
+    super::run(
+        "cargo build --bin skillbake",
+        super::cargo().args(["build", "--bin", "skillbake"]),
+    )?;
+    let binary = target_dir(root)
+        .join("debug")
+        .join(format!("skillbake{}", std::env::consts::EXE_SUFFIX));
+    if !binary.is_file() {
+        return Err(format!("{} was not built", binary.display()));
+    }
+    Ok(binary)
+}
+
+/// What the binary's own CLI answers: the reference for every check.
+struct References {
+    tools: Value,
+    load_csv: String,
+    load_missing: String,
+    read_file_md: String,
+    uris: Vec<String>,
+}
+
+impl References {
+    fn from_cli(binary: &Path) -> Result<References, String> {
+        let cli = |args: &[&str]| -> Result<Vec<u8>, String> {
+            let out = Command::new(binary)
+                .args(args)
+                .output()
+                .map_err(|e| format!("skillbake {}: {e}", args.join(" ")))?;
+            Ok(out.stdout)
+        };
+        let tools: Value = serde_json::from_slice(&cli(&["tools", "--format", "mcp"])?)
+            .map_err(|e| format!("skillbake tools --format mcp: {e}"))?;
+        let load_csv = strip_newline(cli(&["load", "csv-data-analysis"])?)?;
+        let load_missing = strip_newline(cli(&["load", "no-such-skill"])?)?;
+        let list: Value = serde_json::from_slice(&cli(&["list", "--format", "json"])?)
+            .map_err(|e| format!("skillbake list --format json: {e}"))?;
+        let read_file_md = String::from_utf8(cli(&["cat", "read-file", "SKILL.md"])?)
+            .map_err(|e| format!("skillbake cat read-file SKILL.md: {e}"))?;
+        let mut uris = Vec::new();
+        for skill in list.as_array().ok_or("skillbake list: not an array")? {
+            let name = skill["name"].as_str().ok_or("skillbake list: no name")?;
+            for file in skill["files"]
+                .as_array()
+                .ok_or("skillbake list: no files")?
+            {
+                let path = file["path"].as_str().ok_or("skillbake list: no path")?;
+                uris.push(format!("skill://{name}/{path}"));
+            }
+        }
+        Ok(References {
+            tools,
+            load_csv,
+            load_missing,
+            read_file_md,
+            uris,
+        })
+    }
+}
+
+/// The calls of the tools: listing them, `load_skill` found and not found, a pack tool.
+fn tool_calls(refs: &References) -> Vec<Call> {
+    let (tools, load_csv, load_missing) = (
+        refs.tools.clone(),
+        refs.load_csv.clone(),
+        refs.load_missing.clone(),
+    );
+    vec![
+    call(
+        &["--method", "tools/list"],
+        "every tool equals `skillbake tools --format mcp`, then list_skills",
+        Expect::Ok(Box::new(move |v| {
+            let listed = v["tools"].as_array().ok_or("no tools array")?;
+            let expected = tools.as_array().ok_or("tools --format mcp: not an array")?;
+            if listed.len() != expected.len() + 1 {
+                return Err(format!(
+                    "{} tools listed, expected {} from `skillbake tools --format mcp` plus list_skills",
+                    listed.len(),
+                    expected.len()
+                ));
+            }
+            for (l, e) in listed.iter().zip(expected) {
+                if l != e {
+                    return Err(format!(
+                        "tool {} differs from `skillbake tools --format mcp`",
+                        e["name"]
+                    ));
+                }
+            }
+            let last = listed.last().ok_or("no tools")?;
+            if last["name"] != "list_skills" {
+                return Err(format!(
+                    "last tool is {}, expected list_skills",
+                    last["name"]
+                ));
+            }
+            Ok(())
+        })),
+    ),
+    call(
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "load_skill",
+            "--tool-arg",
+            "skill_name=csv-data-analysis",
+        ],
+        "one text content, byte for byte `skillbake load csv-data-analysis`",
+        Expect::Ok(Box::new(move |v| {
+            if v["isError"] == json!(true) {
+                return Err("isError is true".into());
+            }
+            single_text(v, &load_csv, "`skillbake load csv-data-analysis`")
+        })),
+    ),
+    call(
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "read-file",
+            "--tool-arg",
+            "path=logs/app.log",
+            "max_length=5000",
+        ],
+        "the pack's instructions, then the arguments (the schema's defaults applied) echoed with executed: false",
+        Expect::Ok(Box::new(|v| {
+            let echo: Value = v["content"][1]["text"]
+                .as_str()
+                .and_then(|t| serde_json::from_str(t).ok())
+                .ok_or("no JSON echo of the arguments in content[1]")?;
+            if echo["arguments"]
+                != json!({"path": "logs/app.log", "max_length": 5000, "offset": 0, "encoding": "utf-8"})
+                || echo["executed"] != json!(false)
+            {
+                return Err(format!("echo {echo}"));
+            }
+            Ok(())
+        })),
+    ),
+    call(
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "load_skill",
+            "--tool-arg",
+            "skill_name=no-such-skill",
+        ],
+        "isError: true with `skillbake load no-such-skill`'s reply",
+        Expect::ToolError(Box::new(move |v| {
+            single_text(v, &load_missing, "`skillbake load no-such-skill`")
+        })),
+    ),
+    ]
+}
+
+/// The calls of the resources: listing them and their template, reading one, a missing one.
+fn resource_calls(refs: References) -> Vec<Call> {
+    let References {
+        read_file_md, uris, ..
+    } = refs;
+    vec![
+    call(
+        &["--method", "resources/list"],
+        "one resource per embedded file (`skillbake list --format json`), each with a MIME type",
+        Expect::Ok(Box::new(move |v| {
+            let listed = v["resources"].as_array().ok_or("no resources array")?;
+            let got: Vec<&str> = listed.iter().filter_map(|r| r["uri"].as_str()).collect();
+            if got != uris {
+                return Err(format!(
+                    "resource URIs {got:?} differ from the embedded files {uris:?}"
+                ));
+            }
+            for r in listed {
+                let mime = r["mimeType"].as_str().unwrap_or("");
+                let uri = r["uri"].as_str().unwrap_or("");
+                if mime.is_empty() || (uri.ends_with(".md") && mime != "text/markdown") {
+                    return Err(format!("{uri}: mimeType {mime:?}"));
+                }
+            }
+            Ok(())
+        })),
+    ),
+    call(
+        &[
+            "--method",
+            "resources/read",
+            "--uri",
+            "skill://read-file/SKILL.md",
+        ],
+        "text/markdown, byte for byte `skillbake cat read-file SKILL.md`",
+        Expect::Ok(Box::new(move |v| {
+            let contents = v["contents"].as_array().ok_or("no contents array")?;
+            let [c] = contents.as_slice() else {
+                return Err(format!("{} contents, expected 1", contents.len()));
+            };
+            if c["uri"] != "skill://read-file/SKILL.md" || c["mimeType"] != "text/markdown" {
+                return Err(format!("uri {} mimeType {}", c["uri"], c["mimeType"]));
+            }
+            if c["text"].as_str() != Some(read_file_md.as_str()) {
+                return Err("text differs from `skillbake cat read-file SKILL.md`".into());
+            }
+            Ok(())
+        })),
+    ),
+    call(
+        &["--method", "resources/templates/list"],
+        "the template skill://{name}/{path}",
+        Expect::Ok(Box::new(|v| {
+            match v["resourceTemplates"][0]["uriTemplate"].as_str() {
+                Some("skill://{name}/{path}") => Ok(()),
+                other => Err(format!("uriTemplate {other:?}")),
+            }
+        })),
+    ),
+    call(
+        &[
+            "--method",
+            "resources/read",
+            "--uri",
+            "skill://no-such-skill/SKILL.md",
+        ],
+        "an MCP error naming the URI",
+        Expect::RpcError("no embedded file at `skill://no-such-skill/SKILL.md`"),
+    ),
+
+    ]
 }
 
 /// A `skillbake serve --http 127.0.0.1:0` (for the Inspector here, for the clients of

@@ -274,123 +274,9 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
     let root = root();
     let scratch = build_dir(&root, "exec-scratch");
     mkdir(&scratch)?;
-    let bin = crate::build_bundled_skillbake(
-        &root.join("skills"),
-        Some(&build_dir(&root, "exec")),
-        "the bundled packs",
-    )?;
-    let python = PathBuf::from(
-        capture(&[
-            "python3".into(),
-            "-c".into(),
-            "import os, sys; print(os.path.realpath(sys.executable))".into(),
-        ])?
-        .trim(),
-    );
-    let python_version = capture(&[s(&python), "--version".into()])?
-        .trim()
-        .to_string();
-    let python_dir = python.parent().ok_or("python3 has no folder")?;
-    // `skillbake run` finds `python3` on PATH: put the real interpreter's folder first.
-    let link_dir = scratch.join("bin");
-    mkdir(&link_dir)?;
-    let link = link_dir.join("python3");
-    let _ = std::fs::remove_file(&link);
-    std::os::unix::fs::symlink(&python, &link).map_err(|e| format!("`{}`: {e}", link.display()))?;
-    let path = format!(
-        "{}:{}:{}",
-        link_dir.display(),
-        python_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let readme = root.join("README.md");
-    let params = serde_json::json!({"path": s(&readme), "max_length": 200}).to_string();
-    let cache = scratch.join("cache");
-    let work = scratch.join("work");
-    mkdir(&work)?;
-    let skillbake = |cache: &Path| -> Vec<String> {
-        vec![
-            s(&bin),
-            "run".into(),
-            "read-file".into(),
-            "--params".into(),
-            params.clone(),
-            "--allow".into(),
-            "filesystem:read".into(),
-            "--cache-dir".into(),
-            s(cache),
-        ]
-    };
-    let env = vec![("PATH".to_string(), path.clone())];
-    // The program `skillbake run` really starts: as root a run is handed to `nobody`, and the
-    // sandbox replaces an interpreter `nobody` cannot execute (one under a home folder) by the
-    // same version found on PATH. The script alone runs with that program too, so both
-    // runners start the same interpreter.
-    let (python, python_version, python_note) = {
-        let dry: Vec<String> = skillbake(&cache)
-            .into_iter()
-            .chain(["--dry-run".to_string()])
-            .collect();
-        let out = Command::new(&dry[0])
-            .args(&dry[1..])
-            .env("PATH", &path)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| format!("`{}`: cannot start: {e}", display(&dry)))?;
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
-            .map_err(|e| format!("`{}`: no JSON result: {e}", display(&dry)))?;
-        let started = v["data"]["command"][0]
-            .as_str()
-            .map(PathBuf::from)
-            .ok_or_else(|| format!("`{}`: the dry run names no command", display(&dry)))?;
-        if started == python {
-            (python, python_version, String::new())
-        } else {
-            let version = capture(&[s(&started), "--version".into()])?
-                .trim()
-                .to_string();
-            // Only file names: the report must not name this machine's folders.
-            let name = |p: &Path| {
-                p.file_name().map_or_else(
-                    || p.display().to_string(),
-                    |n| n.to_string_lossy().into_owned(),
-                )
-            };
-            let note = format!(
-                " (`{}`: the sandbox hands the run to `nobody`, who cannot execute the `{}` first on PATH, {python_version} under a home folder, so it starts the interpreter of that name found further on PATH; the script alone runs with it too)",
-                name(&started),
-                name(&python)
-            );
-            (started, version, note)
-        }
-    };
-    let mut runners = vec![
-        Runner {
-            name: "direct",
-            argv: vec![
-                s(&python),
-                s(&root.join("skills/read-file/scripts/read_file.py")),
-                params.clone(),
-            ],
-            env: env.clone(),
-            before: None,
-            times: Vec::new(),
-        },
-        Runner {
-            name: "warm",
-            argv: skillbake(&cache),
-            env: env.clone(),
-            before: None,
-            times: Vec::new(),
-        },
-        Runner {
-            name: "first",
-            argv: skillbake(&scratch.join("cache-first")),
-            env,
-            before: Some(scratch.join("cache-first")),
-            times: Vec::new(),
-        },
-    ];
+    let setup = Setup::new(&root, &scratch)?;
+    let (python, python_version, python_note) = setup.interpreter_run()?;
+    let mut runners = setup.runners(&root, &scratch, &python);
     eprintln!(
         "\n==> time, {} rounds: {}",
         opts.runs,
@@ -401,26 +287,11 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
             .join(" | ")
     );
     let mut peer = if opts.peers {
-        Some(Dbgpt::start(&root, &scratch, &params))
+        Some(Dbgpt::start(&root, &scratch, &setup.params))
     } else {
         None
     };
-    for _ in 0..3 {
-        for r in &mut runners {
-            r.once(&work, false)?;
-        }
-        if let Some(Ok(d)) = &mut peer {
-            d.once(false)?;
-        }
-    }
-    for _ in 0..opts.runs {
-        for r in &mut runners {
-            r.once(&work, true)?;
-        }
-        if let Some(Ok(d)) = &mut peer {
-            d.once(true)?;
-        }
-    }
+    measure(&mut runners, &mut peer, opts.runs, &setup.work)?;
     remove_cache(&scratch.join("cache-first"));
     let stats: Vec<Stat> = runners
         .iter()
@@ -437,15 +308,226 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
     } else {
         None
     };
+    let python_desc = format!("{python_version}{python_note}");
+    let m = report(
+        opts.runs,
+        &python_desc,
+        &stats,
+        &peer,
+        inproc_rows.as_deref(),
+    );
+    write_section(
+        &root.join("BENCHMARKS.md"),
+        START,
+        END,
+        "<!-- bench:end -->",
+        &m,
+    )?;
+    eprintln!("\nwrote the run section of BENCHMARKS.md");
+    Ok(())
+}
 
+/// The built command, the `PATH` that finds the real `python3` first, the parameters and the
+/// scratch folders of the runs.
+struct Setup {
+    bin: PathBuf,
+    path: String,
+    params: String,
+    cache: PathBuf,
+    work: PathBuf,
+    python: PathBuf,
+    python_version: String,
+}
+
+impl Setup {
+    fn new(root: &Path, scratch: &Path) -> Result<Setup, String> {
+        let bin = crate::build_bundled_skillbake(
+            &root.join("skills"),
+            Some(&build_dir(root, "exec")),
+            "the bundled packs",
+        )?;
+        let python = PathBuf::from(
+            capture(&[
+                "python3".into(),
+                "-c".into(),
+                "import os, sys; print(os.path.realpath(sys.executable))".into(),
+            ])?
+            .trim(),
+        );
+        let python_version = capture(&[s(&python), "--version".into()])?
+            .trim()
+            .to_string();
+        let python_dir = python.parent().ok_or("python3 has no folder")?;
+        // `skillbake run` finds `python3` on PATH: put the real interpreter's folder first.
+        let link_dir = scratch.join("bin");
+        mkdir(&link_dir)?;
+        let link = link_dir.join("python3");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&python, &link)
+            .map_err(|e| format!("`{}`: {e}", link.display()))?;
+        let path = format!(
+            "{}:{}:{}",
+            link_dir.display(),
+            python_dir.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let readme = root.join("README.md");
+        let params = serde_json::json!({"path": s(&readme), "max_length": 200}).to_string();
+        let work = scratch.join("work");
+        mkdir(&work)?;
+        Ok(Setup {
+            bin,
+            path,
+            params,
+            cache: scratch.join("cache"),
+            work,
+            python,
+            python_version,
+        })
+    }
+
+    /// `skillbake run read-file` with `cache` as its cache.
+    fn skillbake(&self, cache: &Path) -> Vec<String> {
+        vec![
+            s(&self.bin),
+            "run".into(),
+            "read-file".into(),
+            "--params".into(),
+            self.params.clone(),
+            "--allow".into(),
+            "filesystem:read".into(),
+            "--cache-dir".into(),
+            s(cache),
+        ]
+    }
+
+    fn env(&self) -> Vec<(String, String)> {
+        vec![("PATH".to_string(), self.path.clone())]
+    }
+
+    /// The program `skillbake run` really starts, its version and a note on why when it is not
+    /// the `python3` first on PATH: as root a run is handed to `nobody`, and the sandbox replaces
+    /// an interpreter `nobody` cannot execute (one under a home folder) by the same version
+    /// found on PATH. The script alone runs with that program too, so both runners start the
+    /// same interpreter.
+    fn interpreter_run(&self) -> Result<(PathBuf, String, String), String> {
+        let (python, python_version, cache, path) = (
+            self.python.clone(),
+            self.python_version.clone(),
+            &self.cache,
+            &self.path,
+        );
+        let skillbake = |c: &Path| self.skillbake(c);
+        Ok({
+            let dry: Vec<String> = skillbake(cache)
+                .into_iter()
+                .chain(["--dry-run".to_string()])
+                .collect();
+            let out = Command::new(&dry[0])
+                .args(&dry[1..])
+                .env("PATH", path)
+                .stdin(Stdio::null())
+                .output()
+                .map_err(|e| format!("`{}`: cannot start: {e}", display(&dry)))?;
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+                .map_err(|e| format!("`{}`: no JSON result: {e}", display(&dry)))?;
+            let started = v["data"]["command"][0]
+                .as_str()
+                .map(PathBuf::from)
+                .ok_or_else(|| format!("`{}`: the dry run names no command", display(&dry)))?;
+            if started == python {
+                (python, python_version, String::new())
+            } else {
+                let version = capture(&[s(&started), "--version".into()])?
+                    .trim()
+                    .to_string();
+                // Only file names: the report must not name this machine's folders.
+                let name = |p: &Path| {
+                    p.file_name().map_or_else(
+                        || p.display().to_string(),
+                        |n| n.to_string_lossy().into_owned(),
+                    )
+                };
+                let note = format!(
+                    " (`{}`: the sandbox hands the run to `nobody`, who cannot execute the `{}` first on PATH, {python_version} under a home folder, so it starts the interpreter of that name found further on PATH; the script alone runs with it too)",
+                    name(&started),
+                    name(&python)
+                );
+                (started, version, note)
+            }
+        })
+    }
+
+    /// The runners timed: the script alone, `skillbake run` warm, and on a first run (its
+    /// cache removed before every round).
+    fn runners(&self, root: &Path, scratch: &Path, python: &Path) -> Vec<Runner> {
+        let (params, env) = (&self.params, self.env());
+        let cache = &self.cache;
+        let skillbake = |c: &Path| self.skillbake(c);
+        vec![
+            Runner {
+                name: "direct",
+                argv: vec![
+                    s(python),
+                    s(&root.join("skills/read-file/scripts/read_file.py")),
+                    params.clone(),
+                ],
+                env: env.clone(),
+                before: None,
+                times: Vec::new(),
+            },
+            Runner {
+                name: "warm",
+                argv: skillbake(cache),
+                env: env.clone(),
+                before: None,
+                times: Vec::new(),
+            },
+            Runner {
+                name: "first",
+                argv: skillbake(&scratch.join("cache-first")),
+                env,
+                before: Some(scratch.join("cache-first")),
+                times: Vec::new(),
+            },
+        ]
+    }
+}
+
+/// Three warm-up rounds, then `runs` timed rounds, every runner (and DB-GPT's call) in turn.
+fn measure(
+    runners: &mut [Runner],
+    peer: &mut Option<Result<Dbgpt, String>>,
+    runs: usize,
+    work: &Path,
+) -> Result<(), String> {
+    for timed in std::iter::repeat_n(false, 3).chain(std::iter::repeat_n(true, runs)) {
+        for r in runners.iter_mut() {
+            r.once(work, timed)?;
+        }
+        if let Some(Ok(d)) = peer {
+            d.once(timed)?;
+        }
+    }
+    Ok(())
+}
+
+/// The section of BENCHMARKS.md.
+fn report(
+    runs: usize,
+    python_desc: &str,
+    stats: &[Stat],
+    peer: &Option<Result<(Stat, f64, String), String>>,
+    inproc_rows: Option<&[DivanRow]>,
+) -> String {
     // The report.
     let (direct, warm, first) = (&stats[0], &stats[1], &stats[2]);
     let x = |a: f64, b: f64| format!("{:.2}×", a / b);
     let mut m = String::new();
     m.push_str("## Running a skill: `skillbake run` against the script alone and DB-GPT\n\n");
     m.push_str(&format!(
-        "Measured by `cargo xtask bench exec --runs {}`: the bundled `read-file` pack reading the first 200 characters of README.md, {python_version}{python_note} for skillbake and the script alone, {} rounds each running every command in turn (DB-GPT's call included). Medians with min–max; ratios of medians.\n\n",
-        opts.runs, opts.runs
+        "Measured by `cargo xtask bench exec --runs {}`: the bundled `read-file` pack reading the first 200 characters of README.md, {python_desc} for skillbake and the script alone, {} rounds each running every command in turn (DB-GPT's call included). Medians with min–max; ratios of medians.\n\n",
+        runs, runs
     ));
     m.push_str("| runner | wall time per run | ratio to the script alone |\n|---|---|---:|\n");
     m.push_str(&format!(
@@ -507,13 +589,5 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
             }
         }
     }
-    write_section(
-        &root.join("BENCHMARKS.md"),
-        START,
-        END,
-        "<!-- bench:end -->",
-        &m,
-    )?;
-    eprintln!("\nwrote the run section of BENCHMARKS.md");
-    Ok(())
+    m
 }
