@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
+mod deps;
 mod fn_length;
 mod layers;
 mod lexer;
@@ -339,4 +340,31 @@ fn readme_result_codes_match_the_executor() {
         readme[start..end] == expected,
         "README.md's result codes are out of date; replace them with:\n{expected}"
     );
+}
+
+/// Every published crate carries complete metadata: description, license, repository,
+/// keywords, categories, its README and the docs.rs settings (all features, `--cfg docsrs`).
+#[test]
+fn published_crates_have_complete_metadata() {
+    let mut manifests = vec![PathBuf::from("Cargo.toml")];
+    for e in std::fs::read_dir("crates").unwrap() {
+        manifests.push(e.unwrap().path().join("Cargo.toml"));
+    }
+    for m in manifests {
+        let text = std::fs::read_to_string(&m).unwrap();
+        let package = &text[text.find("[package]").unwrap()..];
+        for key in [
+            "description = ",
+            "license.workspace = true",
+            "repository.workspace = true",
+            "keywords = ",
+            "categories = ",
+            "readme = \"README.md\"",
+            "[package.metadata.docs.rs]\nall-features = true\nrustdoc-args = [\"--cfg\", \"docsrs\"]",
+        ] {
+            assert!(package.contains(key), "{} lacks `{key}`", m.display());
+        }
+        let readme = m.with_file_name("README.md");
+        assert!(readme.is_file(), "{} is missing", readme.display());
+    }
 }

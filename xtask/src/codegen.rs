@@ -5,6 +5,8 @@
 //!   `Code::ALL`: code, default severity, summary, module;
 //! * README.md's change-rule table of `skillbake diff` (between `<!-- change-rules:start -->`
 //!   and `<!-- change-rules:end -->`), from `diff::Rule::ALL`: rule, bump, area, summary;
+//! * README.md's dry-run sample (between `<!-- dry-run:start -->` and `<!-- dry-run:end -->`),
+//!   from a real dry run of the debug binary (see [`crate::dry_run`]);
 //! * the codes table of `crates/skillbake-build/src/validate/mod.rs` (between its
 //!   `codes:start`/`codes:end` markers): each validate module and the codes it raises;
 //! * in every `crates/skillbake-build/rules/<code>.md`, the rendered diagnostic of the
@@ -89,6 +91,13 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     .ok_or(
         "README.md lacks the `<!-- change-rules:start -->` / `<!-- change-rules:end -->` markers",
     )?;
+    let new = replace_between(
+        &new,
+        "<!-- dry-run:start -->\n",
+        "<!-- dry-run:end -->",
+        &crate::dry_run::sample(root)?,
+    )
+    .ok_or("README.md lacks the `<!-- dry-run:start -->` / `<!-- dry-run:end -->` markers")?;
     out.push(Output {
         path: readme,
         old,

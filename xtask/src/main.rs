@@ -18,6 +18,7 @@
 mod bench;
 mod bundle;
 mod codegen;
+mod dry_run;
 mod mcp_check;
 mod new_rule;
 mod repro;

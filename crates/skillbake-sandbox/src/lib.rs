@@ -55,6 +55,7 @@
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 #![cfg(unix)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod access;
 mod confine;

@@ -7,7 +7,7 @@
 //!
 //! Steps, in order:
 //!
-//! 1. regenerates the in-process fixture `benches/fixture-registry/` (three packs whose bodies are
+//! 1. regenerates the in-process fixture `crates/skillbake/benches/fixture-registry/` (three packs whose bodies are
 //!    1, 10 and 100 KB, compiled by `skillbake-build`), which `benches/load.rs` includes
 //!    (`--fixture` stops here);
 //! 2. generates 10 / 1,000 / 10,000 packs into `target/bench-packs/N` (bodies of 1–50 KB,
