@@ -287,7 +287,6 @@ impl Lower<'_> {
 
     /// `a < b < c` is `(a < b) and (b < c)`, each operand pure.
     fn compare(&mut self, c: &ast::Compare<'_>) -> R {
-        // `a < b < c` is `(a < b) and (b < c)`, each operand pure.
         let mut left = &c.expr;
         let mut jumps = Vec::new();
         for (i, op) in c.ops.iter().enumerate() {
