@@ -8,8 +8,17 @@ use std::process::Command;
 /// The packages `cargo tree -e normal -p skillbake` lists, the crate itself left out.
 fn tree(features: &str, depth: Option<u32>) -> BTreeSet<String> {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cmd.args(["tree", "--offline", "-e", "normal", "-p", "skillbake", "--prefix", "none"])
-        .args(["--format", "{p}"]);
+    cmd.args([
+        "tree",
+        "--offline",
+        "-e",
+        "normal",
+        "-p",
+        "skillbake",
+        "--prefix",
+        "none",
+    ])
+    .args(["--format", "{p}"]);
     if !features.is_empty() {
         cmd.args(["--features", features]);
     }
@@ -17,7 +26,11 @@ fn tree(features: &str, depth: Option<u32>) -> BTreeSet<String> {
         cmd.args(["--depth", &d.to_string()]);
     }
     let out = cmd.output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -39,10 +52,18 @@ fn ticked(text: &str) -> BTreeSet<String> {
 #[test]
 fn the_documented_runtime_dependencies_are_cargo_trees() {
     let arch = std::fs::read_to_string("ARCHITECTURE.md").unwrap();
-    let start = arch.find("<!-- runtime-deps:start -->").expect("runtime-deps:start");
-    let end = arch.find("<!-- runtime-deps:end -->").expect("runtime-deps:end");
+    let start = arch
+        .find("<!-- runtime-deps:start -->")
+        .expect("runtime-deps:start");
+    let end = arch
+        .find("<!-- runtime-deps:end -->")
+        .expect("runtime-deps:end");
     let mut rows = 0;
-    for line in arch[start..end].lines().filter(|l| l.starts_with("| ")).skip(1) {
+    for line in arch[start..end]
+        .lines()
+        .filter(|l| l.starts_with("| "))
+        .skip(1)
+    {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
         let (features, packages) = (cells[1], cells[2]);
         let features = ticked(features).into_iter().collect::<Vec<_>>().join(",");
