@@ -28,14 +28,14 @@
 //! 3. **check the permissions**: every name in the pack's `permission` list must be granted by
 //!    the policy → `PERMISSION_DENIED` (`skillbake_format::permission`);
 //! 4. **materialise** the pack into a private cache, verified against the embedded bytes before
-//!    every run ([`materialise`]);
+//!    every run (module `materialise`);
 //! 5. **run** `<interpreter> [shebang args] <script> <params JSON>` in its own process group, the
 //!    parameters also on stdin, `OUTPUT_DIR` set to the run's output folder, the working folder
-//!    the output folder unless the policy names one; through [`spawn::confine`], the seam where
+//!    the output folder unless the policy names one; through [`confine()`], the seam where
 //!    the sandbox applies; with the timeout (the policy's override, else the pack's `timeout:`,
-//!    else 10 s) → `TIMEOUT`, and the output limits → `OUTPUT_TOO_LARGE` ([`spawn`]);
+//!    else 10 s) → `TIMEOUT`, and the output limits → `OUTPUT_TOO_LARGE` (module `spawn`);
 //! 6. **read** stdout: a unified result passes through (shape-checked), DB-GPT chunks and other
-//!    JSON or text become `data` → `BAD_OUTPUT`, `EXEC_FAILED` ([`output`]);
+//!    JSON or text become `data` → `BAD_OUTPUT`, `EXEC_FAILED` (module `output`);
 //! 7. **retry** packs marked `idempotent: true` after `TIMEOUT` or `EXEC_FAILED`, as often as
 //!    the policy allows; others never.
 //!
@@ -48,7 +48,7 @@
 //! line, folders, environment names, limits, confinement) under `data`, without running or
 //! writing anything. [`Executor::execute_script_file`] is DB-GPT's form
 //! (`execute_skill_script_file`), answered with [`dbgpt::reply_for`]. [`Executor::parse_call`]
-//! reads a call out of a model's text reply ([`call`]).
+//! reads a call out of a model's text reply ([`Call`]).
 //!
 //! An [`Executor`] is `Send + Sync`: share one across threads (every call gets its own process
 //! and, unless the policy names one, its own output folder).
@@ -306,7 +306,7 @@ impl<'r> Executor<'r> {
     }
 
     /// Finds a `{"skill": ..., "params": {...}}` call in a model's text reply and checks it
-    /// (see [`call`]).
+    /// (see [`Call`]).
     pub fn parse_call(&self, text: &str) -> Result<Call, Outcome> {
         let invalid = |code: ErrorCode, message: String| {
             Outcome::failure(Failure::new(code, message), Meta::default())
