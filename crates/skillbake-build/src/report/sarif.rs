@@ -43,6 +43,30 @@ fn level(s: Severity) -> &'static str {
 }
 
 /// `name-dir-mismatch` → `NameDirMismatch` (SARIF wants a readable `name` distinct from `id`).
+/// A rule's SARIF properties: its tags and, for the `security` group, the
+/// `security-severity` GitHub code scanning ranks alerts by (0.0–10.0; 9.0 and above is
+/// critical, 7.0 high, 4.0 medium).
+fn properties(c: Code) -> Value {
+    match c.group() {
+        Some(group) => json!({
+            "tags": ["skillbake", group],
+            "security-severity": security_severity(c),
+        }),
+        None => json!({"tags": ["skillbake"]}),
+    }
+}
+
+/// The `security-severity` of a security rule, as a string (as GitHub expects it).
+pub fn security_severity(c: Code) -> &'static str {
+    match c {
+        Code::CredentialHarvest | Code::DownloadExec | Code::ObfuscatedExec => "9.0",
+        Code::AgentHijack | Code::HiddenText => "8.0",
+        Code::Persistence => "7.5",
+        Code::BinaryPayload => "6.0",
+        _ => "5.0",
+    }
+}
+
 fn pascal_case(code: &str) -> String {
     code.split('-')
         .map(|w| {
@@ -66,7 +90,7 @@ pub fn render(report: &Report) -> String {
                 "fullDescription": {"text": c.summary()},
                 "help": {"text": format!("Run `skillbake explain {}` for what the rule checks, why, examples and how to fix or silence it.", c.as_str())},
                 "defaultConfiguration": {"level": level(c.default_severity())},
-                "properties": {"tags": ["skillbake"]}
+                "properties": properties(*c)
             })
         })
         .collect();

@@ -18,6 +18,14 @@
 //! | [`route`] | `route-test-failed`, `description-near-duplicate`, `catalog-over-budget` |
 //! | [`entrypoint`] | `entrypoint-not-found`, `entrypoint-binary`, `unknown-interpreter`, `schema-missing`, `timeout-invalid` |
 //! | [`permission`] | `unknown-permission` |
+//! | [`security/hidden`] | `hidden-text` |
+//! | [`security/hijack`] | `agent-hijack` |
+//! | [`security/harvest`] | `credential-harvest` |
+//! | [`security/fetch_exec`] | `download-exec` |
+//! | [`security/obfuscation`] | `obfuscated-exec` |
+//! | [`security/persistence`] | `persistence` |
+//! | [`security/capabilities`] | `undeclared-capability` |
+//! | [`security/binary`] | `binary-payload` |
 //! <!-- codes:end -->
 
 pub mod body;
@@ -30,6 +38,7 @@ pub mod permission;
 pub mod requires;
 pub mod route;
 pub mod schema;
+pub mod security;
 pub mod size;
 pub mod text;
 pub mod tools;
@@ -57,6 +66,7 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
     }
     body::check(ctx, diags);
     size::check(ctx, diags);
+    security::check(ctx, diags);
     if let Some(schema) = ctx.pack.file(schema::SCHEMA_JSON) {
         schema::check(
             &schema.bytes,
