@@ -66,6 +66,7 @@ fn the_dry_run_prints_the_limits_and_what_is_enforced_and_writes_nothing() {
         [
             "file_read",
             "file_write",
+            "file_metadata",
             "execute",
             "network",
             "other_processes",

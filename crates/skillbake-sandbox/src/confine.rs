@@ -17,9 +17,11 @@ use std::process::Command;
 /// * registers a `pre_exec` step that, in the child before the program starts: makes it the
 ///   leader of a new session and process group (kill the group, `kill(-pid)`, to stop
 ///   everything it started), marks every file descriptor above 2 close-on-exec, sets the
-///   limits, enters a new network namespace (no network granted) and, when the parent is root,
-///   switches to [`Spec::run_as`], enters a new user namespace (so the process limit counts this
-///   run only), enforces the Landlock ruleset and installs the seccomp filters.
+///   limits, enters a new network namespace (no network granted), makes a private mount
+///   namespace in which everything but the read-write trees is a read-only, `nosuid` mount
+///   (unless writing anywhere is granted) and, when the parent is root, switches to
+///   [`Spec::run_as`], enters a new user namespace (so the process limit counts this run only),
+///   enforces the Landlock ruleset and installs the seccomp filters.
 ///
 /// Call it after setting the program, arguments and working directory, and before `spawn`.
 /// Standard streams are left to the caller. If the kernel refuses a step that `confine`
@@ -78,7 +80,7 @@ pub fn confine(cmd: &mut Command, spec: &Spec) -> Result<Applied, Error> {
     check(&spec.read_write, Need::Write)?;
     check(&executables, Need::Execute)?;
 
-    let plan = plan(spec, &probe, identity, &executables)?;
+    let plan = plan(spec, &probe, identity, &executables, cwd.as_deref())?;
     let applied = report(spec, &probe, identity, &plan.summary);
 
     cmd.env_clear();
@@ -140,7 +142,11 @@ fn summary(spec: &Spec, probe: &Probe) -> Summary {
     let linux = cfg!(target_os = "linux");
     let userns = linux && probe.user_namespace;
     let dropped = probe.root;
+    // The view needs the mount namespace as root, or a user namespace to make it in; with a
+    // grant to write anywhere there is nothing to keep read-only.
+    let mount_view = linux && probe.mount_namespace && (dropped || userns) && !spec.write_anywhere;
     Summary {
+        mount_view,
         landlock_abi: probe.landlock_abi.filter(|_| linux),
         seccomp,
         netns: linux && matches!(spec.network, Network::Denied) && probe.network_namespace,
@@ -153,6 +159,8 @@ fn summary(spec: &Spec, probe: &Probe) -> Summary {
 /// Which mechanisms the plan uses, for the report.
 #[derive(Clone, Copy, Debug, Default)]
 struct Summary {
+    /// A private mount namespace, read-only but for the read-write trees.
+    mount_view: bool,
     landlock_abi: Option<u32>,
     seccomp: bool,
     netns: bool,
@@ -167,12 +175,48 @@ struct Planned {
     child: crate::pre_exec::Plan,
 }
 
+/// The read-write trees, resolved, and the working folder, as the child's view needs them.
+#[cfg(target_os = "linux")]
+fn mount_view(spec: &Spec, cwd: Option<&Path>) -> Result<crate::pre_exec::MountView, Error> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(|_| Error::Path {
+            path: p.to_path_buf(),
+            source: std::io::Error::from(std::io::ErrorKind::InvalidInput),
+        })
+    };
+    let devices = crate::spec::system_devices();
+    let mut writable = Vec::new();
+    for p in &spec.read_write {
+        // Device files stay usable on a read-only mount.
+        if devices.contains(p) {
+            continue;
+        }
+        let real = std::fs::canonicalize(p).map_err(|source| Error::Path {
+            path: p.clone(),
+            source,
+        })?;
+        let real = c(&real)?;
+        if !writable.contains(&real) {
+            writable.push(real);
+        }
+    }
+    // Without a working folder of its own, the child starts in the parent's.
+    let cwd = match cwd {
+        Some(d) => std::path::absolute(d).ok(),
+        None => std::env::current_dir().ok(),
+    };
+    let cwd = cwd.as_deref().map(c).transpose()?;
+    Ok(crate::pre_exec::MountView { writable, cwd })
+}
+
 #[cfg(target_os = "linux")]
 fn plan(
     spec: &Spec,
     probe: &Probe,
     identity: Identity,
     executables: &[PathBuf],
+    cwd: Option<&Path>,
 ) -> Result<Planned, Error> {
     use rustix::process::{Resource, Rlimit};
     let s = summary(spec, probe);
@@ -192,7 +236,13 @@ fn plan(
         None => None,
     };
     let seccomp = if s.seccomp {
-        crate::seccomp_filter::build(&spec.network)?
+        use crate::seccomp_filter::Metadata;
+        let metadata = if s.mount_view || spec.write_anywhere {
+            Metadata::SetIdBits
+        } else {
+            Metadata::Denied
+        };
+        crate::seccomp_filter::build(&spec.network, metadata)?
     } else {
         Vec::new()
     };
@@ -241,6 +291,7 @@ fn plan(
         child: crate::pre_exec::Plan {
             rlimits,
             netns_as_root: want_netns && probe.root,
+            mount_view: s.mount_view.then(|| mount_view(spec, cwd)).transpose()?,
             drop_to: probe.root.then_some((identity.uid, identity.gid)),
             userns: s.userns,
             netns_in_userns: want_netns && !probe.root,
@@ -257,6 +308,7 @@ fn plan(
     probe: &Probe,
     _identity: Identity,
     _executables: &[PathBuf],
+    _cwd: Option<&Path>,
 ) -> Result<Planned, Error> {
     Ok(Planned {
         summary: summary(spec, probe),
@@ -311,6 +363,7 @@ fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applie
     let ll = s.landlock_abi;
     let who = format!("user {}", identity.uid);
     let mut c = file_controls(spec, ll, &who);
+    c.insert(2, metadata_control(spec, s, &who));
     c.push(network_control(
         &spec.network,
         s,
@@ -321,7 +374,7 @@ fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applie
     c.push(root_control(s.dropped, identity));
     c.extend(environment_controls(spec));
     c.extend(limit_controls(&spec.limits, s, probe, identity));
-    let any_kernel = ll.is_some() || s.seccomp || s.netns;
+    let any_kernel = ll.is_some() || s.seccomp || s.netns || s.mount_view;
     let mode = if !any_kernel {
         Mode::Unconfined
     } else if c.iter().any(|c| c.state.is_gap()) {
@@ -428,6 +481,72 @@ fn file_controls(spec: &Spec, ll: Option<u32>, who: &str) -> Vec<Control> {
     });
 
     out
+}
+
+/// Mode, owner, times and extended attributes of files (a read-only mount view, seccomp).
+fn metadata_control(spec: &Spec, s: &Summary, who: &str) -> Control {
+    use Mechanism as M;
+    use State::*;
+    const SET_ID: &str = "set-user-id and set-group-id bits are never set";
+    if spec.write_anywhere {
+        return if s.seccomp {
+            control(
+                Guard::FileMetadata,
+                Allowed,
+                &[M::Seccomp],
+                format!("anywhere {who} may change them; {SET_ID}"),
+            )
+        } else {
+            control(
+                Guard::FileMetadata,
+                Allowed,
+                &[],
+                format!(
+                    "anywhere {who} may change them, set-id bits included (denying those \
+                     needs seccomp)"
+                ),
+            )
+        };
+    }
+    match (s.mount_view, s.seccomp) {
+        (true, true) => control(
+            Guard::FileMetadata,
+            Enforced,
+            &[M::MountNamespace, M::Seccomp],
+            format!(
+                "mode, owner, times and extended attributes change only in {} (everything \
+                 else is a read-only, nosuid mount); {SET_ID}",
+                names(&spec.read_write)
+            ),
+        ),
+        (false, true) => control(
+            Guard::FileMetadata,
+            Enforced,
+            &[M::Seccomp],
+            "no mount namespace for a read-only view: chmod, chown, utime and extended \
+             attributes are denied everywhere, the read-write trees included",
+        ),
+        (true, false) => control(
+            Guard::FileMetadata,
+            Partial,
+            &[M::MountNamespace],
+            format!(
+                "mode, owner, times and extended attributes change only in {}, but set-id \
+                 bits can be set there (needs seccomp)",
+                names(&spec.read_write)
+            ),
+        ),
+        (false, false) => control(
+            Guard::FileMetadata,
+            NotEnforced,
+            &[],
+            format!(
+                "neither a mount namespace nor seccomp: the child may change the mode, owner, \
+                 times and extended attributes of any file {who} owns (Landlock does not \
+                 cover them)"
+            ),
+        ),
+    }
 }
 
 /// Signals, ptrace and abstract sockets to other processes (Landlock scopes, ABI 6).

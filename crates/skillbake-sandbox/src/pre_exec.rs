@@ -14,6 +14,7 @@ use landlock::{RestrictSelfError, RulesetCreated, RulesetError};
 use rustix::process::{getpgrp, getpid, getuid, Resource, Rlimit};
 use rustix::thread::UnshareFlags;
 use seccompiler::BpfProgram;
+use std::ffi::{CStr, CString};
 use std::io;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
@@ -24,6 +25,9 @@ pub(crate) struct Plan {
     pub(crate) rlimits: Vec<(Resource, Rlimit)>,
     /// `unshare(CLONE_NEWNET)` while still root.
     pub(crate) netns_as_root: bool,
+    /// A private, read-only view of the file system (see [`MountView`]): made as root before
+    /// the switch, or inside the new user namespace when the parent is not root.
+    pub(crate) mount_view: Option<MountView>,
     /// Switch to this user and group (clearing supplementary groups).
     pub(crate) drop_to: Option<(u32, u32)>,
     /// `unshare(CLONE_NEWUSER)` after the switch, so that the process count is the run's own.
@@ -36,6 +40,103 @@ pub(crate) struct Plan {
     pub(crate) landlock: Option<RulesetCreated>,
     /// The seccomp filters to install, last.
     pub(crate) seccomp: Vec<BpfProgram>,
+}
+
+/// A new mount namespace in which every mount is read-only and `nosuid`, except bind mounts
+/// of the read-write trees (which stay writable, and `nosuid`): whatever Landlock does not
+/// cover (mode, owner, times, extended attributes) cannot change outside them.
+pub(crate) struct MountView {
+    /// The read-write trees (resolved), each bound onto itself.
+    pub(crate) writable: Vec<CString>,
+    /// The working folder to enter again once the view exists (the command's `chdir` happened
+    /// before, on the mount underneath).
+    pub(crate) cwd: Option<CString>,
+}
+
+/// `struct mount_attr` of `<linux/mount.h>`.
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const MOUNT_ATTR_NOSUID: u64 = 0x2;
+const AT_RECURSIVE: libc::c_uint = 0x8000;
+
+fn last_errno() -> io::Error {
+    io::Error::last_os_error()
+}
+
+/// `mount_setattr(path, flags, set, clear)`.
+fn mount_setattr(path: &CStr, flags: libc::c_uint, set: u64, clear: u64) -> io::Result<()> {
+    let attr = MountAttr {
+        attr_set: set,
+        attr_clr: clear,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    // SAFETY: the path is a NUL-terminated string and `attr` a live `struct mount_attr` whose
+    // size is passed along; the kernel only reads both.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            flags,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(last_errno())
+    }
+}
+
+/// `mount(source, target, NULL, flags, NULL)`.
+fn mount(source: Option<&CStr>, target: &CStr, flags: libc::c_ulong) -> io::Result<()> {
+    // SAFETY: NUL-terminated strings (or NULL) that the kernel only reads.
+    let r = unsafe {
+        libc::mount(
+            source.map_or(std::ptr::null(), CStr::as_ptr),
+            target.as_ptr(),
+            std::ptr::null(),
+            flags,
+            std::ptr::null(),
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(last_errno())
+    }
+}
+
+impl MountView {
+    /// Makes the view in the current (new, single-process) mount namespace.
+    fn apply(&self) -> io::Result<()> {
+        let root = c"/";
+        // Nothing done here reaches the parent's namespace.
+        mount(None, root, libc::MS_REC | libc::MS_PRIVATE)?;
+        for dir in &self.writable {
+            mount(Some(dir), dir, libc::MS_BIND | libc::MS_REC)?;
+        }
+        mount_setattr(root, AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0)?;
+        for dir in &self.writable {
+            mount_setattr(dir, 0, 0, MOUNT_ATTR_RDONLY)?;
+        }
+        if let Some(cwd) = &self.cwd {
+            // SAFETY: a NUL-terminated string the kernel only reads.
+            if unsafe { libc::chdir(cwd.as_ptr()) } != 0 {
+                return Err(last_errno());
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Registers `plan` to run in the child of every `spawn` of `cmd`.
@@ -73,6 +174,13 @@ impl Plan {
             // network namespace; no file-descriptor table or other thread is involved.
             unsafe { rustix::thread::unshare_unsafe(UnshareFlags::NEWNET) }.map_err(errno)?;
         }
+        let view_as_root = self.drop_to.is_some() || !self.userns;
+        if let Some(view) = self.mount_view.as_ref().filter(|_| view_as_root) {
+            // SAFETY: CLONE_NEWNS gives this single-threaded, just-forked process its own copy
+            // of the mount table; CLONE_FS is not shared with anyone.
+            unsafe { rustix::thread::unshare_unsafe(UnshareFlags::NEWNS) }.map_err(errno)?;
+            view.apply()?;
+        }
         if let Some((uid, gid)) = self.drop_to {
             use rustix::process::{Gid, Uid};
             let (uid, gid) = (Uid::from_raw(uid), Gid::from_raw(gid));
@@ -88,9 +196,16 @@ impl Plan {
             if self.netns_in_userns {
                 flags |= UnshareFlags::NEWNET;
             }
-            // SAFETY: as above: new user (and network) namespaces for this single-threaded
+            let view = self.mount_view.as_ref().filter(|_| !view_as_root);
+            if view.is_some() {
+                flags |= UnshareFlags::NEWNS;
+            }
+            // SAFETY: as above: new user (network, mount) namespaces for this single-threaded
             // process; CLONE_FILES is not involved.
             unsafe { rustix::thread::unshare_unsafe(flags) }.map_err(errno)?;
+            if let Some(view) = view {
+                view.apply()?;
+            }
         }
         if let Some(limit) = &self.nproc {
             rustix::process::setrlimit(Resource::Nproc, *limit).map_err(errno)?;
@@ -169,6 +284,7 @@ const PROBED: i32 = 0x40;
 const NETNS: i32 = 1;
 const USERNS: i32 = 2;
 const SECCOMP: i32 = 4;
+const MOUNTNS: i32 = 8;
 
 /// What the probe child found.
 #[derive(Clone, Copy, Debug, Default)]
@@ -176,10 +292,11 @@ pub(crate) struct Found {
     pub(crate) network_namespace: bool,
     pub(crate) user_namespace: bool,
     pub(crate) seccomp: bool,
+    pub(crate) mount_namespace: bool,
 }
 
-/// Forks a child that tries what [`Plan::enforce`] would do (network namespace, dropping to
-/// `nobody`, user namespace, a seccomp filter) and reports which worked in its exit status. The
+/// Forks a child that tries what [`Plan::enforce`] would do (network namespace, a read-only
+/// mount view, dropping to `nobody`, user namespace, a seccomp filter) and reports which worked in its exit status. The
 /// child never executes a program.
 pub(crate) fn probe_child(root: bool) -> Found {
     let allow_all: Option<BpfProgram> = crate::seccomp_filter::target_arch().and_then(|arch| {
@@ -200,9 +317,20 @@ pub(crate) fn probe_child(root: bool) -> Found {
             // exits right after.
             unsafe { rustix::thread::unshare_unsafe(flags) }.is_ok()
         };
+        // What `MountView::apply` does first: a private, read-only copy of the mount table.
+        let view = || {
+            let view = MountView {
+                writable: Vec::new(),
+                cwd: None,
+            };
+            unshare(UnshareFlags::NEWNS) && view.apply().is_ok()
+        };
         if root {
             if unshare(UnshareFlags::NEWNET) {
                 found |= NETNS;
+            }
+            if view() {
+                found |= MOUNTNS;
             }
             use rustix::process::{Gid, Uid};
             let (uid, gid) = (Uid::from_raw(nobody.uid), Gid::from_raw(nobody.gid));
@@ -216,6 +344,9 @@ pub(crate) fn probe_child(root: bool) -> Found {
             found |= NETNS | USERNS;
         } else if unshare(UnshareFlags::NEWUSER) {
             found |= USERNS;
+        }
+        if !root && found & USERNS != 0 && view() {
+            found |= MOUNTNS;
         }
         if let Some(filter) = &allow_all {
             if seccompiler::apply_filter(filter).is_ok() {
@@ -249,5 +380,6 @@ pub(crate) fn probe_child(root: bool) -> Found {
         network_namespace: code & NETNS != 0,
         user_namespace: code & USERNS != 0,
         seccomp: code & SECCOMP != 0,
+        mount_namespace: code & MOUNTNS != 0,
     }
 }

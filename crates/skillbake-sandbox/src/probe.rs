@@ -17,6 +17,9 @@ pub struct Probe {
     pub network_namespace: bool,
     /// The child can get a new user namespace (after dropping root when the parent is root).
     pub user_namespace: bool,
+    /// The child can get a new mount namespace with every mount made read-only (as root
+    /// directly, otherwise inside a new user namespace).
+    pub mount_namespace: bool,
     /// The parent runs as root (any of its user ids is 0): the child is switched to
     /// [`crate::Spec::run_as`].
     pub root: bool,
@@ -72,6 +75,7 @@ pub fn probe() -> Probe {
                     "namespaces" => {
                         p.network_namespace = false;
                         p.user_namespace = false;
+                        p.mount_namespace = false;
                     }
                     _ => {}
                 }
@@ -91,6 +95,7 @@ fn measure() -> Probe {
         seccomp: found.seccomp,
         network_namespace: found.network_namespace,
         user_namespace: found.user_namespace,
+        mount_namespace: found.mount_namespace,
         root,
         uid: geteuid().as_raw(),
         gid: getegid().as_raw(),
@@ -105,6 +110,7 @@ fn measure() -> Probe {
         seccomp: false,
         network_namespace: false,
         user_namespace: false,
+        mount_namespace: false,
         root: geteuid().is_root() || getuid().is_root(),
         uid: geteuid().as_raw(),
         gid: getegid().as_raw(),

@@ -653,3 +653,196 @@ except MemoryError:
     let o = run(python(code, &[]), spec, DEADLINE);
     assert_eq!(o.stdout, "allocated\n", "{}", o.stderr);
 }
+
+const METADATA: &str = "\
+import os, sys
+victim, folder = sys.argv[1], sys.argv[2]
+attempts = [
+    ('chmod', lambda: os.chmod(victim, 0o777)),
+    ('chmod-folder', lambda: os.chmod(folder, 0o777)),
+    ('utime', lambda: os.utime(victim, (0, 0))),
+    ('chown', lambda: os.chown(victim, os.getuid(), os.getgid())),
+    ('setxattr', lambda: os.setxattr(victim, 'user.planted', b'x')),
+    ('removexattr', lambda: os.removexattr(victim, 'user.kept')),
+]
+for what, attempt in attempts:
+    try:
+        attempt()
+        print(what, 'done')
+    except OSError as e:
+        print(what, 'denied', e.errno)
+";
+
+/// A file and a folder outside the run that its user owns (say `~/.ssh/id_rsa` and `~/.ssh`),
+/// with an extended attribute.
+fn owned_victim(s: &Scene) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let folder = s.outside.path().join("dot-ssh");
+    std::fs::create_dir(&folder).unwrap();
+    let victim = folder.join("id_rsa");
+    std::fs::write(&victim, "-----BEGIN OPENSSH PRIVATE KEY-----\n").unwrap();
+    rustix::fs::setxattr(&victim, "user.kept", b"1", rustix::fs::XattrFlags::empty()).unwrap();
+    std::fs::set_permissions(&victim, PermissionsExt::from_mode(0o600)).unwrap();
+    std::fs::set_permissions(&folder, PermissionsExt::from_mode(0o700)).unwrap();
+    give_to_child(&victim);
+    give_to_child(&folder);
+    (victim, folder)
+}
+
+fn mode(p: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777
+}
+
+#[test]
+fn changing_metadata_of_the_users_files_outside_the_run() {
+    again_as_ordinary_user("changing_metadata_of_the_users_files_outside_the_run");
+    let s = Scene::new();
+    let (victim, folder) = owned_victim(&s);
+    let mtime = std::fs::metadata(&victim).unwrap().modified().unwrap();
+    let o = run(
+        python(METADATA, &[path(&victim), path(&folder)]),
+        s.spec(),
+        DEADLINE,
+    );
+    show("metadata outside", &o);
+    let c = o.applied.control(Guard::FileMetadata).unwrap().clone();
+    if probe().seccomp || probe().mount_namespace {
+        assert_eq!(c.state, State::Enforced, "{}", c.detail);
+        assert_eq!(o.stdout.lines().count(), 6, "{}", o.stderr);
+        for line in o.stdout.lines() {
+            assert!(
+                line.ends_with(" denied 30") || line.ends_with(" denied 1"),
+                "{line}"
+            );
+        }
+        assert_eq!(mode(&victim), 0o600);
+        assert_eq!(mode(&folder), 0o700);
+        assert_eq!(
+            std::fs::metadata(&victim).unwrap().modified().unwrap(),
+            mtime
+        );
+        let mut buf = [0u8; 8];
+        assert!(rustix::fs::getxattr(&victim, "user.kept", &mut buf).is_ok());
+        assert!(rustix::fs::getxattr(&victim, "user.planted", &mut buf).is_err());
+    } else {
+        assert_eq!(c.state, State::NotEnforced);
+    }
+
+    // In the run's own folder the same changes work (where a read-only view keeps the rest
+    // unchanged; without it they are denied there too, and the report says so).
+    let mine = s.out().join("mine");
+    let mine_folder = s.out().join("mine.d");
+    std::fs::write(&mine, "x").unwrap();
+    rustix::fs::setxattr(&mine, "user.kept", b"1", rustix::fs::XattrFlags::empty()).unwrap();
+    std::fs::create_dir(&mine_folder).unwrap();
+    give_to_child(&mine);
+    give_to_child(&mine_folder);
+    let o = run(
+        python(METADATA, &[path(&mine), path(&mine_folder)]),
+        s.spec(),
+        DEADLINE,
+    );
+    show("metadata inside", &o);
+    if c.by.contains(&Mechanism::MountNamespace) {
+        // (chown to one's own ids: the run's user namespace maps no id, so EINVAL there.)
+        let changed: Vec<&str> = o
+            .stdout
+            .lines()
+            .filter(|l| !l.starts_with("chown "))
+            .collect();
+        assert_eq!(
+            changed,
+            [
+                "chmod done",
+                "chmod-folder done",
+                "utime done",
+                "setxattr done",
+                "removexattr done"
+            ],
+            "{}",
+            o.stdout
+        );
+        assert_eq!(mode(&mine), 0o777);
+    } else if probe().seccomp {
+        assert!(c.detail.contains("denied everywhere"), "{}", c.detail);
+        assert!(!o.stdout.contains("done"), "{}", o.stdout);
+    }
+
+    // Granted writing anywhere: allowed, and reported so.
+    let mut spec = s.spec();
+    spec.write_anywhere = true;
+    let o = run(
+        python(METADATA, &[path(&victim), path(&folder)]),
+        spec,
+        DEADLINE,
+    );
+    assert_eq!(o.applied.state(Guard::FileMetadata), State::Allowed);
+    assert!(o.stdout.starts_with("chmod done\n"), "{}", o.stdout);
+}
+
+const SET_ID: &str = "\
+import os, shutil, stat, sys
+out = sys.argv[1]
+copy = os.path.join(out, 'python')
+shutil.copyfile(sys.executable, copy)
+fd = os.open(copy, os.O_RDONLY)
+def attempt(what, f):
+    try:
+        f()
+        print(what, 'done')
+    except OSError as e:
+        print(what, 'denied', e.errno)
+attempt('chmod-4755', lambda: os.chmod(copy, 0o4755))
+attempt('chmod-2755', lambda: os.chmod(copy, 0o2755))
+attempt('fchmod-6755', lambda: os.fchmod(fd, 0o6755))
+attempt('open-4755', lambda: os.close(os.open(os.path.join(out, 'new'), os.O_CREAT | os.O_WRONLY, 0o4755)))
+attempt('mknod-4755', lambda: os.mknod(os.path.join(out, 'node'), stat.S_IFREG | 0o4755))
+attempt('chmod-755', lambda: os.chmod(copy, 0o755))
+attempt('chmod-folder', lambda: os.chmod(out, 0o755))
+";
+
+#[test]
+fn a_set_user_id_copy_of_the_interpreter_in_the_output_folder() {
+    again_as_ordinary_user("a_set_user_id_copy_of_the_interpreter_in_the_output_folder");
+    let s = Scene::new();
+    give_to_child(s.out());
+    let o = run(python(SET_ID, &[path(s.out())]), s.spec(), DEADLINE);
+    show("set-id", &o);
+    assert!(o.ok(), "{}", o.stderr);
+    if !probe().seccomp {
+        assert!(o.applied.state(Guard::FileMetadata).is_gap());
+        return;
+    }
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(
+        lines[..5],
+        [
+            "chmod-4755 denied 1",
+            "chmod-2755 denied 1",
+            "fchmod-6755 denied 1",
+            "open-4755 denied 1",
+            "mknod-4755 denied 1"
+        ],
+        "{}",
+        o.stdout
+    );
+    let c = o.applied.control(Guard::FileMetadata).unwrap();
+    if c.by.contains(&Mechanism::MountNamespace) {
+        // Ordinary modes in the run's own folder still change.
+        assert_eq!(lines[5..], ["chmod-755 done", "chmod-folder done"]);
+    }
+    for e in std::fs::read_dir(s.out()).unwrap() {
+        let p = e.unwrap().path();
+        assert_eq!(mode(&p) & 0o6000, 0, "{} has a set-id bit", p.display());
+    }
+    // Granted writing anywhere, set-id bits stay denied.
+    let mut spec = s.spec();
+    spec.write_anywhere = true;
+    let o = run(python(SET_ID, &[path(s.out())]), spec, DEADLINE);
+    assert!(
+        o.stdout.starts_with("chmod-4755 denied 1\n"),
+        "{}",
+        o.stdout
+    );
+}
