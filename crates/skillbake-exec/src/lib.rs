@@ -848,12 +848,17 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
         );
     }
     meta.output_dir = Some(plan.output_dir.clone());
+    let output_fd = match output_descriptor(&plan.output_dir, name) {
+        Ok(fd) => fd,
+        Err(f) => return Outcome::failure(f, meta),
+    };
     let before = dbgpt::images(&plan.output_dir);
     let limits = spawn::RunLimits {
         timeout: plan.timeout,
         output_cap: policy.output_cap,
         output_limit: policy.output_limit.max(policy.output_cap as u64),
         output_dir: plan.output_dir.clone(),
+        output_fd,
         cancel: policy.cancel.clone(),
     };
     let attempts = if plan.idempotent {
@@ -931,6 +936,26 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
         Ok(data) => Outcome::success(data, meta),
         Err(f) => Outcome::failure(f, meta),
     }
+}
+
+/// The output folder opened once, for what the executor writes there.
+#[cfg(unix)]
+fn output_descriptor(dir: &Path, name: &str) -> Result<Option<spawn::DirFd>, Failure> {
+    match confine::output_descriptor(dir) {
+        Ok(fd) => Ok(Some(std::sync::Arc::new(fd))),
+        Err(e) => Err(Failure::new(
+            ErrorCode::ExecFailed,
+            format!(
+                "The output folder {} could not be opened ({e}; running as root, skillbake does not follow a symbolic link there), so `{name}` was not started.",
+                dir.display()
+            ),
+        )),
+    }
+}
+
+#[cfg(not(unix))]
+fn output_descriptor(_dir: &Path, _name: &str) -> Result<Option<spawn::DirFd>, Failure> {
+    Ok(None)
 }
 
 /// A script name as DB-GPT's `execute_skill_script_file` reads it: leading `/` and `\` and
