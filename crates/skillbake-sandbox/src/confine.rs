@@ -60,6 +60,7 @@ pub fn confine(cmd: &mut Command, spec: &Spec) -> Result<Applied, Error> {
                 program: PathBuf::from(cmd.get_program()),
             }
         })?;
+    let exec_calls = crate::program::exec_calls(&program, path_var);
     let mut executables = crate::program::exec_chain(&program, path_var);
     executables.extend(spec.executables.iter().cloned());
 
@@ -80,7 +81,14 @@ pub fn confine(cmd: &mut Command, spec: &Spec) -> Result<Applied, Error> {
     check(&spec.read_write, Need::Write)?;
     check(&executables, Need::Execute)?;
 
-    let plan = plan(spec, &probe, identity, &executables, cwd.as_deref())?;
+    let plan = plan(
+        spec,
+        &probe,
+        identity,
+        &executables,
+        cwd.as_deref(),
+        exec_calls,
+    )?;
     let applied = report(spec, &probe, identity, &plan.summary);
 
     cmd.env_clear();
@@ -145,8 +153,12 @@ fn summary(spec: &Spec, probe: &Probe) -> Summary {
     // The view needs the mount namespace as root, or a user namespace to make it in; with a
     // grant to write anywhere there is nothing to keep read-only.
     let mount_view = linux && probe.mount_namespace && (dropped || userns) && !spec.write_anywhere;
+    // Counting program starts only works when no other program is granted.
+    let exec_guard =
+        linux && seccomp && probe.exec_guard && !spec.exec_anywhere && spec.executables.is_empty();
     Summary {
         mount_view,
+        exec_guard,
         landlock_abi: probe.landlock_abi.filter(|_| linux),
         seccomp,
         netns: linux && matches!(spec.network, Network::Denied) && probe.network_namespace,
@@ -161,6 +173,8 @@ fn summary(spec: &Spec, probe: &Probe) -> Summary {
 struct Summary {
     /// A private mount namespace, read-only but for the read-write trees.
     mount_view: bool,
+    /// No program starts after the command's own (seccomp user notifications).
+    exec_guard: bool,
     landlock_abi: Option<u32>,
     seccomp: bool,
     netns: bool,
@@ -217,6 +231,7 @@ fn plan(
     identity: Identity,
     executables: &[PathBuf],
     cwd: Option<&Path>,
+    exec_calls: u32,
 ) -> Result<Planned, Error> {
     use rustix::process::{Resource, Rlimit};
     let s = summary(spec, probe);
@@ -298,7 +313,25 @@ fn plan(
             nproc,
             landlock,
             seccomp,
+            exec_guard: if s.exec_guard {
+                Some(exec_guard(exec_calls)?)
+            } else {
+                None
+            },
         },
+    })
+}
+
+/// The exec guard of a run whose program takes `exec_calls` calls to start: the filter, and a
+/// socket pair whose other end a new thread of this process answers on.
+#[cfg(target_os = "linux")]
+fn exec_guard(exec_calls: u32) -> Result<crate::pre_exec::ExecGuard, Error> {
+    let guard_err = |e: std::io::Error| Error::Seccomp(format!("the exec guard: {e}"));
+    let (parent, child) = std::os::unix::net::UnixStream::pair().map_err(guard_err)?;
+    crate::pre_exec::supervise_execs(parent.into(), exec_calls).map_err(guard_err)?;
+    Ok(crate::pre_exec::ExecGuard {
+        filter: crate::seccomp_filter::exec_notify_filter()?,
+        socket: child.into(),
     })
 }
 
@@ -309,6 +342,7 @@ fn plan(
     _identity: Identity,
     _executables: &[PathBuf],
     _cwd: Option<&Path>,
+    _exec_calls: u32,
 ) -> Result<Planned, Error> {
     Ok(Planned {
         summary: summary(spec, probe),
@@ -362,7 +396,7 @@ fn names(paths: &[PathBuf]) -> String {
 fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applied {
     let ll = s.landlock_abi;
     let who = format!("user {}", identity.uid);
-    let mut c = file_controls(spec, ll, &who);
+    let mut c = file_controls(spec, ll, &who, s.exec_guard);
     c.insert(2, metadata_control(spec, s, &who));
     c.push(network_control(
         &spec.network,
@@ -396,7 +430,7 @@ const NO_LANDLOCK: &str = "Landlock is not available on this kernel (Linux 5.13 
                            `landlock` in the `lsm=` boot list)";
 
 /// Reading, writing and executing files (Landlock, ABI `ll`).
-fn file_controls(spec: &Spec, ll: Option<u32>, who: &str) -> Vec<Control> {
+fn file_controls(spec: &Spec, ll: Option<u32>, who: &str, exec_guard: bool) -> Vec<Control> {
     use Mechanism as M;
     use State::*;
     let no_landlock = NO_LANDLOCK;
@@ -457,30 +491,54 @@ fn file_controls(spec: &Spec, ll: Option<u32>, who: &str) -> Vec<Control> {
             format!("{no_landlock}: the child writes wherever {who} may write"),
         )
     });
-    out.push(if spec.exec_anywhere {
-        control(
+    out.push(execute_control(spec, ll, exec_guard));
+    out
+}
+
+/// Starting programs (Landlock, the exec guard).
+fn execute_control(spec: &Spec, ll: Option<u32>, exec_guard: bool) -> Control {
+    use Mechanism as M;
+    use State::*;
+    const ONCE: &str = "only the program and its interpreters start, once: every later execve or \
+                        execveat fails (the dynamic loader run as a program, a descriptor, a \
+                        memfd)";
+    const LOADER: &str = "but the dynamic loader, run as a program, loads any readable program";
+    if spec.exec_anywhere {
+        return control(
             Guard::Execute,
             Allowed,
             &[],
             "any program in the readable trees",
-        )
-    } else if ll.is_some() {
-        control(
+        );
+    }
+    match (ll.is_some(), exec_guard) {
+        (true, true) => control(Guard::Execute, Enforced, &[M::Landlock, M::Seccomp], ONCE),
+        (false, true) => control(Guard::Execute, Enforced, &[M::Seccomp], ONCE),
+        (true, false) if !spec.executables.is_empty() => control(
             Guard::Execute,
-            Enforced,
+            Partial,
             &[M::Landlock],
-            "only the program, its interpreters and the granted executables",
-        )
-    } else {
-        control(
+            format!(
+                "only the program, its interpreters and the granted executables, {LOADER} \
+                 (program starts are counted only when no executable is granted)"
+            ),
+        ),
+        (true, false) => control(
+            Guard::Execute,
+            Partial,
+            &[M::Landlock],
+            format!(
+                "only the program and its interpreters, {LOADER} (counting program starts \
+                 needs seccomp user notifications, Linux 5.8)"
+            ),
+        ),
+        (false, false) => control(
             Guard::Execute,
             NotEnforced,
             &[],
-            format!("{no_landlock}: the child may start any program"),
-        )
-    });
-
-    out
+            format!("{NO_LANDLOCK}: the child may start any program"),
+        ),
+    }
 }
 
 /// Mode, owner, times and extended attributes of files (a read-only mount view, seccomp).

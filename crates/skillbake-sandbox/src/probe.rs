@@ -20,6 +20,9 @@ pub struct Probe {
     /// The child can get a new mount namespace with every mount made read-only (as root
     /// directly, otherwise inside a new user namespace).
     pub mount_namespace: bool,
+    /// seccomp user notifications work, so that the parent can refuse every program start after
+    /// the first (Linux 5.5; 5.8 to learn that the run's processes are gone).
+    pub exec_guard: bool,
     /// The parent runs as root (any of its user ids is 0): the child is switched to
     /// [`crate::Spec::run_as`].
     pub root: bool,
@@ -71,7 +74,10 @@ pub fn probe() -> Probe {
             for name in list.to_string_lossy().split(',').map(str::trim) {
                 match name {
                     "landlock" => p.landlock_abi = None,
-                    "seccomp" => p.seccomp = false,
+                    "seccomp" => {
+                        p.seccomp = false;
+                        p.exec_guard = false;
+                    }
                     "namespaces" => {
                         p.network_namespace = false;
                         p.user_namespace = false;
@@ -96,6 +102,7 @@ fn measure() -> Probe {
         network_namespace: found.network_namespace,
         user_namespace: found.user_namespace,
         mount_namespace: found.mount_namespace,
+        exec_guard: found.exec_guard,
         root,
         uid: geteuid().as_raw(),
         gid: getegid().as_raw(),
@@ -111,6 +118,7 @@ fn measure() -> Probe {
         network_namespace: false,
         user_namespace: false,
         mount_namespace: false,
+        exec_guard: false,
         root: geteuid().is_root() || getuid().is_root(),
         uid: geteuid().as_raw(),
         gid: getegid().as_raw(),

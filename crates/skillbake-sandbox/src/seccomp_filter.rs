@@ -323,6 +323,30 @@ pub(crate) fn build(network: &Network, metadata: Metadata) -> Result<Vec<BpfProg
     Ok(vec![deny, abi_filter()?])
 }
 
+/// The exec guard's filter: `execve` and `execveat` wait for the parent's answer (a user
+/// notification), everything else is left to the other filters.
+pub(crate) fn exec_notify_filter() -> Result<BpfProgram, Error> {
+    const LD_W_ABS: u16 = 0x20;
+    const JEQ_K: u16 = 0x15;
+    const RET_K: u16 = 0x06;
+    const RET_ALLOW: u32 = 0x7fff_0000;
+    let ins = |code, jt, jf, k| sock_filter { code, jt, jf, k };
+    let arch = audit_arch().ok_or_else(|| serr("unsupported architecture"))?;
+    let execve = u32::try_from(libc::SYS_execve).map_err(serr)?;
+    let execveat = u32::try_from(libc::SYS_execveat).map_err(serr)?;
+    // 0 load arch, 1 native? (else ALLOW: the deny filter kills), 2 load nr, 3 execve?,
+    // 4 execveat?, 5 ALLOW, 6 NOTIFY.
+    Ok(vec![
+        ins(LD_W_ABS, 0, 0, 4),
+        ins(JEQ_K, 0, 3, arch),
+        ins(LD_W_ABS, 0, 0, 0),
+        ins(JEQ_K, 2, 0, execve),
+        ins(JEQ_K, 1, 0, execveat),
+        ins(RET_K, 0, 0, RET_ALLOW),
+        ins(RET_K, 0, 0, libc::SECCOMP_RET_USER_NOTIF),
+    ])
+}
+
 /// `clone3`, `openat2` and (x86-64) x32 system calls answer `ENOSYS`.
 fn abi_filter() -> Result<BpfProgram, Error> {
     // BPF_LD | BPF_W | BPF_ABS, BPF_JMP | BPF_JEQ | BPF_K, BPF_JMP | BPF_JGE | BPF_K,

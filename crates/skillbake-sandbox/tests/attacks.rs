@@ -846,3 +846,66 @@ fn a_set_user_id_copy_of_the_interpreter_in_the_output_folder() {
         o.stdout
     );
 }
+
+const OTHER_PROGRAMS: &str = "\
+import ctypes, os, shutil, sys
+out = sys.argv[1]
+ldso = next(p for p in ['/lib64/ld-linux-x86-64.so.2', '/lib/ld-linux-aarch64.so.1',
+                        '/lib/ld-linux-riscv64-lp64d.so.1'] if os.path.exists(p))
+def child(what, f):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            f()
+        except OSError as e:
+            print(what, 'denied', e.errno, flush=True)
+        os._exit(0)
+    os.waitpid(pid, 0)
+child('ld.so-id', lambda: os.execv(ldso, [ldso, '/usr/bin/id']))
+child('ld.so-sh', lambda: os.execv(ldso, [ldso, '/bin/sh', '-c', 'echo pwned-by-sh']))
+dropped = os.path.join(out, 'dropped')
+shutil.copyfile('/usr/bin/id', dropped)
+child('ld.so-dropped', lambda: os.execv(ldso, [ldso, dropped]))
+fd = os.open('/usr/bin/id', os.O_RDONLY)
+child('fexecve', lambda: os.execve(fd, ['id'], {}))
+libc = ctypes.CDLL(None, use_errno=True)
+def execveat():
+    argv = (ctypes.c_char_p * 2)(b'id', None)
+    envp = (ctypes.c_char_p * 1)(None)
+    nr = {'x86_64': 322, 'aarch64': 281, 'riscv64': 281}[os.uname().machine]
+    libc.syscall(nr, fd, b'', argv, envp, 0x1000)
+    raise OSError(ctypes.get_errno(), 'execveat')
+child('execveat', execveat)
+m = os.memfd_create('x', 0)
+os.write(m, open('/usr/bin/id', 'rb').read())
+child('memfd', lambda: os.execve(m, ['id'], {}))
+";
+
+#[test]
+fn starting_programs_through_the_loader_a_descriptor_or_a_memfd() {
+    again_as_ordinary_user("starting_programs_through_the_loader_a_descriptor_or_a_memfd");
+    let s = Scene::new();
+    give_to_child(s.out());
+    let o = run(python(OTHER_PROGRAMS, &[path(s.out())]), s.spec(), DEADLINE);
+    show("other programs", &o);
+    assert!(o.ok(), "{}", o.stderr);
+    let c = o.applied.control(Guard::Execute).unwrap().clone();
+    if c.state == State::Enforced {
+        assert_eq!(
+            o.stdout,
+            "ld.so-id denied 1\nld.so-sh denied 1\nld.so-dropped denied 1\nfexecve denied 1\n\
+             execveat denied 1\nmemfd denied 1\n",
+            "{}",
+            o.stderr
+        );
+    } else {
+        assert!(c.state.is_gap(), "{c:?}");
+    }
+    // Granted: the loader runs programs.
+    let mut spec = s.spec();
+    spec.exec_anywhere = true;
+    let o = run(python(OTHER_PROGRAMS, &[path(s.out())]), spec, DEADLINE);
+    assert!(o.stdout.starts_with("uid="), "{}", o.stdout);
+    assert!(o.stdout.contains("pwned-by-sh"), "{}", o.stdout);
+    assert_exec_guard_threads_end();
+}

@@ -316,3 +316,27 @@ pub fn again_as_ordinary_user(name: &str) {
         "as an ordinary user, {name} failed:\n{stdout}\n{stderr}"
     );
 }
+
+/// In the re-run of [`again_as_ordinary_user`] (a process running one test), waits (bounded)
+/// until no thread of the exec guard is left: each one ends with its run.
+pub fn assert_exec_guard_threads_end() {
+    if std::env::var_os(AS_USER).is_none() {
+        return;
+    }
+    let guards = || {
+        std::fs::read_dir("/proc/self/task")
+            .unwrap()
+            .filter_map(|t| std::fs::read_to_string(t.unwrap().path().join("comm")).ok())
+            .filter(|c| c.starts_with("skillbake-exec"))
+            .count()
+    };
+    let start = Instant::now();
+    while guards() > 0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{} exec-guard threads outlived their runs",
+            guards()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
