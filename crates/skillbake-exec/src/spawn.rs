@@ -1,7 +1,8 @@
 //! The loop that runs a confined process (confinement itself is `crate::confine`, which every
 //! command goes through first).
 //!
-//! `run` starts the command in its own process group, feeds the parameters on stdin, reads
+//! `run` starts the command in its own process group (on Linux, the sandbox's new session),
+//! feeds the parameters on stdin, reads
 //! stdout and stderr with `poll` (no threads), and enforces the limits the executor owns:
 //!
 //! * **Timeout**: at the deadline the whole process group gets `SIGKILL`, so children it forked
@@ -242,10 +243,13 @@ impl<'l> Running<'l> {
     /// start.
     fn start(mut command: Command, stdin: Vec<u8>, limits: &'l RunLimits) -> Result<Self, String> {
         let start = Instant::now();
-        use std::os::unix::process::CommandExt;
         use std::process::Stdio;
+        // On Linux the sandbox makes the script the leader of a new session (and so of a new
+        // process group, without the caller's controlling terminal); a group made here first
+        // would keep it in the caller's session.
+        #[cfg(not(target_os = "linux"))]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
         command
-            .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

@@ -634,3 +634,20 @@ fn a_run_that_replaces_its_output_folder_by_a_link_gets_no_file_written_there() 
         assert_eq!(std::fs::metadata(&moved).unwrap().uid(), 0, "{o}");
     }
 }
+
+#[test]
+fn the_script_leads_a_session_of_its_own() {
+    let env = Env::new();
+    let o = env.executor().execute("own-session", json!({}));
+    assert!(o.ok(), "{o}");
+    let d = o.data().unwrap();
+    // The leader of a new session and process group: the caller's controlling terminal is
+    // not its own.
+    assert_eq!(d["sid"], d["pid"], "{o}");
+    assert_eq!(d["pgid"], d["pid"], "{o}");
+    let ours = rustix::process::getsid(None)
+        .unwrap()
+        .as_raw_nonzero()
+        .get();
+    assert_ne!(d["sid"], json!(ours), "{o}");
+}
