@@ -159,6 +159,7 @@ fn summary(spec: &Spec, probe: &Probe) -> Summary {
     Summary {
         mount_view,
         exec_guard,
+        ipcns: linux && probe.ipc_namespace && (dropped || userns),
         landlock_abi: probe.landlock_abi.filter(|_| linux),
         seccomp,
         netns: linux && matches!(spec.network, Network::Denied) && probe.network_namespace,
@@ -175,6 +176,8 @@ struct Summary {
     mount_view: bool,
     /// No program starts after the command's own (seccomp user notifications).
     exec_guard: bool,
+    /// A private IPC namespace.
+    ipcns: bool,
     landlock_abi: Option<u32>,
     seccomp: bool,
     netns: bool,
@@ -306,6 +309,7 @@ fn plan(
         child: crate::pre_exec::Plan {
             rlimits,
             netns_as_root: want_netns && probe.root,
+            private_ipc: s.ipcns,
             mount_view: s.mount_view.then(|| mount_view(spec, cwd)).transpose()?,
             drop_to: probe.root.then_some((identity.uid, identity.gid)),
             userns: s.userns,
@@ -403,7 +407,7 @@ fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applie
         s,
         ll.is_some_and(|a| a >= 4),
     ));
-    c.push(other_processes_control(ll, &who));
+    c.push(other_processes_control(ll, s.ipcns, &who));
     c.extend(process_controls(s.seccomp));
     c.push(root_control(s.dropped, identity));
     c.extend(environment_controls(spec));
@@ -608,34 +612,52 @@ fn metadata_control(spec: &Spec, s: &Summary, who: &str) -> Control {
 }
 
 /// Signals, ptrace and abstract sockets to other processes (Landlock scopes, ABI 6).
-fn other_processes_control(ll: Option<u32>, who: &str) -> Control {
+fn other_processes_control(ll: Option<u32>, ipcns: bool, who: &str) -> Control {
     use Mechanism as M;
     use State::*;
     let no_landlock = NO_LANDLOCK;
     let abi_at_least = |v: u32| ll.is_some_and(|a| a >= v);
+    let (ipc, ipc_gap) = if ipcns {
+        (
+            "; System V IPC and POSIX message queues are the run's own",
+            "",
+        )
+    } else {
+        (
+            "",
+            "; System V IPC reaches other processes (needs an IPC namespace)",
+        )
+    };
+    let mut by = vec![M::Landlock];
+    if ipcns {
+        by.push(M::IpcNamespace);
+    }
     if abi_at_least(6) {
         control(
             Guard::OtherProcesses,
-            Enforced,
-            &[M::Landlock],
-            "signals, ptrace and abstract UNIX sockets reach only the run's own processes",
+            if ipcns { Enforced } else { Partial },
+            &by,
+            format!(
+                "signals, ptrace and abstract UNIX sockets reach only the run's own \
+                 processes{ipc}{ipc_gap}"
+            ),
         )
     } else if ll.is_some() {
         control(
             Guard::OtherProcesses,
             Partial,
-            &[M::Landlock],
+            &by,
             format!(
-                "ptrace is limited to the run, but signals and abstract UNIX sockets reach \
-                 other processes of {who} (needs Landlock ABI 6, Linux 6.12)"
+                "ptrace is limited to the run{ipc}, but signals and abstract UNIX sockets reach \
+                 other processes of {who} (needs Landlock ABI 6, Linux 6.12){ipc_gap}"
             ),
         )
     } else {
         control(
             Guard::OtherProcesses,
-            NotEnforced,
-            &[],
-            format!("{no_landlock}: the child may signal other processes of {who}"),
+            if ipcns { Partial } else { NotEnforced },
+            if ipcns { &[M::IpcNamespace][..] } else { &[] },
+            format!("{no_landlock}: the child may signal other processes of {who}{ipc}{ipc_gap}"),
         )
     }
 }

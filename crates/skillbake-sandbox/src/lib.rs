@@ -43,7 +43,7 @@
 //! | file mode, owner, times, extended attributes | a new mount namespace, read-only but for the read-write trees; seccomp (never set-id bits; without the view, no change at all) |
 //! | network denied | seccomp (no `socket`), empty network namespace, Landlock TCP rules |
 //! | network to some TCP ports | Landlock TCP connect rules (ABI 4), seccomp (TCP sockets only) |
-//! | other processes | Landlock scopes (ABI 6): signals and abstract sockets stay in the run |
+//! | other processes | Landlock scopes (ABI 6): signals and abstract sockets stay in the run; an IPC namespace for System V IPC |
 //! | dangerous system calls | seccomp deny list (namespaces, mounts, ptrace, BPF, io_uring, …) |
 //! | leaving the process group | `setsid` in the child, seccomp denies `setsid`/`setpgid` |
 //! | root | `setgroups`/`setresgid`/`setresuid` to [`Spec::run_as`] |

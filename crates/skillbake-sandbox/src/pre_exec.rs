@@ -30,6 +30,9 @@ pub(crate) struct Plan {
     /// A private, read-only view of the file system (see [`MountView`]): made as root before
     /// the switch, or inside the new user namespace when the parent is not root.
     pub(crate) mount_view: Option<MountView>,
+    /// A private IPC namespace (System V IPC, POSIX message queues): as root with the network
+    /// namespace, otherwise inside the new user namespace.
+    pub(crate) private_ipc: bool,
     /// Switch to this user and group (clearing supplementary groups).
     pub(crate) drop_to: Option<(u32, u32)>,
     /// `unshare(CLONE_NEWUSER)` after the switch, so that the process count is the run's own.
@@ -366,10 +369,19 @@ impl Plan {
         for (resource, limit) in &self.rlimits {
             rustix::process::setrlimit(*resource, *limit).map_err(errno)?;
         }
-        if self.netns_as_root {
-            // SAFETY: CLONE_NEWNET only gives this (single-threaded, just forked) process a new
-            // network namespace; no file-descriptor table or other thread is involved.
-            unsafe { rustix::thread::unshare_unsafe(UnshareFlags::NEWNET) }.map_err(errno)?;
+        let ipc_as_root = self.private_ipc && self.drop_to.is_some();
+        if self.netns_as_root || ipc_as_root {
+            let mut flags = UnshareFlags::empty();
+            if self.netns_as_root {
+                flags |= UnshareFlags::NEWNET;
+            }
+            if ipc_as_root {
+                flags |= UnshareFlags::NEWIPC;
+            }
+            // SAFETY: CLONE_NEWNET and CLONE_NEWIPC only give this (single-threaded, just
+            // forked) process new network and IPC namespaces; no file-descriptor table or other
+            // thread is involved.
+            unsafe { rustix::thread::unshare_unsafe(flags) }.map_err(errno)?;
         }
         let view_as_root = self.drop_to.is_some() || !self.userns;
         if let Some(view) = self.mount_view.as_ref().filter(|_| view_as_root) {
@@ -396,6 +408,9 @@ impl Plan {
             let view = self.mount_view.as_ref().filter(|_| !view_as_root);
             if view.is_some() {
                 flags |= UnshareFlags::NEWNS;
+            }
+            if self.private_ipc && self.drop_to.is_none() {
+                flags |= UnshareFlags::NEWIPC;
             }
             // SAFETY: as above: new user (network, mount) namespaces for this single-threaded
             // process; CLONE_FILES is not involved.
@@ -486,6 +501,7 @@ const USERNS: i32 = 2;
 const SECCOMP: i32 = 4;
 const MOUNTNS: i32 = 8;
 const EXEC_GUARD: i32 = 16;
+const IPCNS: i32 = 32;
 
 /// What the probe child found.
 #[derive(Clone, Copy, Debug, Default)]
@@ -495,6 +511,7 @@ pub(crate) struct Found {
     pub(crate) seccomp: bool,
     pub(crate) mount_namespace: bool,
     pub(crate) exec_guard: bool,
+    pub(crate) ipc_namespace: bool,
 }
 
 /// Forks a child that tries what [`Plan::enforce`] would do (network namespace, a read-only
@@ -535,6 +552,9 @@ pub(crate) fn probe_child(root: bool) -> Found {
             if view() {
                 found |= MOUNTNS;
             }
+            if unshare(UnshareFlags::NEWIPC) {
+                found |= IPCNS;
+            }
             use rustix::process::{Gid, Uid};
             let (uid, gid) = (Uid::from_raw(nobody.uid), Gid::from_raw(nobody.gid));
             let dropped = rustix::thread::set_thread_groups(&[]).is_ok()
@@ -550,6 +570,9 @@ pub(crate) fn probe_child(root: bool) -> Found {
         }
         if !root && found & USERNS != 0 && view() {
             found |= MOUNTNS;
+        }
+        if !root && found & USERNS != 0 && unshare(UnshareFlags::NEWIPC) {
+            found |= IPCNS;
         }
         if let Some(filter) = &allow_all {
             if seccompiler::apply_filter(filter).is_ok() {
@@ -590,5 +613,6 @@ pub(crate) fn probe_child(root: bool) -> Found {
         seccomp: code & SECCOMP != 0,
         mount_namespace: code & MOUNTNS != 0,
         exec_guard: code & EXEC_GUARD != 0,
+        ipc_namespace: code & IPCNS != 0,
     }
 }

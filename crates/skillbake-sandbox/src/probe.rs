@@ -23,6 +23,9 @@ pub struct Probe {
     /// seccomp user notifications work, so that the parent can refuse every program start after
     /// the first (Linux 5.5; 5.8 to learn that the run's processes are gone).
     pub exec_guard: bool,
+    /// The child can get a new IPC namespace (as root directly, otherwise inside a new user
+    /// namespace).
+    pub ipc_namespace: bool,
     /// The parent runs as root (any of its user ids is 0): the child is switched to
     /// [`crate::Spec::run_as`].
     pub root: bool,
@@ -82,6 +85,7 @@ pub fn probe() -> Probe {
                         p.network_namespace = false;
                         p.user_namespace = false;
                         p.mount_namespace = false;
+                        p.ipc_namespace = false;
                     }
                     _ => {}
                 }
@@ -103,6 +107,7 @@ fn measure() -> Probe {
         user_namespace: found.user_namespace,
         mount_namespace: found.mount_namespace,
         exec_guard: found.exec_guard,
+        ipc_namespace: found.ipc_namespace,
         root,
         uid: geteuid().as_raw(),
         gid: getegid().as_raw(),
@@ -119,6 +124,7 @@ fn measure() -> Probe {
         user_namespace: false,
         mount_namespace: false,
         exec_guard: false,
+        ipc_namespace: false,
         root: geteuid().is_root() || getuid().is_root(),
         uid: geteuid().as_raw(),
         gid: getegid().as_raw(),

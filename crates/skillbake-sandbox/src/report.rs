@@ -18,6 +18,8 @@ pub enum Mechanism {
     UserNamespace,
     /// A new mount namespace: a private, read-only view of the file system.
     MountNamespace,
+    /// A new IPC namespace: System V IPC and POSIX message queues of the run's own.
+    IpcNamespace,
     /// `setrlimit`.
     Rlimit,
     /// `setgroups`/`setresgid`/`setresuid` from root to an unprivileged user.
@@ -39,6 +41,7 @@ impl Mechanism {
             Mechanism::NetworkNamespace => "network_namespace",
             Mechanism::UserNamespace => "user_namespace",
             Mechanism::MountNamespace => "mount_namespace",
+            Mechanism::IpcNamespace => "ipc_namespace",
             Mechanism::Rlimit => "rlimit",
             Mechanism::DropRoot => "drop_root",
             Mechanism::ClearEnv => "clear_env",
@@ -70,7 +73,8 @@ pub enum Guard {
     Execute,
     /// Opening network connections.
     Network,
-    /// Signalling, tracing or connecting to abstract sockets of processes outside the run.
+    /// Signalling, tracing, connecting to abstract sockets of, or sharing System V IPC with
+    /// processes outside the run.
     OtherProcesses,
     /// Privileged or kernel-attack-surface system calls (namespaces, mounts, BPF, keyrings,
     /// `io_uring`, `ptrace`, terminal injection).

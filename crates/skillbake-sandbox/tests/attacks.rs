@@ -909,3 +909,60 @@ fn starting_programs_through_the_loader_a_descriptor_or_a_memfd() {
     assert!(o.stdout.contains("pwned-by-sh"), "{}", o.stdout);
     assert_exec_guard_threads_end();
 }
+
+/// System V IPC through ctypes: `msgget(key, flags)`, printing the id or the errno.
+const MSGGET: &str = "\
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+key, flags = int(sys.argv[1]), int(sys.argv[2], 8)
+r = libc.msgget(key, flags)
+print(r if r >= 0 else 'denied %d' % ctypes.get_errno())
+";
+
+fn host_msgget(key: i32, flags: &str) -> String {
+    let o = std::process::Command::new(PYTHON)
+        .args(["-c", MSGGET, &key.to_string(), flags])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+fn host_msgrm(id: &str) {
+    let code = "import ctypes, sys; ctypes.CDLL(None).msgctl(int(sys.argv[1]), 0, None)";
+    std::process::Command::new(PYTHON)
+        .args(["-c", code, id])
+        .status()
+        .unwrap();
+}
+
+#[test]
+fn system_v_ipc_with_host_processes() {
+    again_as_ordinary_user("system_v_ipc_with_host_processes");
+    let s = Scene::new();
+    let key = 0x5b00_0000 | (std::process::id() as i32 & 0xffff);
+    // A host process's queue that everyone may use.
+    let id = host_msgget(key, "1666");
+    assert!(!id.starts_with("denied"), "{id}");
+    let o = run(python(MSGGET, &[&key.to_string(), "0"]), s.spec(), DEADLINE);
+    show("sysv ipc", &o);
+    // The child makes a queue of its own under another key; the host must not see it.
+    let theirs = key + 1;
+    let o2 = run(
+        python(MSGGET, &[&theirs.to_string(), "1666"]),
+        s.spec(),
+        DEADLINE,
+    );
+    let leaked = host_msgget(theirs, "0");
+    host_msgrm(&id);
+    if !leaked.starts_with("denied") {
+        host_msgrm(&leaked);
+    }
+    let c = o.applied.control(Guard::OtherProcesses).unwrap();
+    if c.by.contains(&Mechanism::IpcNamespace) {
+        assert_eq!(o.stdout, "denied 2\n", "{}", o.stderr);
+        assert!(!o2.stdout.starts_with("denied"), "{}", o2.stdout);
+        assert_eq!(leaked, "denied 2");
+    } else {
+        assert!(c.state.is_gap(), "{c:?}");
+    }
+}
