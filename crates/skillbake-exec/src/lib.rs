@@ -81,6 +81,29 @@ pub use policy::{
 };
 pub use skillbake_format::interpreter::Interpreter;
 
+/// The warning to show on every run while `SKILLBAKE_SANDBOX_DISABLE` switches sandbox
+/// mechanisms off in this process (`None` when nothing is switched off): the guards that depend
+/// on them are not enforced, and high-risk packs are refused unless running unconfined is
+/// accepted.
+#[cfg(unix)]
+pub fn sandbox_switched_off() -> Option<String> {
+    let off = skillbake_sandbox::switched_off();
+    (!off.is_empty()).then(|| {
+        format!(
+            "{}={} switches off {} for every script this process runs: the guards that depend on them are not enforced, and high-risk packs are refused unless --unconfined",
+            skillbake_sandbox::DISABLE_VAR,
+            off.join(","),
+            off.join(", ")
+        )
+    })
+}
+
+/// Without Unix there is no sandbox to switch off.
+#[cfg(not(unix))]
+pub fn sandbox_switched_off() -> Option<String> {
+    None
+}
+
 use serde_json::{json, Value};
 use skillbake::{LookupError, Registry, Skill};
 use skillbake_format::permission::{self, Set};

@@ -412,6 +412,19 @@ fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applie
     c.push(root_control(s.dropped, identity));
     c.extend(environment_controls(spec));
     c.extend(limit_controls(&spec.limits, s, probe, identity));
+    // Gaps opened on purpose say so, instead of blaming the kernel.
+    let off = crate::switched_off();
+    if !off.is_empty() {
+        let why = format!(
+            "{} is switched off by {}={}",
+            off.join(", "),
+            crate::DISABLE_VAR,
+            off.join(",")
+        );
+        for control in c.iter_mut().filter(|c| c.state.is_gap()) {
+            control.detail = format!("{why}: {}", control.detail);
+        }
+    }
     let any_kernel = ll.is_some() || s.seccomp || s.netns || s.mount_view;
     let mode = if !any_kernel {
         Mode::Unconfined

@@ -76,6 +76,6 @@ mod spec;
 pub use access::Access;
 pub use confine::{check_access, confine, preview};
 pub use error::Error;
-pub use probe::{probe, Probe};
+pub use probe::{probe, switched_off, Probe, DISABLE_VAR};
 pub use report::{Applied, Control, Guard, Mechanism, Mode, State};
 pub use spec::{system_devices, system_runtime_paths, Identity, Limits, Network, Spec};

@@ -61,6 +61,31 @@ impl Probe {
     }
 }
 
+/// The variable that switches mechanisms off (see [`probe`]).
+pub const DISABLE_VAR: &str = "SKILLBAKE_SANDBOX_DISABLE";
+
+/// The mechanisms [`DISABLE_VAR`] switches off in this process, in the order named (`landlock`,
+/// `seccomp`, `namespaces`; unknown names are ignored); empty when it is not set. Every gap they
+/// open says so in its report, and a caller should announce them on every run they affect.
+pub fn switched_off() -> Vec<&'static str> {
+    let Some(list) = std::env::var_os(DISABLE_VAR) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for name in list.to_string_lossy().split(',').map(str::trim) {
+        let known = match name {
+            "landlock" => "landlock",
+            "seccomp" => "seccomp",
+            "namespaces" => "namespaces",
+            _ => continue,
+        };
+        if !out.contains(&known) {
+            out.push(known);
+        }
+    }
+    out
+}
+
 /// Measures what this kernel and process support. The first call starts one short-lived child
 /// (a fork that never executes anything) to try the namespaces and seccomp for real; the result
 /// is cached for the life of the process.
@@ -68,13 +93,14 @@ impl Probe {
 /// The environment variable `SKILLBAKE_SANDBOX_DISABLE` (a comma-separated list of `landlock`,
 /// `seccomp`, `namespaces`) makes the probe report those mechanisms missing, so that what a
 /// weaker kernel would do can be tried (and tested) on a strong one. It can only weaken the
-/// sandbox, and every report then names the gaps.
+/// sandbox; every report then names the gaps and says they were switched off
+/// ([`switched_off`]).
 pub fn probe() -> Probe {
     static PROBE: OnceLock<Probe> = OnceLock::new();
     *PROBE.get_or_init(|| {
         let mut p = measure();
-        if let Some(list) = std::env::var_os("SKILLBAKE_SANDBOX_DISABLE") {
-            for name in list.to_string_lossy().split(',').map(str::trim) {
+        {
+            for name in switched_off() {
                 match name {
                     "landlock" => p.landlock_abi = None,
                     "seccomp" => {
