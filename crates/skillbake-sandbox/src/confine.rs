@@ -260,7 +260,7 @@ fn plan(
         } else {
             Metadata::Denied
         };
-        crate::seccomp_filter::build(&spec.network, metadata)?
+        crate::seccomp_filter::build(&spec.network, metadata, spec.read_anywhere)?
     } else {
         Vec::new()
     };
@@ -685,8 +685,9 @@ fn process_controls(seccomp: bool) -> Vec<Control> {
             Guard::Syscalls,
             Enforced,
             &[M::Seccomp],
-            "namespaces, mounts, ptrace, BPF, perf, userfaultfd, keyrings, modules, io_uring, \
-             file handles and terminal injection are denied",
+            "namespaces, mounts, the mount list, ptrace, BPF, perf, userfaultfd, keyrings, \
+             modules, io_uring, file handles, file watches (without reading anywhere) and \
+             terminal injection are denied",
         )
     } else {
         control(

@@ -77,7 +77,7 @@ pub enum Guard {
     /// processes outside the run.
     OtherProcesses,
     /// Privileged or kernel-attack-surface system calls (namespaces, mounts, BPF, keyrings,
-    /// `io_uring`, `ptrace`, terminal injection).
+    /// `io_uring`, `ptrace`, terminal injection, the mount list, file watches).
     Syscalls,
     /// Leaving the process group (so that killing the group kills everything the run started).
     ProcessGroup,

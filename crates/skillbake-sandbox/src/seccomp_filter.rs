@@ -10,12 +10,14 @@
 //!   operations bypass seccomp), file handles, `setsid`/`setpgid` (leaving the process group
 //!   that the parent kills at a timeout), the terminal-injection `ioctl`s `TIOCSTI` and
 //!   `TIOCLINUX`, and, unless the network is unrestricted, sockets the spec does not grant and
-//!   `listen`; set-user-id and set-group-id bits (`chmod` family, and files created with them
+//!   `listen`; watching files (`inotify_add_watch`, `fanotify_mark`) unless reading anywhere is
+//!   granted; set-user-id and set-group-id bits (`chmod` family, and files created with them
 //!   by `open`, `creat` and `mknod`); and, where no read-only mount view keeps the rest of the
 //!   file system unchanged, every change of mode, owner, times and extended attributes
 //!   ([`Metadata::Denied`]). Its architecture check kills a process that makes system calls of another
 //!   architecture (32-bit `int 0x80` on x86-64).
-//! * the **ABI filter** (`ENOSYS`) — `clone3`, whose flags live in memory a filter cannot read
+//! * the **ABI filter** (`ENOSYS`) — `statmount` and `listmount` (the host's mount list),
+//!   `clone3`, whose flags live in memory a filter cannot read
 //!   (C libraries fall back to `clone` on `ENOSYS`, which the deny filter checks), `openat2`,
 //!   whose mode also lives in memory (C libraries fall back to `openat`), and on x86-64
 //!   every x32 system call (numbers with bit 30 set), which would otherwise slip past the
@@ -253,7 +255,11 @@ fn socket_deny_rules(name_resolution: bool) -> Result<Vec<SeccompRule>, Error> {
 
 /// The deny filter and the ABI filter for `network` and `metadata`, in the order to install
 /// them.
-pub(crate) fn build(network: &Network, metadata: Metadata) -> Result<Vec<BpfProgram>, Error> {
+pub(crate) fn build(
+    network: &Network,
+    metadata: Metadata,
+    read_anywhere: bool,
+) -> Result<Vec<BpfProgram>, Error> {
     let arch = target_arch().ok_or_else(|| serr("unsupported architecture"))?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for nr in always_denied() {
@@ -284,6 +290,11 @@ pub(crate) fn build(network: &Network, metadata: Metadata) -> Result<Vec<BpfProg
             rule(vec![cond(1, Op::Eq, libc::TIOCLINUX)?])?,
         ],
     );
+    if !read_anywhere {
+        // Watching names being created and opened in folders the run may not list.
+        rules.insert(libc::SYS_inotify_add_watch, Vec::new());
+        rules.insert(libc::SYS_fanotify_mark, Vec::new());
+    }
     match metadata {
         Metadata::SetIdBits => {
             for (nr, r) in set_id_denials()? {
@@ -347,7 +358,12 @@ pub(crate) fn exec_notify_filter() -> Result<BpfProgram, Error> {
     ])
 }
 
-/// `clone3`, `openat2` and (x86-64) x32 system calls answer `ENOSYS`.
+/// `statmount` and `listmount` (Linux 6.8; the same number on every architecture).
+const SYS_STATMOUNT: u32 = 457;
+const SYS_LISTMOUNT: u32 = 458;
+
+/// `clone3`, `openat2`, `statmount`, `listmount` and (x86-64) x32 system calls answer
+/// `ENOSYS`.
 fn abi_filter() -> Result<BpfProgram, Error> {
     // BPF_LD | BPF_W | BPF_ABS, BPF_JMP | BPF_JEQ | BPF_K, BPF_JMP | BPF_JGE | BPF_K,
     // BPF_RET | BPF_K (linux/bpf_common.h).
@@ -363,9 +379,9 @@ fn abi_filter() -> Result<BpfProgram, Error> {
     let clone3 = u32::try_from(libc::SYS_clone3).map_err(serr)?;
     let openat2 = u32::try_from(libc::SYS_openat2).map_err(serr)?;
     let x32 = cfg!(target_arch = "x86_64");
-    // Layout: 0 load arch, 1 native?, 2 load nr, 3 clone3?, 4 openat2?, [5 x32?], ALLOW,
-    // ENOSYS.
-    let allow_at: u8 = if x32 { 6 } else { 5 };
+    // Layout: 0 load arch, 1 native?, 2 load nr, 3 clone3?, 4 openat2?, 5 statmount?,
+    // 6 listmount?, [7 x32?], ALLOW, ENOSYS.
+    let allow_at: u8 = if x32 { 8 } else { 7 };
     let mut p = vec![
         ins(LD_W_ABS, 0, 0, 4),
         // Not the native architecture: leave it to the deny filter (which kills).
@@ -373,6 +389,8 @@ fn abi_filter() -> Result<BpfProgram, Error> {
         ins(LD_W_ABS, 0, 0, 0),
         ins(JEQ_K, allow_at - 3, 0, clone3),
         ins(JEQ_K, allow_at - 4, 0, openat2),
+        ins(JEQ_K, allow_at - 5, 0, SYS_STATMOUNT),
+        ins(JEQ_K, allow_at - 6, 0, SYS_LISTMOUNT),
     ];
     if x32 {
         p.push(ins(JGE_K, 1, 0, X32_BIT));

@@ -966,3 +966,40 @@ fn system_v_ipc_with_host_processes() {
         assert!(c.state.is_gap(), "{c:?}");
     }
 }
+
+const WATCH: &str = "\
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(0)
+for folder in sys.argv[1:]:
+    r = libc.inotify_add_watch(fd, folder.encode(), 0x100 | 0x20)  # IN_CREATE | IN_OPEN
+    print('watch', 'done' if r >= 0 else 'denied %d' % ctypes.get_errno())
+nr = {'x86_64': 458, 'aarch64': 458, 'riscv64': 458}[os.uname().machine]
+buf = (ctypes.c_uint64 * 64)()
+req = (ctypes.c_uint64 * 4)(32, 0, 0xffffffff, 0)  # size, mnt_id, param (LSMT_ROOT), mnt_ns_id
+r = libc.syscall(nr, req, buf, 64, 0)
+print('listmount', 'done' if r >= 0 else 'denied %d' % ctypes.get_errno())
+";
+
+#[test]
+fn watching_folders_it_may_not_list_and_listing_mounts() {
+    let s = Scene::new();
+    let o = run(
+        python(WATCH, &[path(s.outside.path()), "/etc"]),
+        s.spec(),
+        DEADLINE,
+    );
+    show("watch", &o);
+    if probe().seccomp {
+        assert_eq!(
+            o.stdout, "watch denied 1\nwatch denied 1\nlistmount denied 38\n",
+            "{}",
+            o.stderr
+        );
+    }
+    // Granted reading anywhere, watching works.
+    let mut spec = s.spec();
+    spec.read_anywhere = true;
+    let o = run(python(WATCH, &[path(s.outside.path())]), spec, DEADLINE);
+    assert!(o.stdout.starts_with("watch done\n"), "{}", o.stdout);
+}
