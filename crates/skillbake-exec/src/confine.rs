@@ -23,8 +23,8 @@
 //! ([`Policy::pass_env`]). Nothing else of the parent's environment reaches the script.
 //!
 //! **Root**: when skillbake runs as root the script runs as `nobody` (65534:65534, or
-//! [`Policy::run_as`]). The run's output folder, opened once without following a symbolic link
-//! (a link is refused), is handed to that user's group when it cannot write there (root stays
+//! [`Policy::run_as`]). The run's output folder, opened once without following another user's
+//! symbolic link on the way (such a link is refused), is handed to that user's group when it cannot write there (root stays
 //! its owner, so no run can rename or replace it); the file a large stdout goes to is created
 //! through that descriptor; the verified pack is
 //! copied into a private read-only view the user can read (root's cache is not readable by it),
@@ -338,25 +338,66 @@ fn rebase(command: &Command, program: &Path, from: &Path, to: &Path) -> Command 
 }
 
 #[cfg(unix)]
-/// Opens the folder `dir` itself: a symbolic link (or anything but a folder) is refused, so
-/// that root never acts on a place an attacker's link names.
-pub(crate) fn open_folder(dir: &Path) -> std::io::Result<std::os::fd::OwnedFd> {
-    use rustix::fs::{Mode, OFlags};
-    rustix::fs::open(
-        dir,
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_err(std::io::Error::from)
+/// Opens the folder `dir` (absolute) one component at a time from `/`, without following a
+/// symbolic link unless root owns it (the system's own links, such as `/var/run`): a link an
+/// ordinary user made anywhere on the way, or in the folder's place, is refused, so that root
+/// never acts on a place an attacker's link names. With `create`, missing folders are made
+/// (mode `0700`) on the way.
+pub(crate) fn open_folder(dir: &Path, create: bool) -> std::io::Result<std::os::fd::OwnedFd> {
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+    use std::path::Component;
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let mut fd = rustix::fs::open("/", dir_flags, Mode::empty())?;
+    let mut walked = PathBuf::from("/");
+    for part in dir.components() {
+        let name = match part {
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => continue,
+            Component::ParentDir => std::ffi::OsStr::new(".."),
+            Component::Normal(name) => name,
+        };
+        walked.push(name);
+        let open = |fd: &std::os::fd::OwnedFd| {
+            rustix::fs::openat(fd, name, dir_flags | OFlags::NOFOLLOW, Mode::empty())
+        };
+        let next = match open(&fd) {
+            Err(rustix::io::Errno::NOENT) if create => {
+                match rustix::fs::mkdirat(&fd, name, Mode::from_raw_mode(0o700)) {
+                    Ok(()) | Err(rustix::io::Errno::EXIST) => open(&fd),
+                    Err(e) => Err(e),
+                }
+            }
+            Err(rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR) => {
+                let st = rustix::fs::statat(&fd, name, AtFlags::SYMLINK_NOFOLLOW)?;
+                if FileType::from_raw_mode(st.st_mode) != FileType::Symlink {
+                    return Err(std::io::Error::other(format!(
+                        "{} is not a folder",
+                        walked.display()
+                    )));
+                }
+                if st.st_uid != 0 {
+                    return Err(std::io::Error::other(format!(
+                        "{} is a symbolic link of user {}, which skillbake, running as root, does not follow",
+                        walked.display(),
+                        st.st_uid
+                    )));
+                }
+                rustix::fs::openat(&fd, name, dir_flags, Mode::empty())
+            }
+            other => other,
+        };
+        fd = next?;
+    }
+    Ok(fd)
 }
 
 #[cfg(unix)]
 /// The descriptor of the run's output folder through which the executor writes there (the
-/// file that takes a large stdout): opened without following a link when the parent is root.
-pub(crate) fn output_descriptor(dir: &Path) -> std::io::Result<std::os::fd::OwnedFd> {
+/// file that takes a large stdout), creating it when `given` names one that does not exist yet:
+/// as root, opened by [`open_folder`] (no link of another user followed).
+pub(crate) fn output_descriptor(dir: &Path, given: bool) -> std::io::Result<std::os::fd::OwnedFd> {
     use rustix::fs::{Mode, OFlags};
     if sandbox::probe().root {
-        return open_folder(dir);
+        return open_folder(dir, given);
     }
     rustix::fs::open(
         dir,
@@ -399,7 +440,7 @@ fn is_empty(dir: &std::os::fd::OwnedFd) -> std::io::Result<bool> {
 /// and mode change, to the script's group and `0770` (root keeps owning it, so no run can rename,
 /// replace or re-mode it; later runs may use it again); a folder that already holds something
 /// must be made writable for that user by its owner. Everything goes through one descriptor of
-/// the folder opened without following links: a symbolic link is refused.
+/// the folder opened by [`open_folder`]: another user's symbolic link on the way is refused.
 #[cfg(unix)]
 fn hand_over(output: &Path, who: sandbox::Identity) -> Result<(), Failure> {
     let fail = |what: String| {
@@ -408,14 +449,7 @@ fn hand_over(output: &Path, who: sandbox::Identity) -> Result<(), Failure> {
             output.display()
         ))
     };
-    let dir = open_folder(output).map_err(|e| {
-        if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
-            || e.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error()) {
-            fail("is a symbolic link or not a folder, and skillbake, running as root, does not follow links when it hands a folder to the sandbox user; name the real folder".to_string())
-        } else {
-            fail(format!("could not be opened ({e})"))
-        }
-    })?;
+    let dir = open_folder(output, false).map_err(|e| fail(format!("could not be opened ({e})")))?;
     let st = rustix::fs::fstat(&dir).map_err(|e| fail(format!("could not be read ({e})")))?;
     if writable_by(&st, who) {
         return Ok(());
@@ -448,7 +482,7 @@ fn private_home(who: sandbox::Identity, dropping: bool) -> std::io::Result<PathB
     std::fs::DirBuilder::new().mode(0o700).create(&home)?;
     if dropping {
         let fix = || -> std::io::Result<()> {
-            let dir = open_folder(&home)?;
+            let dir = open_folder(&home, false)?;
             rustix::fs::fchown(&dir, None, Some(rustix::fs::Gid::from_raw(who.gid)))?;
             rustix::fs::fchmod(&dir, rustix::fs::Mode::from_raw_mode(0o770))?;
             Ok(())

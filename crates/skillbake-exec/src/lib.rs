@@ -871,7 +871,7 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
         );
     }
     meta.output_dir = Some(plan.output_dir.clone());
-    let output_fd = match output_descriptor(&plan.output_dir, name) {
+    let output_fd = match output_descriptor(&plan.output_dir, plan.output_given, name) {
         Ok(fd) => fd,
         Err(f) => return Outcome::failure(f, meta),
     };
@@ -963,13 +963,13 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
 
 /// The output folder opened once, for what the executor writes there.
 #[cfg(unix)]
-fn output_descriptor(dir: &Path, name: &str) -> Result<Option<spawn::DirFd>, Failure> {
-    match confine::output_descriptor(dir) {
+fn output_descriptor(dir: &Path, given: bool, name: &str) -> Result<Option<spawn::DirFd>, Failure> {
+    match confine::output_descriptor(dir, given) {
         Ok(fd) => Ok(Some(std::sync::Arc::new(fd))),
         Err(e) => Err(Failure::new(
             ErrorCode::ExecFailed,
             format!(
-                "The output folder {} could not be opened ({e}; running as root, skillbake does not follow a symbolic link there), so `{name}` was not started.",
+                "The output folder {} could not be opened ({e}), so `{name}` was not started. Name a real folder, reached without another user's symbolic link.",
                 dir.display()
             ),
         )),
@@ -977,7 +977,11 @@ fn output_descriptor(dir: &Path, name: &str) -> Result<Option<spawn::DirFd>, Fai
 }
 
 #[cfg(not(unix))]
-fn output_descriptor(_dir: &Path, _name: &str) -> Result<Option<spawn::DirFd>, Failure> {
+fn output_descriptor(
+    _dir: &Path,
+    _given: bool,
+    _name: &str,
+) -> Result<Option<spawn::DirFd>, Failure> {
     Ok(None)
 }
 
@@ -1001,6 +1005,10 @@ fn not_runnable(skill: &Skill<'_>) -> String {
 #[cfg(unix)]
 fn create_output_dir(dir: &Path, given: bool) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
+    if given && skillbake_sandbox::probe().root {
+        // Made on the way by `confine::open_folder`, which follows no other user's link.
+        return Ok(());
+    }
     let mut b = std::fs::DirBuilder::new();
     b.mode(0o700).recursive(given);
     b.create(dir)

@@ -606,7 +606,7 @@ fn a_pth_file_planted_in_a_shared_output_folder_never_runs_later() {
 }
 
 #[test]
-fn a_root_caller_never_follows_a_symlink_given_as_the_output_folder() {
+fn a_root_caller_never_follows_another_users_symlink_to_the_output_folder() {
     if !probe().root {
         return;
     }
@@ -618,14 +618,31 @@ fn a_root_caller_never_follows_a_symlink_given_as_the_output_folder() {
     std::fs::create_dir(&victim).unwrap();
     std::fs::set_permissions(&victim, PermissionsExt::from_mode(0o700)).unwrap();
     std::os::unix::fs::symlink(&victim, env.out()).unwrap();
+    std::os::unix::fs::lchown(env.out(), Some(65534), Some(65534)).unwrap();
     let o = env
         .executor()
         .execute("write-outside", json!({"path": "/dev/null"}));
     assert_eq!(o.error_code(), Some(ErrorCode::ExecFailed), "{o}");
-    assert!(o.to_string().contains("symbolic link"), "{o}");
+    assert!(o.to_string().contains("symbolic link of user 65534"), "{o}");
+    // A link on the way to a folder to be made there.
+    let policy = env.policy().output_dir(env.out().join("new"));
+    let o = env
+        .executor()
+        .execute_with("write-outside", json!({"path": "/dev/null"}), &policy);
+    assert_eq!(o.error_code(), Some(ErrorCode::ExecFailed), "{o}");
+    assert!(o.to_string().contains("symbolic link of user 65534"), "{o}");
     let m = std::fs::metadata(&victim).unwrap();
     assert_eq!((m.uid(), m.gid(), m.mode() & 0o7777), (0, 0, 0o700));
     assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 0);
+    // Root's own links are the system's, and are followed.
+    let real = env.tmp.path().join("real");
+    std::fs::create_dir(&real).unwrap();
+    let link = env.tmp.path().join("by-root");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let policy = env.policy().output_dir(link.join("out"));
+    let o = env.executor().execute_with("env-dump", json!({}), &policy);
+    assert!(o.ok(), "{o}");
+    assert!(real.join("out").is_dir());
 }
 
 #[test]
