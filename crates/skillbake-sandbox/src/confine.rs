@@ -17,11 +17,13 @@ use std::process::Command;
 /// * registers a `pre_exec` step that, in the child before the program starts: makes it the
 ///   leader of a new session and process group (kill the group, `kill(-pid)`, to stop
 ///   everything it started), marks every file descriptor above 2 close-on-exec, sets the
-///   limits, enters a new network namespace (no network granted), makes a private mount
+///   limits, enters new network (no network granted) and IPC namespaces, makes a private mount
 ///   namespace in which everything but the read-write trees is a read-only, `nosuid` mount
 ///   (unless writing anywhere is granted) and, when the parent is root, switches to
 ///   [`Spec::run_as`], enters a new user namespace (so the process limit counts this run only),
-///   enforces the Landlock ruleset and installs the seccomp filters.
+///   enforces the Landlock ruleset, installs the seccomp filters and, unless other programs
+///   are granted, the exec guard (a thread of this process then answers the child's program
+///   starts: its own goes on, every later one fails).
 ///
 /// Call it after setting the program, arguments and working directory, and before `spawn`.
 /// Standard streams are left to the caller. If the kernel refuses a step that `confine`
