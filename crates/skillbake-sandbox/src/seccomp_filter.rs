@@ -58,8 +58,9 @@ pub(crate) enum Metadata {
     Denied,
 }
 
-/// `setxattrat` and `removexattrat` (Linux 6.13; the same number on every architecture of the
-/// unified system-call table).
+/// `fchmodat2` (Linux 6.6), `setxattrat` and `removexattrat` (6.13): the same number on every
+/// architecture of the unified system-call table (not every target of `libc` names them).
+const SYS_FCHMODAT2: libc::c_long = 452;
 const SYS_SETXATTRAT: libc::c_long = 463;
 const SYS_REMOVEXATTRAT: libc::c_long = 466;
 
@@ -68,7 +69,7 @@ fn metadata_calls() -> Vec<libc::c_long> {
     let mut v = vec![
         libc::SYS_fchmod,
         libc::SYS_fchmodat,
-        libc::SYS_fchmodat2,
+        SYS_FCHMODAT2,
         libc::SYS_fchown,
         libc::SYS_fchownat,
         libc::SYS_utimensat,
@@ -128,7 +129,7 @@ fn set_id_denials() -> Result<Vec<(libc::c_long, Vec<SeccompRule>)>, Error> {
     let mut v = vec![
         (libc::SYS_fchmod, set_id_rules(1, &[])?),
         (libc::SYS_fchmodat, set_id_rules(2, &[])?),
-        (libc::SYS_fchmodat2, set_id_rules(2, &[])?),
+        (SYS_FCHMODAT2, set_id_rules(2, &[])?),
         (libc::SYS_mknodat, set_id_rules(2, &[])?),
         (libc::SYS_openat, with(2, 3)?),
     ];
