@@ -767,6 +767,15 @@ fn changing_metadata_of_the_users_files_outside_the_run() {
         assert_eq!(c.state, State::NotEnforced);
     }
 
+    // A world-writable file of root's (the canary): no attribute planted on it either.
+    let plant = "import os, sys\ntry:\n    os.setxattr(sys.argv[1], 'user.planted', b'x')\n    print('done')\nexcept OSError as e:\n    print('denied', e.errno)\n";
+    let o = run(python(plant, &[path(&s.canary)]), s.spec(), DEADLINE);
+    if c.state == State::Enforced {
+        assert!(o.stdout.starts_with("denied "), "{}", o.stdout);
+        let mut buf = [0u8; 8];
+        assert!(rustix::fs::getxattr(&s.canary, "user.planted", &mut buf).is_err());
+    }
+
     // In the run's own folder the same changes work (where a read-only view keeps the rest
     // unchanged; without it they are denied there too, and the report says so).
     let mine = s.out().join("mine");
