@@ -443,10 +443,9 @@ fn levels(
     s: &Sites<'_>,
     diags: &mut Vec<Diagnostic>,
 ) -> BTreeMap<Code, Level> {
-    let mut out = BTreeMap::new();
-    let mut entries: Vec<(&String, &toml::Spanned<String>)> = table.iter().collect();
-    entries.sort_by_key(|(name, _)| Code::from_name(name).is_some());
-    for (name, level) in entries {
+    // Problems are reported in the file's order; groups are applied before single codes.
+    let mut valid: Vec<(bool, Vec<Code>, Level)> = Vec::new();
+    for (name, level) in table {
         let key_pos = s
             .text
             .find(&format!("\n{name}"))
@@ -495,6 +494,11 @@ fn levels(
             );
             continue;
         }
+        valid.push((Code::from_name(name).is_some(), codes, lvl));
+    }
+    valid.sort_by_key(|(single, _, _)| *single);
+    let mut out = BTreeMap::new();
+    for (_, codes, lvl) in valid {
         for c in codes {
             out.insert(c, lvl);
         }
