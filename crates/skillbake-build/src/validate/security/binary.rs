@@ -46,7 +46,7 @@ pub fn classify(path: &str, bytes: &[u8]) -> Option<&'static str> {
     }
     if matches!(
         e.as_str(),
-        "so" | "dylib" | "dll" | "exe" | "node" | "bin" | "msi" | "scr"
+        "so" | "dylib" | "dll" | "exe" | "node" | "msi" | "scr"
     ) {
         return Some("an executable or shared library");
     }
