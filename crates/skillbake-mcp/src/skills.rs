@@ -132,16 +132,17 @@ pub(crate) fn page(
 pub(crate) fn skill_entry(registry: &'static Registry, uri: &str) -> Result<SkillEntry, String> {
     let not_served = |why: &str| format!("No skill is served at {uri}: {why}");
     let Some(Target::InSkill { skill, path }) = target(registry, uri) else {
-        return Err(not_served(&format!(
-            "expected skill://NAME/SKILL.md or skill://vVERSION/NAME/SKILL.md; skills: {}",
-            registry.names().collect::<Vec<_>>().join(", ")
-        )));
+        return Err(not_served(
+            "no embedded skill has that path (expected skill://NAME/SKILL.md or \
+             skill://vVERSION/NAME/SKILL.md; skills/list lists every skill)",
+        ));
     };
     let canonical = format!("{}/SKILL.md", skill_root(&skill));
     let what = match path.as_str() {
         "" => "that is the skill's folder".to_string(),
         "SKILL.md" => "that is another spelling of the skill's URI".to_string(),
-        other => format!("that is the skill's file `{other}`"),
+        other if skill.file(other).is_some() => format!("that is the skill's file `{other}`"),
+        other => format!("the skill has no file `{other}`"),
     };
     if uri != canonical {
         return Err(not_served(&format!(
