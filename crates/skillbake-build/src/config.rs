@@ -112,13 +112,14 @@ impl Profile {
         }
     }
 
-    /// Whether the profile knows the frontmatter field `source` group (see
-    /// `KNOWN_FIELDS` of `validate::fields`).
+    /// Whether the profile knows the frontmatter fields of `source`, one group or several
+    /// separated by `, ` (see `KNOWN_FIELDS` of `validate::fields`).
     pub fn knows(self, source: &str) -> bool {
+        let mut groups = source.split(", ");
         match self {
             Profile::Default => true,
-            Profile::AgentSkills => source == "spec",
-            Profile::DbGpt => source == "spec" || source.contains("DB-GPT"),
+            Profile::AgentSkills => groups.any(|g| g == "spec"),
+            Profile::DbGpt => groups.any(|g| g == "spec" || g == "DB-GPT"),
         }
     }
 }

@@ -185,6 +185,8 @@ codes! {
     RequiresCycle = "requires-cycle", Error, "validate/requires.rs", "Packs require each other in a cycle.";
     /// The agent requires what is not embedded.
     AgentRequiresUnsatisfied = "agent-requires-unsatisfied", Error, "validate/requires.rs", "The agent's `[requires]` (`skillbake.toml`, or `Config::require`) names a skill, or a version range, that no embedded pack satisfies.";
+    /// A skill dependency in the old flat `requires:` form.
+    RequiresDeprecated = "requires-deprecated", Warning, "validate/requires.rs", "A skill dependency written in the old flat form `requires: {NAME: RANGE}` instead of under `requires.skills`.";
     /// A change bigger than the version bump (`check --baseline`).
     VersionNotBumped = "version-not-bumped", Error, "diff/gate.rs", "Against the baseline (`check --baseline REV`), a pack changed without the version bump the change needs (major for breaking, minor for compatible).";
     /// A new permission (`check --baseline`).

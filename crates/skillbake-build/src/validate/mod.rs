@@ -14,7 +14,7 @@
 //! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
 //! | [`size`] | `file-too-large`, `pack-too-large` |
 //! | [`version`] | `version-invalid`, `version-dir-mismatch` |
-//! | [`requires`] | `requires-invalid`, `requires-unsatisfied`, `requires-cycle`, `agent-requires-unsatisfied` |
+//! | [`requires`] | `requires-invalid`, `requires-unsatisfied`, `requires-cycle`, `agent-requires-unsatisfied`, `requires-deprecated` |
 //! | [`route`] | `route-test-failed`, `description-near-duplicate`, `catalog-over-budget` |
 //! | [`entrypoint`] | `entrypoint-not-found`, `entrypoint-binary`, `unknown-interpreter`, `schema-missing`, `timeout-invalid` |
 //! | [`permission`] | `unknown-permission` |
