@@ -476,7 +476,15 @@ fn pack_tools_execute_under_an_explicit_policy() {
     block_on(async {
         let client = connect_with(
             dir.path(),
-            &["--allow", "filesystem:read", "--cache-dir", &cache_arg],
+            // A limit no loaded machine reaches: the run must finish.
+            &[
+                "--allow",
+                "filesystem:read",
+                "--timeout",
+                "120",
+                "--cache-dir",
+                &cache_arg,
+            ],
         )
         .await;
         let r = call(

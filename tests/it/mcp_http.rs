@@ -13,8 +13,9 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Longest any single exchange may take.
-const IO_TIMEOUT: Duration = Duration::from_secs(30);
+/// The bound of every wait on the server (a reply, a connection, its exit): generous, since a
+/// wait ends as soon as the thing happens.
+const IO_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// A running `skillbake serve --http 127.0.0.1:0`, killed when dropped.
 struct Server {
@@ -558,6 +559,9 @@ fn runs_a_pack_over_http() {
         "filesystem:read",
         "--max-runs",
         "1",
+        // A limit no loaded machine reaches: both runs must finish.
+        "--timeout",
+        "120",
         "--cache-dir",
         cache.to_str().unwrap(),
     ]);

@@ -9,6 +9,10 @@ use serde_json::{json, Value};
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// The `--timeout` of every run that must finish: no loaded machine takes this long to start
+/// and run a bundled pack's script, so no outcome depends on its speed.
+const FINISH_WITHIN: &str = "120";
+
 fn skillbake(dir: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_skillbake"));
     c.current_dir(dir)
@@ -112,7 +116,8 @@ fn the_audit_log_gets_one_line_per_call_from_concurrent_processes() {
     let children: Vec<_> = (0..4)
         .map(|i| {
             skillbake(t.path())
-                .args(["run", "read-file", "--allow", "filesystem:read", "--log"])
+                .args(["run", "read-file", "--allow", "filesystem:read"])
+                .args(["--timeout", FINISH_WITHIN, "--log"])
                 .arg(&log)
                 .args([
                     "--params",
@@ -241,6 +246,8 @@ fn on_a_weaker_kernel_high_risk_packs_are_refused_unless_unconfined() {
         "filesystem:read",
         "--params",
         r#"{"path": "notes.txt"}"#,
+        "--timeout",
+        FINISH_WITHIN,
         "--verbose",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));

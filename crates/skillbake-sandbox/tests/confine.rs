@@ -12,7 +12,9 @@ use std::process::Command;
 use std::time::Duration;
 use support::*;
 
-const DEADLINE: Duration = Duration::from_secs(20);
+/// The bound of every run that must finish on its own: no loaded machine takes this long, so no
+/// outcome depends on its speed.
+const DEADLINE: Duration = Duration::from_secs(120);
 
 #[test]
 fn the_probe_is_consistent_and_cached() {

@@ -11,6 +11,14 @@ use skillbake_exec_fixtures::REGISTRY;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// The limit of every run that must finish: no loaded machine takes this long to start and run
+/// a fixture's script, so no outcome depends on how fast the machine is.
+const FINISH_WITHIN: Duration = Duration::from_secs(120);
+
+/// How long a wait for something that must happen may take before the test fails; a wait ends
+/// as soon as the thing happens.
+const EVENT_WITHIN: Duration = Duration::from_secs(60);
+
 struct Env {
     tmp: tempfile::TempDir,
 }
@@ -30,8 +38,15 @@ impl Env {
         self.tmp.path().join("out")
     }
 
-    /// The default policy with this test's private cache.
+    /// The default policy with this test's private cache and a limit no loaded machine reaches
+    /// ([`FINISH_WITHIN`]), for runs that must finish.
     fn policy(&self) -> Policy {
+        self.pack_timeouts().timeout(FINISH_WITHIN)
+    }
+
+    /// The default policy with this test's private cache, each pack's own `timeout` in force:
+    /// for the tests of timeouts, whose scripts run far longer than their limit.
+    fn pack_timeouts(&self) -> Policy {
         Policy::new().cache_dir(self.cache())
     }
 
@@ -85,7 +100,7 @@ fn alive(pid: u32) -> bool {
 }
 
 fn wait_gone(pid: u32) -> bool {
-    let until = Instant::now() + Duration::from_secs(5);
+    let until = Instant::now() + EVENT_WITHIN;
     while Instant::now() < until {
         if !alive(pid) {
             return true;
@@ -219,28 +234,49 @@ fn declared_permissions_must_be_granted() {
     assert_eq!(o.data(), Some(&json!("granted")), "{o}");
 }
 
+/// Runs `sleeper` (a script that forks a background `sleep` and sleeps itself, both far longer
+/// than any limit here) under `policy` with timeouts of 1 s, then 4 s, 16 s and 64 s, until a run
+/// was slow enough to start both processes before its timeout: on a busy machine a 1 s run may
+/// be stopped before its script has even forked. Returns the outcome, its timeout and the pids.
+fn sleeper_timed_out(policy: &Policy, out: &Path) -> (Outcome, u64, u32, u32) {
+    let ex = Executor::new(&REGISTRY, Policy::new());
+    for seconds in [1, 4, 16, 64] {
+        let _ = std::fs::remove_dir_all(out);
+        let policy = policy
+            .clone()
+            .output_dir(out)
+            .timeout(Duration::from_secs(seconds));
+        let start = Instant::now();
+        let o = ex.execute_with("sleeper", json!({"seconds": 600}), &policy);
+        let took = start.elapsed();
+        assert_eq!(o.error_code(), Some(ErrorCode::Timeout), "{o}");
+        // The script sleeps 600 s: the timeout stopped it, not its end.
+        assert!(took < Duration::from_secs(600), "{took:?}");
+        let pids = std::fs::read_to_string(out.join("parent.pid"))
+            .ok()
+            .zip(std::fs::read_to_string(out.join("child.pid")).ok());
+        if let Some((parent, child)) = pids {
+            return (
+                o,
+                seconds,
+                parent.trim().parse().unwrap(),
+                child.trim().parse().unwrap(),
+            );
+        }
+    }
+    panic!("`sleeper` never started its background sleep, even with 64 s");
+}
+
 #[test]
 fn a_timeout_kills_the_whole_process_group() {
     let env = Env::new();
     // `sleeper` starts `sleep` and `sed`: it declares `subprocess`.
-    let policy = env
-        .policy()
-        .allow("subprocess")
-        .unwrap()
-        .output_dir(env.out());
-    let ex = Executor::new(&REGISTRY, policy);
-    let start = Instant::now();
-    let o = ex.execute("sleeper", json!({"seconds": 30}));
-    let took = start.elapsed();
-    assert_eq!(o.error_code(), Some(ErrorCode::Timeout), "{o}");
+    let policy = env.pack_timeouts().allow("subprocess").unwrap();
+    let (o, seconds, parent, child) = sleeper_timed_out(&policy, &env.out());
+    let unit = if seconds == 1 { "second" } else { "seconds" };
     assert_eq!(
         message(&o),
-        "`sleeper` did not finish within 1 second and was stopped (its whole process group was killed). Try a smaller task, or allow more time (the `timeout` of the call or of the pack)."
-    );
-    assert!(took < Duration::from_secs(10), "{took:?}");
-    let (parent, child) = (
-        read_pid(&env.out(), "parent.pid"),
-        read_pid(&env.out(), "child.pid"),
+        format!("`sleeper` did not finish within {seconds} {unit} and was stopped (its whole process group was killed). Try a smaller task, or allow more time (the `timeout` of the call or of the pack).")
     );
     assert!(
         wait_gone(parent),
@@ -250,19 +286,39 @@ fn a_timeout_kills_the_whole_process_group() {
         wait_gone(child),
         "the sleeper {child} it forked outlived the timeout"
     );
-    // The policy's timeout overrides the pack's.
-    let quick = env
-        .policy()
+}
+
+#[test]
+fn the_pack_timeout_applies_and_the_policy_timeout_overrides_it() {
+    let env = Env::new();
+    let ex = Executor::new(&REGISTRY, env.pack_timeouts());
+    // The pack's `timeout: 1`; its script sleeps 600 s, so it times out however busy the
+    // machine is.
+    let pack = env
+        .pack_timeouts()
         .allow("subprocess")
         .unwrap()
+        .output_dir(env.out());
+    let o = ex.execute_with("sleeper", json!({"seconds": 600}), &pack);
+    assert!(message(&o).contains("within 1 second "), "{o}");
+    // The policy's timeout overrides the pack's.
+    let quick = pack
+        .clone()
         .output_dir(env.tmp.path().join("quick"))
         .timeout(Duration::from_millis(300));
-    let o = ex.execute_with("sleeper", json!({}), &quick);
+    let o = ex.execute_with("sleeper", json!({"seconds": 600}), &quick);
     assert!(message(&o).contains("within 0.3 seconds"), "{o}");
-    assert!(wait_gone(read_pid(
-        &env.tmp.path().join("quick"),
-        "child.pid"
-    )));
+    // Whatever the script had started when it was stopped is gone.
+    for dir in [env.out(), env.tmp.path().join("quick")] {
+        for name in ["parent.pid", "child.pid"] {
+            if let Ok(pid) = std::fs::read_to_string(dir.join(name)) {
+                assert!(
+                    wait_gone(pid.trim().parse().unwrap()),
+                    "{name} outlived the run"
+                );
+            }
+        }
+    }
 }
 
 #[test]
@@ -272,8 +328,7 @@ fn strays_left_behind_are_killed_when_the_script_exits() {
         .policy()
         .allow("subprocess")
         .unwrap()
-        .output_dir(env.out())
-        .timeout(Duration::from_secs(20));
+        .output_dir(env.out());
     let o = Executor::new(&REGISTRY, policy).execute("sleeper", json!({"seconds": 0.2}));
     assert_eq!(o.data(), Some(&json!("done")), "{o}");
     // The background sleeper still held stdout open; it was killed with the group.
@@ -393,7 +448,7 @@ fn only_idempotent_packs_are_retried() {
 fn a_dry_run_shows_what_would_run_and_runs_and_writes_nothing() {
     let env = Env::new();
     let marker = env.tmp.path().join("marker");
-    let policy = env.policy().output_dir(env.out());
+    let policy = env.pack_timeouts().output_dir(env.out());
     let ex = Executor::new(&REGISTRY, policy);
     let o = ex.dry_run("echo", json!({"marker": marker.display().to_string()}));
     assert!(o.ok(), "{o}");
@@ -628,8 +683,20 @@ fn dbgpt_form_answers_dbgpts_chunks() {
         reply("silent", "silent.py", json!({})),
         r#"{"chunks": [{"output_type": "text", "content": "Script executed successfully (no output)"}]}"#
     );
+    // The pack's own `timeout: 1` against a script that sleeps 600 s.
+    let paced = Executor::new(
+        &REGISTRY,
+        env.pack_timeouts()
+            .allow("subprocess")
+            .unwrap()
+            .output_dir(env.out()),
+    );
     assert_eq!(
-        reply("sleeper", "sleep.sh", json!({})),
+        env.redact(&dbgpt::reply_for(&paced.execute_script_file(
+            "sleeper",
+            "sleep.sh",
+            Some(json!({"seconds": 600})),
+        ))),
         r#"{"chunks": [{"output_type": "text", "content": "Script execution timed out (1s limit)"}]}"#
     );
     // DB-GPT passes the arguments as given: no defaults.
@@ -677,6 +744,8 @@ fn every_code_comes_from_a_real_pack() {
         .output_cap(1000)
         .output_limit(5000);
     let ex = Executor::new(&REGISTRY, policy);
+    // The pack's own `timeout: 1` against a script that sleeps 30 s.
+    let paced = Executor::new(&REGISTRY, env.pack_timeouts().allow("subprocess").unwrap());
     let cases: Vec<(ErrorCode, Outcome)> = vec![
         (ErrorCode::SkillNotFound, ex.execute("nope", json!({}))),
         (
@@ -695,7 +764,7 @@ fn every_code_comes_from_a_real_pack() {
             ErrorCode::PermissionDenied,
             ex.execute("needs-network", json!({})),
         ),
-        (ErrorCode::Timeout, ex.execute("sleeper", json!({}))),
+        (ErrorCode::Timeout, paced.execute("sleeper", json!({}))),
         (
             ErrorCode::OutputTooLarge,
             ex.execute("flood", json!({"bytes": 1_000_000})),
@@ -732,13 +801,15 @@ fn a_cancel_flag_stops_the_run_and_its_process_group() {
         .allow("subprocess")
         .unwrap()
         .output_dir(env.out())
-        .timeout(Duration::from_secs(30))
+        .timeout(Duration::from_secs(600))
         .cancel_on(Arc::clone(&flag));
     let ex = Executor::new(&REGISTRY, policy);
     let start = Instant::now();
     let o = std::thread::scope(|s| {
-        let run = s.spawn(|| ex.execute("sleeper", json!({"seconds": 30})));
-        while !env.out().join("child.pid").exists() && start.elapsed() < Duration::from_secs(10) {
+        let run = s.spawn(|| ex.execute("sleeper", json!({"seconds": 600})));
+        // The script writes `parent.pid` once its background sleep has started.
+        while !env.out().join("parent.pid").exists() {
+            assert!(start.elapsed() < EVENT_WITHIN, "the script never started");
             std::thread::sleep(Duration::from_millis(20));
         }
         flag.store(true, Ordering::Relaxed);
@@ -746,7 +817,8 @@ fn a_cancel_flag_stops_the_run_and_its_process_group() {
     });
     assert_eq!(o.error_code(), Some(ErrorCode::ExecFailed), "{o}");
     assert!(message(&o).contains("was cancelled"), "{o}");
-    assert!(start.elapsed() < Duration::from_secs(10), "{o}");
+    // Neither the 600 s timeout nor the script's own end stopped it.
+    assert!(start.elapsed() < Duration::from_secs(600), "{o}");
     assert!(wait_gone(read_pid(&env.out(), "child.pid")));
     assert!(wait_gone(read_pid(&env.out(), "parent.pid")));
     // While the flag is set nothing starts.

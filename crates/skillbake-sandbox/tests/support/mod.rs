@@ -9,6 +9,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// The system's Python (readable by `nobody`, unlike a per-user installation).
@@ -86,6 +88,8 @@ pub struct Outcome {
     pub stderr: String,
     /// The test's deadline was reached and the group was killed.
     pub timed_out: bool,
+    /// The condition of [`run_until`] held and the group was killed.
+    pub stopped: bool,
     /// The most processes of the run seen at once (zombies not yet reaped included).
     pub max_processes: usize,
 }
@@ -98,10 +102,58 @@ impl Outcome {
 
 static RUN: AtomicU32 = AtomicU32::new(0);
 
+/// How long a wait for something that must happen may take before the test fails; a wait ends
+/// as soon as the thing happens, so the bound costs nothing when the machine is fast.
+pub const EVENT_WITHIN: Duration = Duration::from_secs(60);
+
+/// What a run has shown so far, for the condition of [`run_until`].
+pub struct Seen<'a> {
+    pub stdout: &'a str,
+    pub stderr: &'a str,
+    /// The most processes of the run seen at once so far.
+    pub max_processes: usize,
+}
+
 /// Runs `cmd` confined by `spec` for at most `deadline`, then kills its process group, and
 /// checks that no process of the run is left (every process of the run carries a marker in
 /// its environment, found through /proc even if it left the group).
-pub fn run(mut cmd: Command, spec: Spec, deadline: Duration) -> Outcome {
+pub fn run(cmd: Command, spec: Spec, deadline: Duration) -> Outcome {
+    run_until(cmd, spec, deadline, |_| false)
+}
+
+/// Collects a child's stream (at most 1 MiB) where the test can look at it while it runs.
+fn collect(mut from: impl Read + Send + 'static) -> (Arc<Mutex<Vec<u8>>>, JoinHandle<()>) {
+    let buf = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&buf);
+    let reader = std::thread::spawn(move || {
+        let mut chunk = [0u8; 8192];
+        let mut total = 0;
+        while total < 1 << 20 {
+            match from.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    total += n;
+                    sink.lock().unwrap().extend_from_slice(&chunk[..n]);
+                }
+            }
+        }
+    });
+    (buf, reader)
+}
+
+fn text(buf: &Mutex<Vec<u8>>) -> String {
+    String::from_utf8_lossy(&buf.lock().unwrap()).into_owned()
+}
+
+/// [`run`] that also stops the run as soon as `stop` holds of what it has shown: a test waits
+/// on the event it needs (a line printed, a count reached) instead of guessing how long it
+/// takes, with `deadline` as the generous upper bound.
+pub fn run_until(
+    mut cmd: Command,
+    spec: Spec,
+    deadline: Duration,
+    mut stop: impl FnMut(&Seen) -> bool,
+) -> Outcome {
     let marker = format!(
         "{}-{}-{}",
         std::process::id(),
@@ -118,38 +170,40 @@ pub fn run(mut cmd: Command, spec: Spec, deadline: Duration) -> Outcome {
     let mut child = cmd.spawn().unwrap();
     let pid = child.id();
     let group = Group(pid);
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    // Bounded readers: at most 1 MiB each.
-    let read_out = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = (&mut out).take(1 << 20).read_to_end(&mut s);
-        String::from_utf8_lossy(&s).into_owned()
-    });
-    let read_err = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = (&mut err).take(1 << 20).read_to_end(&mut s);
-        String::from_utf8_lossy(&s).into_owned()
-    });
+    let (out, read_out) = collect(child.stdout.take().unwrap());
+    let (err, read_err) = collect(child.stderr.take().unwrap());
     let start = Instant::now();
     let mut timed_out = false;
+    let mut stopped = false;
     let mut max_processes = 0;
     let status = loop {
         max_processes = max_processes.max(tasks_of(pid, &marker, true).len());
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
-        if start.elapsed() > deadline && !timed_out {
-            timed_out = true;
-            group.kill();
+        if !timed_out && !stopped {
+            let (stdout, stderr) = (text(&out), text(&err));
+            let seen = Seen {
+                stdout: &stdout,
+                stderr: &stderr,
+                max_processes,
+            };
+            if stop(&seen) {
+                stopped = true;
+                group.kill();
+            } else if start.elapsed() > deadline {
+                timed_out = true;
+                group.kill();
+            }
         }
         std::thread::sleep(Duration::from_millis(10));
     };
     // Whatever the leader left behind dies with the group.
     group.kill();
     drop(group);
-    let stdout = read_out.join().unwrap();
-    let stderr = read_err.join().unwrap();
+    read_out.join().unwrap();
+    read_err.join().unwrap();
+    let (stdout, stderr) = (text(&out), text(&err));
     assert_no_process_left(pid, &marker);
     Outcome {
         applied,
@@ -157,6 +211,7 @@ pub fn run(mut cmd: Command, spec: Spec, deadline: Duration) -> Outcome {
         stdout,
         stderr,
         timed_out,
+        stopped,
         max_processes,
     }
 }
@@ -228,7 +283,7 @@ pub fn assert_no_process_left(leader: u32, marker: &str) {
         if left.is_empty() {
             return;
         }
-        if start.elapsed() > Duration::from_secs(5) {
+        if start.elapsed() > EVENT_WITHIN {
             for pid in &left {
                 if let Some(p) = rustix::process::Pid::from_raw(*pid as i32) {
                     let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
