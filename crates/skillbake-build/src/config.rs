@@ -91,6 +91,8 @@ impl Profile {
     pub fn level(self, code: Code) -> Option<Level> {
         match (self, code) {
             (Profile::AgentSkills, Code::UnknownKey | Code::NameNotPortable) => Some(Level::Deny),
+            // The reference validator's strict YAML rejects flow style; every other loader reads it.
+            (Profile::Default | Profile::DbGpt, Code::FlowStyle) => Some(Level::Allow),
             (Profile::DbGpt, Code::NameNotPortable) => Some(Level::Allow),
             (Profile::DbGpt, Code::BodyJinja | Code::FrontmatterDashes) => Some(Level::Deny),
             // DB-GPT ignores folder names and registers any name, finding it case-insensitively,

@@ -209,6 +209,10 @@ codes! {
     TimeoutInvalid = "timeout-invalid", Error, "validate/entrypoint.rs", "`timeout` is not a number of seconds above 0 and at most 86400 (one day).";
     /// `permission` outside the vocabulary.
     UnknownPermission = "unknown-permission", Error, "validate/permission.rs", "`permission` names something outside the permission vocabulary (network, smtp, filesystem:read, filesystem:write, filesystem, subprocess).";
+    /// A YAML flow-style list or mapping, which the reference validator rejects.
+    FlowStyle = "flow-style", Error, "validate/flow.rs", "The frontmatter writes a list or mapping in YAML flow style (`[a, b]`, `{k: v}`), which the Agent Skills reference validator rejects (an error in the `agentskills` profile, allowed in the others).";
+    /// The body points at a file of its pack that is not there.
+    ReferenceMissing = "reference-missing", Warning, "validate/references.rs", "The body points at a file of its pack that is not there: a relative link, or a `references/`, `scripts/` or `assets/` path in a code span.";
 }
 
 impl Code {

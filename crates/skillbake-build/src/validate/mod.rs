@@ -18,6 +18,8 @@
 //! | [`route`] | `route-test-failed`, `description-near-duplicate`, `catalog-over-budget` |
 //! | [`entrypoint`] | `entrypoint-not-found`, `entrypoint-binary`, `unknown-interpreter`, `schema-missing`, `timeout-invalid` |
 //! | [`permission`] | `unknown-permission` |
+//! | [`flow`] | `flow-style` |
+//! | [`references`] | `reference-missing` |
 //! <!-- codes:end -->
 
 pub mod body;
@@ -25,8 +27,10 @@ pub mod description;
 pub mod duplicate;
 pub mod entrypoint;
 pub mod fields;
+pub mod flow;
 pub mod name;
 pub mod permission;
+pub mod references;
 pub mod requires;
 pub mod route;
 pub mod schema;
@@ -54,6 +58,8 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         entrypoint::check(ctx, diags);
         permission::check(ctx, diags);
         text::check(ctx, diags);
+        flow::check(ctx, diags);
+        references::check(ctx, diags);
     }
     body::check(ctx, diags);
     size::check(ctx, diags);
