@@ -213,6 +213,8 @@ codes! {
     FlowStyle = "flow-style", Error, "validate/flow.rs", "The frontmatter writes a list or mapping in YAML flow style (`[a, b]`, `{k: v}`), which the Agent Skills reference validator rejects (an error in the `agentskills` profile, allowed in the others).";
     /// The body points at a file of its pack that is not there.
     ReferenceMissing = "reference-missing", Warning, "validate/references.rs", "The body points at a file of its pack that is not there: a relative link, or a `references/`, `scripts/` or `assets/` path in a code span.";
+    /// `allowed-tools` names an unknown tool or a malformed pattern.
+    AllowedToolsUnknown = "allowed-tools-unknown", Warning, "validate/allowed_tools.rs", "`allowed-tools` names a tool no agent has (Claude Code, Codex, DB-GPT, or `[tools] known` in `skillbake.toml`), or writes a malformed pattern such as `Bash(git:*`.";
 }
 
 impl Code {

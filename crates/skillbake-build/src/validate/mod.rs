@@ -20,8 +20,10 @@
 //! | [`permission`] | `unknown-permission` |
 //! | [`flow`] | `flow-style` |
 //! | [`references`] | `reference-missing` |
+//! | [`allowed_tools`] | `allowed-tools-unknown` |
 //! <!-- codes:end -->
 
+pub mod allowed_tools;
 pub mod body;
 pub mod description;
 pub mod duplicate;
@@ -60,6 +62,7 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         text::check(ctx, diags);
         flow::check(ctx, diags);
         references::check(ctx, diags);
+        allowed_tools::check(ctx, diags);
     }
     body::check(ctx, diags);
     size::check(ctx, diags);
