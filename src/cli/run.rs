@@ -261,8 +261,16 @@ fn current_dir() -> Result<PathBuf> {
     std::env::current_dir().context("cannot read the current folder")
 }
 
+/// Announces on stderr a sandbox switched off by the environment (on every run it affects).
+pub fn warn_switched_off() {
+    if let Some(w) = skillbake_exec::sandbox_switched_off() {
+        eprintln!("warning: {w}");
+    }
+}
+
 /// `skillbake run`.
 pub fn run(args: RunArgs) -> Result<ExitCode> {
+    warn_switched_off();
     let work = match args.workdir {
         Some(w) => w,
         None => current_dir()?,
@@ -284,6 +292,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
 
 /// `skillbake exec-script`.
 pub fn exec_script(args: ExecScriptArgs) -> Result<ExitCode> {
+    warn_switched_off();
     let policy = args
         .policy
         .policy(args.workdir)?

@@ -53,6 +53,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     // When the server stops, scripts still running are stopped with their process groups.
     let session_over = Arc::new(AtomicBool::new(false));
     let server = if args.execute || args.policy.grants() {
+        super::run::warn_switched_off();
         let policy = args
             .policy
             .policy(args.workdir.clone())?

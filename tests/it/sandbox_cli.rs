@@ -70,6 +70,7 @@ fn the_dry_run_prints_the_limits_and_what_is_enforced_and_writes_nothing() {
         [
             "file_read",
             "file_write",
+            "file_metadata",
             "execute",
             "network",
             "other_processes",
@@ -222,6 +223,18 @@ fn on_a_weaker_kernel_high_risk_packs_are_refused_unless_unconfined() {
     assert!(message.contains("`smtp`"), "{message}");
     assert!(message.contains("--unconfined"), "{message}");
     assert!(message.contains("network ("), "{message}");
+    // The gaps say who opened them, and every run announces it.
+    assert!(
+        message.contains("switched off by SKILLBAKE_SANDBOX_DISABLE=landlock,seccomp,namespaces"),
+        "{message}"
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr).starts_with(
+            "warning: SKILLBAKE_SANDBOX_DISABLE=landlock,seccomp,namespaces switches off"
+        ),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 
     let mut unconfined = send.to_vec();
     unconfined.push("--unconfined");
@@ -252,12 +265,21 @@ fn on_a_weaker_kernel_high_risk_packs_are_refused_unless_unconfined() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
     assert_eq!(json_out(&o)["data"]["content"], json!("hello\n"));
-    let meta: Value = serde_json::from_slice(&o.stderr).unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let (warning, meta) = stderr.trim_end().split_once('\n').unwrap();
     assert!(
-        !meta["sandbox"]["not_enforced"]
-            .as_array()
-            .unwrap()
-            .is_empty(),
-        "{meta}"
+        warning.starts_with("warning: SKILLBAKE_SANDBOX_DISABLE="),
+        "{stderr}"
     );
+    let meta: Value = serde_json::from_str(meta).unwrap();
+    let gaps = meta["sandbox"]["not_enforced"].as_array().unwrap();
+    assert!(!gaps.is_empty(), "{meta}");
+    for gap in gaps {
+        assert!(
+            gap.as_str()
+                .unwrap()
+                .contains("switched off by SKILLBAKE_SANDBOX_DISABLE"),
+            "{gap}"
+        );
+    }
 }

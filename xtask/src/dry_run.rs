@@ -98,18 +98,20 @@ fn normalise(text: &str, cache: &Path, scratch: &Path, program: &str) -> String 
     if !program.is_empty() {
         t = t.replace(&format!("\"{program}\""), "\"/usr/bin/python3\"");
     }
-    // `/tmp/skillbake-run-read-file-<pid>-<nanoseconds>-<n>`.
-    let marker = "/tmp/skillbake-run-read-file-";
-    let mut out = String::with_capacity(t.len());
-    let mut rest = t.as_str();
-    while let Some(at) = rest.find(marker) {
-        out.push_str(&rest[..at + marker.len()]);
-        out.push('…');
-        rest =
-            rest[at + marker.len()..].trim_start_matches(|c: char| c.is_ascii_digit() || c == '-');
+    // `/tmp/skillbake-run-read-file-<pid>-<nanoseconds>-<n>`, and the run's home beside it.
+    for marker in ["/tmp/skillbake-run-read-file-", "/tmp/skillbake-home-"] {
+        let mut out = String::with_capacity(t.len());
+        let mut rest = t.as_str();
+        while let Some(at) = rest.find(marker) {
+            out.push_str(&rest[..at + marker.len()]);
+            out.push('…');
+            rest = rest[at + marker.len()..]
+                .trim_start_matches(|c: char| c.is_ascii_digit() || c == '-');
+        }
+        out.push_str(rest);
+        t = out;
     }
-    out.push_str(rest);
-    out
+    t
 }
 
 #[cfg(test)]
@@ -118,10 +120,10 @@ mod tests {
 
     #[test]
     fn machine_paths_are_written_the_same_way() {
-        let text = "\"/x/c/packs/a\" \"/x\" \"/opt/py/bin/python3\" /tmp/skillbake-run-read-file-42-000123-7/b \"\u{2026}elided\u{2026}\"";
+        let text = "\"/x/c/packs/a\" \"/x\" \"/opt/py/bin/python3\" /tmp/skillbake-run-read-file-42-000123-7/b /tmp/skillbake-home-42-000124-8 \"\u{2026}elided\u{2026}\"";
         assert_eq!(
             normalise(text, Path::new("/x/c"), Path::new("/x"), "/opt/py/bin/python3"),
-            "\"~/.cache/skillbake/packs/a\" \"/home/me\" \"/usr/bin/python3\" /tmp/skillbake-run-read-file-…/b …"
+            "\"~/.cache/skillbake/packs/a\" \"/home/me\" \"/usr/bin/python3\" /tmp/skillbake-run-read-file-…/b /tmp/skillbake-home-… …"
         );
     }
 }

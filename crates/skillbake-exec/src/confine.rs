@@ -16,13 +16,17 @@
 //! has already made sure the declared permissions are granted).
 //!
 //! **Environment**: cleared, then `PATH` (the parent's, without folders the run's user cannot
-//! reach), `HOME` and `TMPDIR` (both the output folder), the locale (`LANG`, `LANGUAGE`,
+//! reach), `HOME` and `TMPDIR` (both a new private folder of the run, removed after it: nothing
+//! one run leaves there reaches the next), `PYTHONNOUSERSITE=1`, the locale (`LANG`, `LANGUAGE`,
 //! `LC_*`) and `TZ` from the parent, `OUTPUT_DIR` and what the executor and the policy set
 //! ([`Policy::env`]), and the parent's variables the policy passes through
 //! ([`Policy::pass_env`]). Nothing else of the parent's environment reaches the script.
 //!
 //! **Root**: when skillbake runs as root the script runs as `nobody` (65534:65534, or
-//! [`Policy::run_as`]). The run's own output folder is handed to that user; the verified pack is
+//! [`Policy::run_as`]). The run's output folder, opened once without following another user's
+//! symbolic link on the way (such a link is refused), is handed to that user's group when it cannot write there (root stays
+//! its owner, so no run can rename or replace it); the file a large stdout goes to is created
+//! through that descriptor; the verified pack is
 //! copied into a private read-only view the user can read (root's cache is not readable by it),
 //! removed after the run; the interpreter is the first one on `PATH` that user can execute.
 //!
@@ -135,13 +139,15 @@ fn child_path(who: sandbox::Identity, dropping: bool) -> OsString {
 fn environment(
     command: &Command,
     policy: &Policy,
-    output: &Path,
+    home: &Path,
     path: OsString,
 ) -> Vec<(OsString, OsString)> {
     let mut env: Vec<(OsString, OsString)> = vec![
         ("PATH".into(), path),
-        ("HOME".into(), output.as_os_str().to_owned()),
-        ("TMPDIR".into(), output.as_os_str().to_owned()),
+        ("HOME".into(), home.as_os_str().to_owned()),
+        ("TMPDIR".into(), home.as_os_str().to_owned()),
+        // No user site-packages: nothing a run leaves in a home is imported by the next.
+        ("PYTHONNOUSERSITE".into(), "1".into()),
     ];
     for (k, v) in std::env::vars_os() {
         let keep = KEPT_ENV.iter().any(|n| k == *n) || k.to_string_lossy().starts_with("LC_");
@@ -295,8 +301,14 @@ fn remove_view(root: &Path) -> std::io::Result<()> {
 /// Called by the executor after a run: removes what [`confine`] made for it.
 pub(crate) fn release(confinement: &Confinement) {
     #[cfg(unix)]
-    if let Some(view) = &confinement.pack_view {
-        let _ = remove_view(view);
+    {
+        if let Some(view) = &confinement.pack_view {
+            let _ = remove_view(view);
+        }
+        if let Some(home) = &confinement.home {
+            // Symbolic links inside are removed, never followed.
+            let _ = std::fs::remove_dir_all(home);
+        }
     }
     #[cfg(not(unix))]
     let _ = confinement;
@@ -325,16 +337,124 @@ fn rebase(command: &Command, program: &Path, from: &Path, to: &Path) -> Command 
     c
 }
 
-/// Gives the script's user the run's output folder when it cannot write there: only an empty
-/// folder (the run's own, or a new one the policy named) changes owner; a folder that already
-/// holds something must be made writable for that user by its owner.
+#[cfg(unix)]
+/// Opens the folder `dir` (absolute) one component at a time from `/`, without following a
+/// symbolic link unless root owns it (the system's own links, such as `/var/run`): a link an
+/// ordinary user made anywhere on the way, or in the folder's place, is refused, so that root
+/// never acts on a place an attacker's link names. With `create`, missing folders are made
+/// (mode `0700`) on the way.
+pub(crate) fn open_folder(dir: &Path, create: bool) -> std::io::Result<std::os::fd::OwnedFd> {
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+    use std::path::Component;
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let mut fd = rustix::fs::open("/", dir_flags, Mode::empty())?;
+    let mut walked = PathBuf::from("/");
+    for part in dir.components() {
+        let name = match part {
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => continue,
+            Component::ParentDir => std::ffi::OsStr::new(".."),
+            Component::Normal(name) => name,
+        };
+        walked.push(name);
+        let open = |fd: &std::os::fd::OwnedFd| {
+            rustix::fs::openat(fd, name, dir_flags | OFlags::NOFOLLOW, Mode::empty())
+        };
+        let next = match open(&fd) {
+            Err(rustix::io::Errno::NOENT) if create => {
+                match rustix::fs::mkdirat(&fd, name, Mode::from_raw_mode(0o700)) {
+                    Ok(()) | Err(rustix::io::Errno::EXIST) => open(&fd),
+                    Err(e) => Err(e),
+                }
+            }
+            Err(rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR) => {
+                let st = rustix::fs::statat(&fd, name, AtFlags::SYMLINK_NOFOLLOW)?;
+                if FileType::from_raw_mode(st.st_mode) != FileType::Symlink {
+                    return Err(std::io::Error::other(format!(
+                        "{} is not a folder",
+                        walked.display()
+                    )));
+                }
+                if st.st_uid != 0 {
+                    return Err(std::io::Error::other(format!(
+                        "{} is a symbolic link of user {}, which skillbake, running as root, does not follow",
+                        walked.display(),
+                        st.st_uid
+                    )));
+                }
+                rustix::fs::openat(&fd, name, dir_flags, Mode::empty())
+            }
+            other => other,
+        };
+        fd = next?;
+    }
+    Ok(fd)
+}
+
+#[cfg(unix)]
+/// The descriptor of the run's output folder through which the executor writes there (the
+/// file that takes a large stdout), creating it when `given` names one that does not exist yet:
+/// as root, opened by [`open_folder`] (no link of another user followed).
+pub(crate) fn output_descriptor(dir: &Path, given: bool) -> std::io::Result<std::os::fd::OwnedFd> {
+    use rustix::fs::{Mode, OFlags};
+    if sandbox::probe().root {
+        return open_folder(dir, given);
+    }
+    rustix::fs::open(
+        dir,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(std::io::Error::from)
+}
+
+#[cfg(unix)]
+/// `rwx` for `who` on a folder with this status, by its permission bits.
+fn writable_by(st: &rustix::fs::Stat, who: sandbox::Identity) -> bool {
+    let mode = st.st_mode;
+    let bits = if st.st_uid == who.uid {
+        mode >> 6
+    } else if st.st_gid == who.gid {
+        mode >> 3
+    } else {
+        mode
+    };
+    bits & 0o7 == 0o7
+}
+
+#[cfg(unix)]
+/// True when the folder open at `dir` holds nothing.
+fn is_empty(dir: &std::os::fd::OwnedFd) -> std::io::Result<bool> {
+    let mut entries = rustix::fs::Dir::read_from(dir).map_err(std::io::Error::from)?;
+    for entry in entries.by_ref() {
+        let entry = entry.map_err(std::io::Error::from)?;
+        let name = entry.file_name().to_bytes();
+        if name != b"." && name != b".." {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Gives the script's group the run's output folder when its user cannot write there: only an
+/// empty folder (the run's own, or a new one the policy named) is handed over, and only its group
+/// and mode change, to the script's group and `0770` (root keeps owning it, so no run can rename,
+/// replace or re-mode it; later runs may use it again); a folder that already holds something
+/// must be made writable for that user by its owner. Everything goes through one descriptor of
+/// the folder opened by [`open_folder`]: another user's symbolic link on the way is refused.
 #[cfg(unix)]
 fn hand_over(output: &Path, who: sandbox::Identity) -> Result<(), Failure> {
-    if sandbox::check_access(output, who, sandbox::Access::Write).is_ok() {
+    let fail = |what: String| {
+        failure(format!(
+            "The output folder {} {what}, so the script was not started.",
+            output.display()
+        ))
+    };
+    let dir = open_folder(output, false).map_err(|e| fail(format!("could not be opened ({e})")))?;
+    let st = rustix::fs::fstat(&dir).map_err(|e| fail(format!("could not be read ({e})")))?;
+    if writable_by(&st, who) {
         return Ok(());
     }
-    let empty = std::fs::read_dir(output).is_ok_and(|mut d| d.next().is_none());
-    if !empty {
+    if !is_empty(&dir).map_err(|e| fail(format!("could not be listed ({e})")))? {
         return Err(failure(format!(
             "The output folder {} is not writable by the sandbox user {}:{} and already holds files, so the script was not started. Make it writable for that user, choose an empty or new folder, or run skillbake as an unprivileged user.",
             output.display(),
@@ -342,14 +462,37 @@ fn hand_over(output: &Path, who: sandbox::Identity) -> Result<(), Failure> {
             who.gid
         )));
     }
-    std::os::unix::fs::chown(output, Some(who.uid), Some(who.gid)).map_err(|e| {
-        failure(format!(
-            "The output folder {} could not be handed to the sandbox user {}:{} ({e}), so the script was not started.",
-            output.display(),
-            who.uid,
-            who.gid
-        ))
-    })
+    rustix::fs::fchown(&dir, None, Some(rustix::fs::Gid::from_raw(who.gid)))
+        .and_then(|()| rustix::fs::fchmod(&dir, rustix::fs::Mode::from_raw_mode(0o770)))
+        .map_err(|e| {
+            fail(format!(
+                "could not be handed to the sandbox group {} ({e})",
+                who.gid
+            ))
+        })
+}
+
+#[cfg(unix)]
+/// A new private folder for the run's `HOME` and `TMPDIR` (nothing of an earlier run, or of the
+/// output folder, is in it): `0700` for the caller, or root's with the script's group and mode
+/// `0770` when root hands the run to another user.
+fn private_home(who: sandbox::Identity, dropping: bool) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let home = std::env::temp_dir().join(crate::paths::unique("skillbake-home"));
+    std::fs::DirBuilder::new().mode(0o700).create(&home)?;
+    if dropping {
+        let fix = || -> std::io::Result<()> {
+            let dir = open_folder(&home, false)?;
+            rustix::fs::fchown(&dir, None, Some(rustix::fs::Gid::from_raw(who.gid)))?;
+            rustix::fs::fchmod(&dir, rustix::fs::Mode::from_raw_mode(0o770))?;
+            Ok(())
+        };
+        if let Err(e) = fix() {
+            let _ = std::fs::remove_dir(&home);
+            return Err(e);
+        }
+    }
+    Ok(home)
 }
 
 #[cfg(unix)]
@@ -454,22 +597,93 @@ pub fn confine(
     if let Some(prefix) = interpreter_prefix(&program) {
         spec.read_only.push(prefix);
     }
-    spec.env = environment(command, policy, &folders.output, path);
-    // The working folder is where the script starts, not a grant: reading it takes
-    // `filesystem:read` like any other folder.
-
     if !apply {
+        // Where the run's private home would be.
+        let home = std::env::temp_dir().join(crate::paths::unique("skillbake-home"));
+        spec.env = environment(command, policy, &home, path);
         spec.read_only.push(folders.pack.clone());
         spec.read_write.push(folders.output.clone());
+        spec.read_write.push(home);
         let applied = sandbox::preview(&spec);
         refuse_high_risk(&applied, declared, policy)?;
         return Ok(confinement(applied, &spec.env, &program, declared, policy));
     }
+    let mut made = Made::default();
+    let run = Run {
+        policy,
+        program: &program,
+        folders,
+        who,
+        dropping,
+    };
+    let result = prepare(command, spec, &run, path, &mut made).and_then(|(applied, env)| {
+        refuse_high_risk(&applied, declared, policy)?;
+        Ok((applied, env))
+    });
+    match result {
+        Ok((applied, env)) => {
+            let mut c = confinement(applied, &env, &program, declared, policy);
+            c.pack_view = made.view;
+            c.home = made.home;
+            Ok(c)
+        }
+        Err(f) => {
+            let c = Confinement {
+                pack_view: made.view,
+                home: made.home,
+                ..Confinement::default()
+            };
+            release(&c);
+            Err(f)
+        }
+    }
+}
 
-    // A root parent hands the run's own output folder to the script's user, and gives it a
-    // readable copy of the pack.
-    let mut view = None;
-    let mut rebuilt = rebase(command, &program, &folders.pack, &folders.pack);
+/// Who and what a run is, for [`prepare`].
+#[cfg(unix)]
+#[derive(Clone, Copy)]
+struct Run<'a> {
+    policy: &'a Policy,
+    program: &'a Path,
+    folders: &'a Folders,
+    who: sandbox::Identity,
+    dropping: bool,
+}
+
+/// What [`prepare`] made for a run, undone by [`release`].
+#[cfg(unix)]
+#[derive(Default)]
+struct Made {
+    view: Option<PathBuf>,
+    home: Option<PathBuf>,
+}
+
+/// The run's own folders and the sandbox on `command`: a private home, and when the parent is
+/// root the output folder handed to the script's group and a readable copy of the pack. Returns
+/// the sandbox's report and the run's environment.
+#[cfg(unix)]
+fn prepare(
+    command: &mut Command,
+    mut spec: sandbox::Spec,
+    run: &Run<'_>,
+    path: OsString,
+    made: &mut Made,
+) -> Result<(sandbox::Applied, Vec<(OsString, OsString)>), Failure> {
+    let Run {
+        policy,
+        program,
+        folders,
+        who,
+        dropping,
+    } = *run;
+    let home = private_home(who, dropping).map_err(|e| {
+        failure(format!(
+            "A private home folder for the run could not be made ({e}), so the script was not started."
+        ))
+    })?;
+    made.home = Some(home.clone());
+    spec.env = environment(command, policy, &home, path);
+    let mut rebuilt = rebase(command, program, &folders.pack, &folders.pack);
     if dropping {
         hand_over(&folders.output, who)?;
         let v = pack_view(&folders.pack, who.gid).map_err(|e| {
@@ -478,38 +692,21 @@ pub fn confine(
                 who.uid, who.gid
             ))
         })?;
-        rebuilt = rebase(command, &program, &folders.pack, &v);
+        rebuilt = rebase(command, program, &folders.pack, &v);
         spec.read_only.push(v.clone());
-        view = Some(v);
+        made.view = Some(v);
     } else {
         spec.read_only.push(folders.pack.clone());
     }
     spec.read_write.push(folders.output.clone());
-
-    let result = sandbox::confine(&mut rebuilt, &spec)
-        .map_err(|e| {
-            failure(format!(
-                "The script could not be confined, so it was not started: {e}."
-            ))
-        })
-        .and_then(|applied| {
-            refuse_high_risk(&applied, declared, policy)?;
-            Ok(applied)
-        });
-    match result {
-        Ok(applied) => {
-            *command = rebuilt;
-            let mut c = confinement(applied, &spec.env, &program, declared, policy);
-            c.pack_view = view;
-            Ok(c)
-        }
-        Err(f) => {
-            if let Some(v) = view {
-                let _ = remove_view(&v);
-            }
-            Err(f)
-        }
-    }
+    spec.read_write.push(home);
+    let applied = sandbox::confine(&mut rebuilt, &spec).map_err(|e| {
+        failure(format!(
+            "The script could not be confined, so it was not started: {e}."
+        ))
+    })?;
+    *command = rebuilt;
+    Ok((applied, spec.env))
 }
 
 /// Without Unix there is no sandbox: nothing is confined, and high-risk packs are refused

@@ -81,6 +81,29 @@ pub use policy::{
 };
 pub use skillbake_format::interpreter::Interpreter;
 
+/// The warning to show on every run while `SKILLBAKE_SANDBOX_DISABLE` switches sandbox
+/// mechanisms off in this process (`None` when nothing is switched off): the guards that depend
+/// on them are not enforced, and high-risk packs are refused unless running unconfined is
+/// accepted.
+#[cfg(unix)]
+pub fn sandbox_switched_off() -> Option<String> {
+    let off = skillbake_sandbox::switched_off();
+    (!off.is_empty()).then(|| {
+        format!(
+            "{}={} switches off {} for every script this process runs: the guards that depend on them are not enforced, and high-risk packs are refused unless --unconfined",
+            skillbake_sandbox::DISABLE_VAR,
+            off.join(","),
+            off.join(", ")
+        )
+    })
+}
+
+/// Without Unix there is no sandbox to switch off.
+#[cfg(not(unix))]
+pub fn sandbox_switched_off() -> Option<String> {
+    None
+}
+
 use serde_json::{json, Value};
 use skillbake::{LookupError, Registry, Skill};
 use skillbake_format::permission::{self, Set};
@@ -848,12 +871,17 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
         );
     }
     meta.output_dir = Some(plan.output_dir.clone());
+    let output_fd = match output_descriptor(&plan.output_dir, plan.output_given, name) {
+        Ok(fd) => fd,
+        Err(f) => return Outcome::failure(f, meta),
+    };
     let before = dbgpt::images(&plan.output_dir);
     let limits = spawn::RunLimits {
         timeout: plan.timeout,
         output_cap: policy.output_cap,
         output_limit: policy.output_limit.max(policy.output_cap as u64),
         output_dir: plan.output_dir.clone(),
+        output_fd,
         cancel: policy.cancel.clone(),
     };
     let attempts = if plan.idempotent {
@@ -933,6 +961,30 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
     }
 }
 
+/// The output folder opened once, for what the executor writes there.
+#[cfg(unix)]
+fn output_descriptor(dir: &Path, given: bool, name: &str) -> Result<Option<spawn::DirFd>, Failure> {
+    match confine::output_descriptor(dir, given) {
+        Ok(fd) => Ok(Some(std::sync::Arc::new(fd))),
+        Err(e) => Err(Failure::new(
+            ErrorCode::ExecFailed,
+            format!(
+                "The output folder {} could not be opened ({e}), so `{name}` was not started. Name a real folder, reached without another user's symbolic link.",
+                dir.display()
+            ),
+        )),
+    }
+}
+
+#[cfg(not(unix))]
+fn output_descriptor(
+    _dir: &Path,
+    _given: bool,
+    _name: &str,
+) -> Result<Option<spawn::DirFd>, Failure> {
+    Ok(None)
+}
+
 /// A script name as DB-GPT's `execute_skill_script_file` reads it: leading `/` and `\` and
 /// then one leading `scripts/` (or `scripts\`) removed.
 fn strip_script(requested: &str) -> &str {
@@ -953,6 +1005,10 @@ fn not_runnable(skill: &Skill<'_>) -> String {
 #[cfg(unix)]
 fn create_output_dir(dir: &Path, given: bool) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
+    if given && skillbake_sandbox::probe().root {
+        // Made on the way by `confine::open_folder`, which follows no other user's link.
+        return Ok(());
+    }
     let mut b = std::fs::DirBuilder::new();
     b.mode(0o700).recursive(given);
     b.create(dir)

@@ -273,6 +273,8 @@ pub struct Confinement {
     pub audit_error: Option<String>,
     /// The readable copy of the pack made for an unprivileged user, removed after the run.
     pub(crate) pack_view: Option<PathBuf>,
+    /// The run's private home folder (`HOME`, `TMPDIR`), removed after the run.
+    pub(crate) home: Option<PathBuf>,
 }
 
 /// [`Confinement::to_json`]'s object, serialised by derive (the field order is the key order);

@@ -1,7 +1,8 @@
 //! The loop that runs a confined process (confinement itself is `crate::confine`, which every
 //! command goes through first).
 //!
-//! `run` starts the command in its own process group, feeds the parameters on stdin, reads
+//! `run` starts the command in its own process group (on Linux, the sandbox's new session),
+//! feeds the parameters on stdin, reads
 //! stdout and stderr with `poll` (no threads), and enforces the limits the executor owns:
 //!
 //! * **Timeout**: at the deadline the whole process group gets `SIGKILL`, so children it forked
@@ -26,11 +27,44 @@ pub(crate) struct RunLimits {
     pub output_cap: usize,
     pub output_limit: u64,
     pub output_dir: PathBuf,
+    /// The output folder, opened once: the overflow file is made in it through this, whatever
+    /// the path has been replaced with since.
+    pub output_fd: Option<DirFd>,
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
+/// Creates `name` in the output folder: through its descriptor when there is one (a new file,
+/// never through a link), else by path.
+fn create_in(dir: &Path, fd: Option<&DirFd>, name: &str) -> std::io::Result<std::fs::File> {
+    #[cfg(unix)]
+    if let Some(fd) = fd {
+        use rustix::fs::{Mode, OFlags};
+        let f = rustix::fs::openat(
+            fd.as_ref(),
+            name,
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o600),
+        )
+        .map_err(std::io::Error::from)?;
+        return Ok(std::fs::File::from(f));
+    }
+    #[cfg(not(unix))]
+    let _ = fd;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(dir.join(name))
+}
+
+/// A shared descriptor of a folder.
+#[cfg(unix)]
+pub(crate) type DirFd = std::sync::Arc<std::os::fd::OwnedFd>;
+/// No descriptors here: paths only.
+#[cfg(not(unix))]
+pub(crate) type DirFd = ();
+
 /// Where the whole stdout goes once it passes the cap.
-fn overflow_file(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
+fn overflow_file(dir: &Path, fd: Option<&DirFd>) -> std::io::Result<(PathBuf, std::fs::File)> {
     let mut last = None;
     for i in 0..100u32 {
         let name = if i == 0 {
@@ -38,12 +72,8 @@ fn overflow_file(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
         } else {
             format!("skillbake-stdout-{i}.txt")
         };
-        let path = dir.join(name);
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
+        let path = dir.join(&name);
+        match create_in(dir, fd, &name) {
             Ok(f) => return Ok((path, f)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
             Err(e) => return Err(e),
@@ -59,6 +89,7 @@ struct Stdout {
     cap: usize,
     limit: u64,
     dir: PathBuf,
+    dir_fd: Option<DirFd>,
 }
 
 impl Stdout {
@@ -71,7 +102,7 @@ impl Stdout {
         let bytes = bytes.get(..take).unwrap_or(bytes);
         self.total += bytes.len() as u64;
         if self.file.is_none() && self.kept.len() + bytes.len() > self.cap {
-            let (path, mut f) = overflow_file(&self.dir).map_err(|e| {
+            let (path, mut f) = overflow_file(&self.dir, self.dir_fd.as_ref()).map_err(|e| {
                 format!(
                     "cannot write the output to the output folder {}: {e}",
                     self.dir.display()
@@ -212,10 +243,13 @@ impl<'l> Running<'l> {
     /// start.
     fn start(mut command: Command, stdin: Vec<u8>, limits: &'l RunLimits) -> Result<Self, String> {
         let start = Instant::now();
-        use std::os::unix::process::CommandExt;
         use std::process::Stdio;
+        // On Linux the sandbox makes the script the leader of a new session (and so of a new
+        // process group, without the caller's controlling terminal); a group made here first
+        // would keep it in the caller's session.
+        #[cfg(not(target_os = "linux"))]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
         command
-            .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -252,6 +286,7 @@ impl<'l> Running<'l> {
                 cap: limits.output_cap,
                 limit: limits.output_limit.max(limits.output_cap as u64),
                 dir: limits.output_dir.clone(),
+                dir_fd: limits.output_fd.clone(),
             },
             stderr_tail: Vec::new(),
             stderr_total: 0,

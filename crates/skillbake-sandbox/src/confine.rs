@@ -17,9 +17,13 @@ use std::process::Command;
 /// * registers a `pre_exec` step that, in the child before the program starts: makes it the
 ///   leader of a new session and process group (kill the group, `kill(-pid)`, to stop
 ///   everything it started), marks every file descriptor above 2 close-on-exec, sets the
-///   limits, enters a new network namespace (no network granted) and, when the parent is root,
-///   switches to [`Spec::run_as`], enters a new user namespace (so the process limit counts this
-///   run only), enforces the Landlock ruleset and installs the seccomp filters.
+///   limits, enters new network (no network granted) and IPC namespaces, makes a private mount
+///   namespace in which everything but the read-write trees is a read-only, `nosuid` mount
+///   (unless writing anywhere is granted) and, when the parent is root, switches to
+///   [`Spec::run_as`], enters a new user namespace (so the process limit counts this run only),
+///   enforces the Landlock ruleset, installs the seccomp filters and, unless other programs
+///   are granted, the exec guard (a thread of this process then answers the child's program
+///   starts: its own goes on, every later one fails).
 ///
 /// Call it after setting the program, arguments and working directory, and before `spawn`.
 /// Standard streams are left to the caller. If the kernel refuses a step that `confine`
@@ -58,6 +62,7 @@ pub fn confine(cmd: &mut Command, spec: &Spec) -> Result<Applied, Error> {
                 program: PathBuf::from(cmd.get_program()),
             }
         })?;
+    let exec_calls = crate::program::exec_calls(&program, path_var);
     let mut executables = crate::program::exec_chain(&program, path_var);
     executables.extend(spec.executables.iter().cloned());
 
@@ -78,7 +83,14 @@ pub fn confine(cmd: &mut Command, spec: &Spec) -> Result<Applied, Error> {
     check(&spec.read_write, Need::Write)?;
     check(&executables, Need::Execute)?;
 
-    let plan = plan(spec, &probe, identity, &executables)?;
+    let plan = plan(
+        spec,
+        &probe,
+        identity,
+        &executables,
+        cwd.as_deref(),
+        exec_calls,
+    )?;
     let applied = report(spec, &probe, identity, &plan.summary);
 
     cmd.env_clear();
@@ -140,7 +152,16 @@ fn summary(spec: &Spec, probe: &Probe) -> Summary {
     let linux = cfg!(target_os = "linux");
     let userns = linux && probe.user_namespace;
     let dropped = probe.root;
+    // The view needs the mount namespace as root, or a user namespace to make it in; with a
+    // grant to write anywhere there is nothing to keep read-only.
+    let mount_view = linux && probe.mount_namespace && (dropped || userns) && !spec.write_anywhere;
+    // Counting program starts only works when no other program is granted.
+    let exec_guard =
+        linux && seccomp && probe.exec_guard && !spec.exec_anywhere && spec.executables.is_empty();
     Summary {
+        mount_view,
+        exec_guard,
+        ipcns: linux && probe.ipc_namespace && (dropped || userns),
         landlock_abi: probe.landlock_abi.filter(|_| linux),
         seccomp,
         netns: linux && matches!(spec.network, Network::Denied) && probe.network_namespace,
@@ -153,6 +174,12 @@ fn summary(spec: &Spec, probe: &Probe) -> Summary {
 /// Which mechanisms the plan uses, for the report.
 #[derive(Clone, Copy, Debug, Default)]
 struct Summary {
+    /// A private mount namespace, read-only but for the read-write trees.
+    mount_view: bool,
+    /// No program starts after the command's own (seccomp user notifications).
+    exec_guard: bool,
+    /// A private IPC namespace.
+    ipcns: bool,
     landlock_abi: Option<u32>,
     seccomp: bool,
     netns: bool,
@@ -167,12 +194,49 @@ struct Planned {
     child: crate::pre_exec::Plan,
 }
 
+/// The read-write trees, resolved, and the working folder, as the child's view needs them.
+#[cfg(target_os = "linux")]
+fn mount_view(spec: &Spec, cwd: Option<&Path>) -> Result<crate::pre_exec::MountView, Error> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(|_| Error::Path {
+            path: p.to_path_buf(),
+            source: std::io::Error::from(std::io::ErrorKind::InvalidInput),
+        })
+    };
+    let devices = crate::spec::system_devices();
+    let mut writable = Vec::new();
+    for p in &spec.read_write {
+        // Device files stay usable on a read-only mount.
+        if devices.contains(p) {
+            continue;
+        }
+        let real = std::fs::canonicalize(p).map_err(|source| Error::Path {
+            path: p.clone(),
+            source,
+        })?;
+        let real = c(&real)?;
+        if !writable.contains(&real) {
+            writable.push(real);
+        }
+    }
+    // Without a working folder of its own, the child starts in the parent's.
+    let cwd = match cwd {
+        Some(d) => std::path::absolute(d).ok(),
+        None => std::env::current_dir().ok(),
+    };
+    let cwd = cwd.as_deref().map(c).transpose()?;
+    Ok(crate::pre_exec::MountView { writable, cwd })
+}
+
 #[cfg(target_os = "linux")]
 fn plan(
     spec: &Spec,
     probe: &Probe,
     identity: Identity,
     executables: &[PathBuf],
+    cwd: Option<&Path>,
+    exec_calls: u32,
 ) -> Result<Planned, Error> {
     use rustix::process::{Resource, Rlimit};
     let s = summary(spec, probe);
@@ -192,7 +256,13 @@ fn plan(
         None => None,
     };
     let seccomp = if s.seccomp {
-        crate::seccomp_filter::build(&spec.network)?
+        use crate::seccomp_filter::Metadata;
+        let metadata = if s.mount_view || spec.write_anywhere {
+            Metadata::SetIdBits
+        } else {
+            Metadata::Denied
+        };
+        crate::seccomp_filter::build(&spec.network, metadata, spec.read_anywhere)?
     } else {
         Vec::new()
     };
@@ -241,13 +311,33 @@ fn plan(
         child: crate::pre_exec::Plan {
             rlimits,
             netns_as_root: want_netns && probe.root,
+            private_ipc: s.ipcns,
+            mount_view: s.mount_view.then(|| mount_view(spec, cwd)).transpose()?,
             drop_to: probe.root.then_some((identity.uid, identity.gid)),
             userns: s.userns,
             netns_in_userns: want_netns && !probe.root,
             nproc,
             landlock,
             seccomp,
+            exec_guard: if s.exec_guard {
+                Some(exec_guard(exec_calls)?)
+            } else {
+                None
+            },
         },
+    })
+}
+
+/// The exec guard of a run whose program takes `exec_calls` calls to start: the filter, and a
+/// socket pair whose other end a new thread of this process answers on.
+#[cfg(target_os = "linux")]
+fn exec_guard(exec_calls: u32) -> Result<crate::pre_exec::ExecGuard, Error> {
+    let guard_err = |e: std::io::Error| Error::Seccomp(format!("the exec guard: {e}"));
+    let (parent, child) = std::os::unix::net::UnixStream::pair().map_err(guard_err)?;
+    crate::pre_exec::supervise_execs(parent.into(), exec_calls).map_err(guard_err)?;
+    Ok(crate::pre_exec::ExecGuard {
+        filter: crate::seccomp_filter::exec_notify_filter()?,
+        socket: child.into(),
     })
 }
 
@@ -257,6 +347,8 @@ fn plan(
     probe: &Probe,
     _identity: Identity,
     _executables: &[PathBuf],
+    _cwd: Option<&Path>,
+    _exec_calls: u32,
 ) -> Result<Planned, Error> {
     Ok(Planned {
         summary: summary(spec, probe),
@@ -310,18 +402,32 @@ fn names(paths: &[PathBuf]) -> String {
 fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applied {
     let ll = s.landlock_abi;
     let who = format!("user {}", identity.uid);
-    let mut c = file_controls(spec, ll, &who);
+    let mut c = file_controls(spec, ll, &who, s.exec_guard);
+    c.insert(2, metadata_control(spec, s, &who));
     c.push(network_control(
         &spec.network,
         s,
         ll.is_some_and(|a| a >= 4),
     ));
-    c.push(other_processes_control(ll, &who));
+    c.push(other_processes_control(ll, s.ipcns, &who));
     c.extend(process_controls(s.seccomp));
     c.push(root_control(s.dropped, identity));
     c.extend(environment_controls(spec));
     c.extend(limit_controls(&spec.limits, s, probe, identity));
-    let any_kernel = ll.is_some() || s.seccomp || s.netns;
+    // Gaps opened on purpose say so, instead of blaming the kernel.
+    let off = crate::switched_off();
+    if !off.is_empty() {
+        let why = format!(
+            "{} is switched off by {}={}",
+            off.join(", "),
+            crate::DISABLE_VAR,
+            off.join(",")
+        );
+        for control in c.iter_mut().filter(|c| c.state.is_gap()) {
+            control.detail = format!("{why}: {}", control.detail);
+        }
+    }
+    let any_kernel = ll.is_some() || s.seccomp || s.netns || s.mount_view;
     let mode = if !any_kernel {
         Mode::Unconfined
     } else if c.iter().any(|c| c.state.is_gap()) {
@@ -343,7 +449,7 @@ const NO_LANDLOCK: &str = "Landlock is not available on this kernel (Linux 5.13 
                            `landlock` in the `lsm=` boot list)";
 
 /// Reading, writing and executing files (Landlock, ABI `ll`).
-fn file_controls(spec: &Spec, ll: Option<u32>, who: &str) -> Vec<Control> {
+fn file_controls(spec: &Spec, ll: Option<u32>, who: &str, exec_guard: bool) -> Vec<Control> {
     use Mechanism as M;
     use State::*;
     let no_landlock = NO_LANDLOCK;
@@ -404,61 +510,169 @@ fn file_controls(spec: &Spec, ll: Option<u32>, who: &str) -> Vec<Control> {
             format!("{no_landlock}: the child writes wherever {who} may write"),
         )
     });
-    out.push(if spec.exec_anywhere {
-        control(
+    out.push(execute_control(spec, ll, exec_guard));
+    out
+}
+
+/// Starting programs (Landlock, the exec guard).
+fn execute_control(spec: &Spec, ll: Option<u32>, exec_guard: bool) -> Control {
+    use Mechanism as M;
+    use State::*;
+    const ONCE: &str = "only the program and its interpreters start, once: every later execve or \
+                        execveat fails (the dynamic loader run as a program, a descriptor, a \
+                        memfd)";
+    const LOADER: &str = "but the dynamic loader, run as a program, loads any readable program";
+    if spec.exec_anywhere {
+        return control(
             Guard::Execute,
             Allowed,
             &[],
             "any program in the readable trees",
-        )
-    } else if ll.is_some() {
-        control(
+        );
+    }
+    match (ll.is_some(), exec_guard) {
+        (true, true) => control(Guard::Execute, Enforced, &[M::Landlock, M::Seccomp], ONCE),
+        (false, true) => control(Guard::Execute, Enforced, &[M::Seccomp], ONCE),
+        (true, false) if !spec.executables.is_empty() => control(
             Guard::Execute,
-            Enforced,
+            Partial,
             &[M::Landlock],
-            "only the program, its interpreters and the granted executables",
-        )
-    } else {
-        control(
+            format!(
+                "only the program, its interpreters and the granted executables, {LOADER} \
+                 (program starts are counted only when no executable is granted)"
+            ),
+        ),
+        (true, false) => control(
+            Guard::Execute,
+            Partial,
+            &[M::Landlock],
+            format!(
+                "only the program and its interpreters, {LOADER} (counting program starts \
+                 needs seccomp user notifications, Linux 5.8)"
+            ),
+        ),
+        (false, false) => control(
             Guard::Execute,
             NotEnforced,
             &[],
-            format!("{no_landlock}: the child may start any program"),
-        )
-    });
+            format!("{NO_LANDLOCK}: the child may start any program"),
+        ),
+    }
+}
 
-    out
+/// Mode, owner, times and extended attributes of files (a read-only mount view, seccomp).
+fn metadata_control(spec: &Spec, s: &Summary, who: &str) -> Control {
+    use Mechanism as M;
+    use State::*;
+    const SET_ID: &str = "set-user-id and set-group-id bits are never set";
+    if spec.write_anywhere {
+        return if s.seccomp {
+            control(
+                Guard::FileMetadata,
+                Allowed,
+                &[M::Seccomp],
+                format!("anywhere {who} may change them; {SET_ID}"),
+            )
+        } else {
+            control(
+                Guard::FileMetadata,
+                Allowed,
+                &[],
+                format!(
+                    "anywhere {who} may change them, set-id bits included (denying those \
+                     needs seccomp)"
+                ),
+            )
+        };
+    }
+    match (s.mount_view, s.seccomp) {
+        (true, true) => control(
+            Guard::FileMetadata,
+            Enforced,
+            &[M::MountNamespace, M::Seccomp],
+            format!(
+                "mode, owner, times and extended attributes change only in {} (everything \
+                 else is a read-only, nosuid mount); {SET_ID}",
+                names(&spec.read_write)
+            ),
+        ),
+        (false, true) => control(
+            Guard::FileMetadata,
+            Enforced,
+            &[M::Seccomp],
+            "no mount namespace for a read-only view: chmod, chown, utime and extended \
+             attributes are denied everywhere, the read-write trees included",
+        ),
+        (true, false) => control(
+            Guard::FileMetadata,
+            Partial,
+            &[M::MountNamespace],
+            format!(
+                "mode, owner, times and extended attributes change only in {}, but set-id \
+                 bits can be set there (needs seccomp)",
+                names(&spec.read_write)
+            ),
+        ),
+        (false, false) => control(
+            Guard::FileMetadata,
+            NotEnforced,
+            &[],
+            format!(
+                "neither a mount namespace nor seccomp: the child may change the mode, owner, \
+                 times and extended attributes of any file {who} owns (Landlock does not \
+                 cover them)"
+            ),
+        ),
+    }
 }
 
 /// Signals, ptrace and abstract sockets to other processes (Landlock scopes, ABI 6).
-fn other_processes_control(ll: Option<u32>, who: &str) -> Control {
+fn other_processes_control(ll: Option<u32>, ipcns: bool, who: &str) -> Control {
     use Mechanism as M;
     use State::*;
     let no_landlock = NO_LANDLOCK;
     let abi_at_least = |v: u32| ll.is_some_and(|a| a >= v);
+    let (ipc, ipc_gap) = if ipcns {
+        (
+            "; System V IPC and POSIX message queues are the run's own",
+            "",
+        )
+    } else {
+        (
+            "",
+            "; System V IPC reaches other processes (needs an IPC namespace)",
+        )
+    };
+    let mut by = vec![M::Landlock];
+    if ipcns {
+        by.push(M::IpcNamespace);
+    }
     if abi_at_least(6) {
         control(
             Guard::OtherProcesses,
-            Enforced,
-            &[M::Landlock],
-            "signals, ptrace and abstract UNIX sockets reach only the run's own processes",
+            if ipcns { Enforced } else { Partial },
+            &by,
+            format!(
+                "signals, ptrace and abstract UNIX sockets reach only the run's own \
+                 processes{ipc}{ipc_gap}"
+            ),
         )
     } else if ll.is_some() {
         control(
             Guard::OtherProcesses,
             Partial,
-            &[M::Landlock],
+            &by,
             format!(
-                "ptrace is limited to the run, but signals and abstract UNIX sockets reach \
-                 other processes of {who} (needs Landlock ABI 6, Linux 6.12)"
+                "ptrace is limited to the run{ipc}, but signals and abstract UNIX sockets reach \
+                 other processes of {who} (needs Landlock ABI 6, Linux 6.12){ipc_gap}"
             ),
         )
     } else {
         control(
             Guard::OtherProcesses,
-            NotEnforced,
-            &[],
-            format!("{no_landlock}: the child may signal other processes of {who}"),
+            if ipcns { Partial } else { NotEnforced },
+            if ipcns { &[M::IpcNamespace][..] } else { &[] },
+            format!("{no_landlock}: the child may signal other processes of {who}{ipc}{ipc_gap}"),
         )
     }
 }
@@ -473,8 +687,9 @@ fn process_controls(seccomp: bool) -> Vec<Control> {
             Guard::Syscalls,
             Enforced,
             &[M::Seccomp],
-            "namespaces, mounts, ptrace, BPF, perf, userfaultfd, keyrings, modules, io_uring, \
-             file handles and terminal injection are denied",
+            "namespaces, mounts, the mount list, ptrace, BPF, perf, userfaultfd, keyrings, \
+             modules, io_uring, file handles, file watches (without reading anywhere) and \
+             terminal injection are denied",
         )
     } else {
         control(

@@ -31,17 +31,19 @@
 //! * [`Spec`] — what the child may do: read-only and read-write trees, programs it may
 //!   execute, network ([`Network`]), resource [`Limits`], its exact environment, and the
 //!   unprivileged user it runs as when the parent is root.
-//! * [`probe`] — which mechanisms this kernel and process support (Landlock ABI, seccomp, user
-//!   and network namespaces, root), measured once and cached.
+//! * [`probe`] — which mechanisms this kernel and process support (Landlock ABI, seccomp, user,
+//!   network and mount namespaces, root), measured once and cached.
 //! * [`confine`] — prepares a [`std::process::Command`] and returns [`Applied`]: per
 //!   [`Guard`], whether it is enforced and by which [`Mechanism`], or what stays open and why.
 //!
 //! | guard | mechanism |
 //! |---|---|
 //! | files read, written, executed | Landlock (every file-system right of the kernel's ABI handled) |
+//! | other programs | the exec guard: seccomp user notifications answered by a thread of the parent, which lets only the program's own start through |
+//! | file mode, owner, times, extended attributes | a new mount namespace, read-only but for the read-write trees; seccomp (never set-id bits; without the view, no change at all) |
 //! | network denied | seccomp (no `socket`), empty network namespace, Landlock TCP rules |
 //! | network to some TCP ports | Landlock TCP connect rules (ABI 4), seccomp (TCP sockets only) |
-//! | other processes | Landlock scopes (ABI 6): signals and abstract sockets stay in the run |
+//! | other processes | Landlock scopes (ABI 6): signals and abstract sockets stay in the run; an IPC namespace for System V IPC |
 //! | dangerous system calls | seccomp deny list (namespaces, mounts, ptrace, BPF, io_uring, …) |
 //! | leaving the process group | `setsid` in the child, seccomp denies `setsid`/`setpgid` |
 //! | root | `setgroups`/`setresgid`/`setresuid` to [`Spec::run_as`] |
@@ -74,6 +76,6 @@ mod spec;
 pub use access::Access;
 pub use confine::{check_access, confine, preview};
 pub use error::Error;
-pub use probe::{probe, Probe};
+pub use probe::{probe, switched_off, Probe, DISABLE_VAR};
 pub use report::{Applied, Control, Guard, Mechanism, Mode, State};
 pub use spec::{system_devices, system_runtime_paths, Identity, Limits, Network, Spec};

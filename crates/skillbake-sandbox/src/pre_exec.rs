@@ -1,5 +1,7 @@
-//! The code that runs in the child between `fork` and `exec`, and the two raw kernel queries of
-//! [`crate::probe`]. This is the only module of the workspace that contains `unsafe`.
+//! The code that runs in the child between `fork` and `exec`, the two raw kernel queries of
+//! [`crate::probe`], and the parent's side of the exec guard ([`supervise_execs`], which answers
+//! the child's seccomp notifications). This is the only module of the workspace that contains
+//! `unsafe`.
 //!
 //! After `fork` in a multi-threaded parent, only async-signal-safe work is allowed: no memory
 //! allocation, no locks, no formatting. Everything that needs those (opening the granted paths,
@@ -14,6 +16,7 @@ use landlock::{RestrictSelfError, RulesetCreated, RulesetError};
 use rustix::process::{getpgrp, getpid, getuid, Resource, Rlimit};
 use rustix::thread::UnshareFlags;
 use seccompiler::BpfProgram;
+use std::ffi::{CStr, CString};
 use std::io;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
@@ -24,6 +27,12 @@ pub(crate) struct Plan {
     pub(crate) rlimits: Vec<(Resource, Rlimit)>,
     /// `unshare(CLONE_NEWNET)` while still root.
     pub(crate) netns_as_root: bool,
+    /// A private, read-only view of the file system (see [`MountView`]): made as root before
+    /// the switch, or inside the new user namespace when the parent is not root.
+    pub(crate) mount_view: Option<MountView>,
+    /// A private IPC namespace (System V IPC, POSIX message queues): as root with the network
+    /// namespace, otherwise inside the new user namespace.
+    pub(crate) private_ipc: bool,
     /// Switch to this user and group (clearing supplementary groups).
     pub(crate) drop_to: Option<(u32, u32)>,
     /// `unshare(CLONE_NEWUSER)` after the switch, so that the process count is the run's own.
@@ -36,6 +45,298 @@ pub(crate) struct Plan {
     pub(crate) landlock: Option<RulesetCreated>,
     /// The seccomp filters to install, last.
     pub(crate) seccomp: Vec<BpfProgram>,
+    /// The exec guard, installed after the filters.
+    pub(crate) exec_guard: Option<ExecGuard>,
+}
+
+/// The child's half of the exec guard: a filter whose `execve` and `execveat` calls wait for the
+/// parent, and the socket on which the child hands the filter's listener to the parent
+/// ([`supervise_execs`]).
+pub(crate) struct ExecGuard {
+    pub(crate) filter: BpfProgram,
+    pub(crate) socket: std::os::fd::OwnedFd,
+}
+
+impl ExecGuard {
+    /// Installs the filter and sends its listener to the parent.
+    fn install(&self) -> io::Result<()> {
+        use std::os::fd::AsRawFd;
+        let fd = install_listener(&self.filter)?;
+        let sent = send_fd(self.socket.as_raw_fd(), fd);
+        // SAFETY: `fd` is the listener this function just got and owns; the parent has its own
+        // copy once `send_fd` succeeded.
+        unsafe { libc::close(fd) };
+        sent
+    }
+}
+
+/// `seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, filter)`: the listener's
+/// descriptor.
+fn install_listener(filter: &BpfProgram) -> io::Result<libc::c_int> {
+    let prog = libc::sock_fprog {
+        len: u16::try_from(filter.len()).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?,
+        filter: filter.as_ptr() as *mut libc::sock_filter,
+    };
+    // SAFETY: `prog` points at a live BPF program of `len` instructions (seccompiler's
+    // `sock_filter` has the kernel's layout); the kernel copies it.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_seccomp,
+            libc::SECCOMP_SET_MODE_FILTER,
+            libc::SECCOMP_FILTER_FLAG_NEW_LISTENER,
+            &prog as *const libc::sock_fprog,
+        )
+    };
+    libc::c_int::try_from(fd)
+        .ok()
+        .filter(|&fd| fd >= 0)
+        .ok_or_else(last_errno)
+}
+
+/// Room for one `SCM_RIGHTS` message with one descriptor, aligned for `cmsghdr`.
+#[repr(C)]
+union Control {
+    buf: [u8; 64],
+    _align: libc::cmsghdr,
+}
+
+/// Sends the descriptor `fd` over the UNIX socket `sock` (one byte of data, `SCM_RIGHTS`).
+fn send_fd(sock: libc::c_int, fd: libc::c_int) -> io::Result<()> {
+    let mut byte = [0u8; 1];
+    let mut iov = libc::iovec {
+        iov_base: byte.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    let mut control = Control { buf: [0; 64] };
+    // SAFETY: plain-old-data structures, zeroed or filled in below; the control buffer has room
+    // for CMSG_SPACE(sizeof(int)) bytes and is aligned for `cmsghdr`; `sendmsg` only reads them.
+    unsafe {
+        let space = libc::CMSG_SPACE(std::mem::size_of::<libc::c_int>() as u32) as usize;
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = (&mut control as *mut Control).cast();
+        msg.msg_controllen = space as _;
+        let header = libc::CMSG_FIRSTHDR(&msg);
+        if header.is_null() {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        (*header).cmsg_level = libc::SOL_SOCKET;
+        (*header).cmsg_type = libc::SCM_RIGHTS;
+        (*header).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<libc::c_int>() as u32) as _;
+        std::ptr::write_unaligned(libc::CMSG_DATA(header).cast::<libc::c_int>(), fd);
+        if libc::sendmsg(sock, &msg, libc::MSG_NOSIGNAL) < 0 {
+            return Err(last_errno());
+        }
+    }
+    Ok(())
+}
+
+/// Receives one descriptor sent by [`send_fd`]; `None` at the end of the stream (every sender
+/// closed its end) or on an error.
+fn recv_fd(sock: &std::os::fd::OwnedFd) -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    loop {
+        let mut byte = [0u8; 1];
+        let mut iov = libc::iovec {
+            iov_base: byte.as_mut_ptr().cast(),
+            iov_len: 1,
+        };
+        let mut control = Control { buf: [0; 64] };
+        // SAFETY: as in `send_fd`; `recvmsg` writes at most `msg_controllen` bytes of control
+        // data and one byte of data into the buffers, and the descriptor read from an
+        // `SCM_RIGHTS` header is a new one this process owns.
+        unsafe {
+            let mut msg: libc::msghdr = std::mem::zeroed();
+            msg.msg_iov = &mut iov;
+            msg.msg_iovlen = 1;
+            msg.msg_control = (&mut control as *mut Control).cast();
+            msg.msg_controllen = std::mem::size_of::<Control>() as _;
+            let n = libc::recvmsg(sock.as_raw_fd(), &mut msg, libc::MSG_CMSG_CLOEXEC);
+            if n < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            if n <= 0 {
+                return None;
+            }
+            let header = libc::CMSG_FIRSTHDR(&msg);
+            if header.is_null()
+                || (*header).cmsg_level != libc::SOL_SOCKET
+                || (*header).cmsg_type != libc::SCM_RIGHTS
+            {
+                continue;
+            }
+            let fd = std::ptr::read_unaligned(libc::CMSG_DATA(header).cast::<libc::c_int>());
+            return Some(std::os::fd::OwnedFd::from_raw_fd(fd));
+        }
+    }
+}
+
+/// The parent's half of the exec guard: a thread that receives, on `socket`, the listener of
+/// every child spawned with the command, and answers each child's `execve` and `execveat`
+/// calls: the first `allowed` ones (the start of the program, through its `#!` chain) go on,
+/// every later one fails with `EPERM`, whatever it names (the dynamic loader run as a program,
+/// a descriptor, a `memfd`). The thread ends when every copy of the child's end of the socket
+/// is closed; each child's answering thread ends when no process of that child is left.
+pub(crate) fn supervise_execs(socket: std::os::fd::OwnedFd, allowed: u32) -> io::Result<()> {
+    std::thread::Builder::new()
+        .name("skillbake-exec-guard".into())
+        .spawn(move || {
+            while let Some(listener) = recv_fd(&socket) {
+                let spawned = std::thread::Builder::new()
+                    .name("skillbake-exec-guard".into())
+                    .spawn(move || answer_execs(&listener, allowed));
+                // Without an answering thread the listener is dropped here, and the child's
+                // `execve` fails (`ENOSYS`): nothing starts unguarded.
+                drop(spawned);
+            }
+        })?;
+    Ok(())
+}
+
+/// Answers the notifications of one child's exec guard (see [`supervise_execs`]).
+fn answer_execs(listener: &std::os::fd::OwnedFd, allowed: u32) {
+    use std::os::fd::AsRawFd;
+    let fd = listener.as_raw_fd();
+    let mut seen: u32 = 0;
+    loop {
+        let mut poll = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one live `pollfd`, no timeout.
+        let r = unsafe { libc::poll(&mut poll, 1, -1) };
+        if r < 0 {
+            if io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            return;
+        }
+        if poll.revents & libc::POLLIN == 0 {
+            // POLLHUP: no process uses the filter any more.
+            return;
+        }
+        // SAFETY: `seccomp_notif` is plain old data; the kernel requires it zeroed and fills it.
+        let mut notif: libc::seccomp_notif = unsafe { std::mem::zeroed() };
+        // SAFETY: the ioctl writes one `seccomp_notif` into `notif`.
+        if unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_RECV, &mut notif) } != 0 {
+            match io::Error::last_os_error().raw_os_error() {
+                // Interrupted, or the caller died before it was read.
+                Some(libc::EINTR) | Some(libc::ENOENT) => continue,
+                _ => return,
+            }
+        }
+        // SAFETY: plain old data, filled in below.
+        let mut resp: libc::seccomp_notif_resp = unsafe { std::mem::zeroed() };
+        resp.id = notif.id;
+        if seen < allowed {
+            resp.flags = libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32;
+        } else {
+            resp.error = -libc::EPERM;
+        }
+        seen = seen.saturating_add(1);
+        // SAFETY: the ioctl reads one `seccomp_notif_resp`. An error (the caller died) needs
+        // no answer.
+        unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_SEND, &resp) };
+    }
+}
+
+/// A new mount namespace in which every mount is read-only and `nosuid`, except bind mounts
+/// of the read-write trees (which stay writable, and `nosuid`): whatever Landlock does not
+/// cover (mode, owner, times, extended attributes) cannot change outside them.
+pub(crate) struct MountView {
+    /// The read-write trees (resolved), each bound onto itself.
+    pub(crate) writable: Vec<CString>,
+    /// The working folder to enter again once the view exists (the command's `chdir` happened
+    /// before, on the mount underneath).
+    pub(crate) cwd: Option<CString>,
+}
+
+/// `struct mount_attr` of `<linux/mount.h>`.
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const MOUNT_ATTR_NOSUID: u64 = 0x2;
+const AT_RECURSIVE: libc::c_uint = 0x8000;
+
+fn last_errno() -> io::Error {
+    io::Error::last_os_error()
+}
+
+/// `mount_setattr(path, flags, set, clear)`.
+fn mount_setattr(path: &CStr, flags: libc::c_uint, set: u64, clear: u64) -> io::Result<()> {
+    let attr = MountAttr {
+        attr_set: set,
+        attr_clr: clear,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    // SAFETY: the path is a NUL-terminated string and `attr` a live `struct mount_attr` whose
+    // size is passed along; the kernel only reads both.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            flags,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(last_errno())
+    }
+}
+
+/// `mount(source, target, NULL, flags, NULL)`.
+fn mount(source: Option<&CStr>, target: &CStr, flags: libc::c_ulong) -> io::Result<()> {
+    // SAFETY: NUL-terminated strings (or NULL) that the kernel only reads.
+    let r = unsafe {
+        libc::mount(
+            source.map_or(std::ptr::null(), CStr::as_ptr),
+            target.as_ptr(),
+            std::ptr::null(),
+            flags,
+            std::ptr::null(),
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(last_errno())
+    }
+}
+
+impl MountView {
+    /// Makes the view in the current (new, single-process) mount namespace.
+    fn apply(&self) -> io::Result<()> {
+        let root = c"/";
+        // Nothing done here reaches the parent's namespace.
+        mount(None, root, libc::MS_REC | libc::MS_PRIVATE)?;
+        for dir in &self.writable {
+            mount(Some(dir), dir, libc::MS_BIND | libc::MS_REC)?;
+        }
+        mount_setattr(root, AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0)?;
+        for dir in &self.writable {
+            mount_setattr(dir, 0, 0, MOUNT_ATTR_RDONLY)?;
+        }
+        if let Some(cwd) = &self.cwd {
+            // SAFETY: a NUL-terminated string the kernel only reads.
+            if unsafe { libc::chdir(cwd.as_ptr()) } != 0 {
+                return Err(last_errno());
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Registers `plan` to run in the child of every `spawn` of `cmd`.
@@ -68,10 +369,26 @@ impl Plan {
         for (resource, limit) in &self.rlimits {
             rustix::process::setrlimit(*resource, *limit).map_err(errno)?;
         }
-        if self.netns_as_root {
-            // SAFETY: CLONE_NEWNET only gives this (single-threaded, just forked) process a new
-            // network namespace; no file-descriptor table or other thread is involved.
-            unsafe { rustix::thread::unshare_unsafe(UnshareFlags::NEWNET) }.map_err(errno)?;
+        let ipc_as_root = self.private_ipc && self.drop_to.is_some();
+        if self.netns_as_root || ipc_as_root {
+            let mut flags = UnshareFlags::empty();
+            if self.netns_as_root {
+                flags |= UnshareFlags::NEWNET;
+            }
+            if ipc_as_root {
+                flags |= UnshareFlags::NEWIPC;
+            }
+            // SAFETY: CLONE_NEWNET and CLONE_NEWIPC only give this (single-threaded, just
+            // forked) process new network and IPC namespaces; no file-descriptor table or other
+            // thread is involved.
+            unsafe { rustix::thread::unshare_unsafe(flags) }.map_err(errno)?;
+        }
+        let view_as_root = self.drop_to.is_some() || !self.userns;
+        if let Some(view) = self.mount_view.as_ref().filter(|_| view_as_root) {
+            // SAFETY: CLONE_NEWNS gives this single-threaded, just-forked process its own copy
+            // of the mount table; CLONE_FS is not shared with anyone.
+            unsafe { rustix::thread::unshare_unsafe(UnshareFlags::NEWNS) }.map_err(errno)?;
+            view.apply()?;
         }
         if let Some((uid, gid)) = self.drop_to {
             use rustix::process::{Gid, Uid};
@@ -88,9 +405,19 @@ impl Plan {
             if self.netns_in_userns {
                 flags |= UnshareFlags::NEWNET;
             }
-            // SAFETY: as above: new user (and network) namespaces for this single-threaded
+            let view = self.mount_view.as_ref().filter(|_| !view_as_root);
+            if view.is_some() {
+                flags |= UnshareFlags::NEWNS;
+            }
+            if self.private_ipc && self.drop_to.is_none() {
+                flags |= UnshareFlags::NEWIPC;
+            }
+            // SAFETY: as above: new user (network, mount) namespaces for this single-threaded
             // process; CLONE_FILES is not involved.
             unsafe { rustix::thread::unshare_unsafe(flags) }.map_err(errno)?;
+            if let Some(view) = view {
+                view.apply()?;
+            }
         }
         if let Some(limit) = &self.nproc {
             rustix::process::setrlimit(Resource::Nproc, *limit).map_err(errno)?;
@@ -112,6 +439,9 @@ impl Plan {
                 seccompiler::Error::Prctl(source) | seccompiler::Error::Seccomp(source) => source,
                 _ => io::Error::from_raw_os_error(libc::EINVAL),
             })?;
+        }
+        if let Some(guard) = &self.exec_guard {
+            guard.install()?;
         }
         Ok(())
     }
@@ -169,6 +499,9 @@ const PROBED: i32 = 0x40;
 const NETNS: i32 = 1;
 const USERNS: i32 = 2;
 const SECCOMP: i32 = 4;
+const MOUNTNS: i32 = 8;
+const EXEC_GUARD: i32 = 16;
+const IPCNS: i32 = 32;
 
 /// What the probe child found.
 #[derive(Clone, Copy, Debug, Default)]
@@ -176,10 +509,13 @@ pub(crate) struct Found {
     pub(crate) network_namespace: bool,
     pub(crate) user_namespace: bool,
     pub(crate) seccomp: bool,
+    pub(crate) mount_namespace: bool,
+    pub(crate) exec_guard: bool,
+    pub(crate) ipc_namespace: bool,
 }
 
-/// Forks a child that tries what [`Plan::enforce`] would do (network namespace, dropping to
-/// `nobody`, user namespace, a seccomp filter) and reports which worked in its exit status. The
+/// Forks a child that tries what [`Plan::enforce`] would do (network namespace, a read-only
+/// mount view, dropping to `nobody`, user namespace, a seccomp filter) and reports which worked in its exit status. The
 /// child never executes a program.
 pub(crate) fn probe_child(root: bool) -> Found {
     let allow_all: Option<BpfProgram> = crate::seccomp_filter::target_arch().and_then(|arch| {
@@ -192,6 +528,7 @@ pub(crate) fn probe_child(root: bool) -> Found {
         .ok()
         .and_then(|f| BpfProgram::try_from(f).ok())
     });
+    let notify = crate::seccomp_filter::exec_notify_filter().ok();
     let nobody = crate::Identity::NOBODY;
     let test = move || -> i32 {
         let mut found = PROBED;
@@ -200,9 +537,23 @@ pub(crate) fn probe_child(root: bool) -> Found {
             // exits right after.
             unsafe { rustix::thread::unshare_unsafe(flags) }.is_ok()
         };
+        // What `MountView::apply` does first: a private, read-only copy of the mount table.
+        let view = || {
+            let view = MountView {
+                writable: Vec::new(),
+                cwd: None,
+            };
+            unshare(UnshareFlags::NEWNS) && view.apply().is_ok()
+        };
         if root {
             if unshare(UnshareFlags::NEWNET) {
                 found |= NETNS;
+            }
+            if view() {
+                found |= MOUNTNS;
+            }
+            if unshare(UnshareFlags::NEWIPC) {
+                found |= IPCNS;
             }
             use rustix::process::{Gid, Uid};
             let (uid, gid) = (Uid::from_raw(nobody.uid), Gid::from_raw(nobody.gid));
@@ -217,9 +568,20 @@ pub(crate) fn probe_child(root: bool) -> Found {
         } else if unshare(UnshareFlags::NEWUSER) {
             found |= USERNS;
         }
+        if !root && found & USERNS != 0 && view() {
+            found |= MOUNTNS;
+        }
+        if !root && found & USERNS != 0 && unshare(UnshareFlags::NEWIPC) {
+            found |= IPCNS;
+        }
         if let Some(filter) = &allow_all {
             if seccompiler::apply_filter(filter).is_ok() {
                 found |= SECCOMP;
+            }
+        }
+        if let Some(filter) = &notify {
+            if rustix::thread::set_no_new_privs(true).is_ok() && install_listener(filter).is_ok() {
+                found |= EXEC_GUARD;
             }
         }
         found
@@ -249,5 +611,8 @@ pub(crate) fn probe_child(root: bool) -> Found {
         network_namespace: code & NETNS != 0,
         user_namespace: code & USERNS != 0,
         seccomp: code & SECCOMP != 0,
+        mount_namespace: code & MOUNTNS != 0,
+        exec_guard: code & EXEC_GUARD != 0,
+        ipc_namespace: code & IPCNS != 0,
     }
 }

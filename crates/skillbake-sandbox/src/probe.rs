@@ -17,6 +17,15 @@ pub struct Probe {
     pub network_namespace: bool,
     /// The child can get a new user namespace (after dropping root when the parent is root).
     pub user_namespace: bool,
+    /// The child can get a new mount namespace with every mount made read-only (as root
+    /// directly, otherwise inside a new user namespace).
+    pub mount_namespace: bool,
+    /// seccomp user notifications work, so that the parent can refuse every program start after
+    /// the first (Linux 5.5; 5.8 to learn that the run's processes are gone).
+    pub exec_guard: bool,
+    /// The child can get a new IPC namespace (as root directly, otherwise inside a new user
+    /// namespace).
+    pub ipc_namespace: bool,
     /// The parent runs as root (any of its user ids is 0): the child is switched to
     /// [`crate::Spec::run_as`].
     pub root: bool,
@@ -52,6 +61,31 @@ impl Probe {
     }
 }
 
+/// The variable that switches mechanisms off (see [`probe`]).
+pub const DISABLE_VAR: &str = "SKILLBAKE_SANDBOX_DISABLE";
+
+/// The mechanisms [`DISABLE_VAR`] switches off in this process, in the order named (`landlock`,
+/// `seccomp`, `namespaces`; unknown names are ignored); empty when it is not set. Every gap they
+/// open says so in its report, and a caller should announce them on every run they affect.
+pub fn switched_off() -> Vec<&'static str> {
+    let Some(list) = std::env::var_os(DISABLE_VAR) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for name in list.to_string_lossy().split(',').map(str::trim) {
+        let known = match name {
+            "landlock" => "landlock",
+            "seccomp" => "seccomp",
+            "namespaces" => "namespaces",
+            _ => continue,
+        };
+        if !out.contains(&known) {
+            out.push(known);
+        }
+    }
+    out
+}
+
 /// Measures what this kernel and process support. The first call starts one short-lived child
 /// (a fork that never executes anything) to try the namespaces and seccomp for real; the result
 /// is cached for the life of the process.
@@ -59,19 +93,25 @@ impl Probe {
 /// The environment variable `SKILLBAKE_SANDBOX_DISABLE` (a comma-separated list of `landlock`,
 /// `seccomp`, `namespaces`) makes the probe report those mechanisms missing, so that what a
 /// weaker kernel would do can be tried (and tested) on a strong one. It can only weaken the
-/// sandbox, and every report then names the gaps.
+/// sandbox; every report then names the gaps and says they were switched off
+/// ([`switched_off`]).
 pub fn probe() -> Probe {
     static PROBE: OnceLock<Probe> = OnceLock::new();
     *PROBE.get_or_init(|| {
         let mut p = measure();
-        if let Some(list) = std::env::var_os("SKILLBAKE_SANDBOX_DISABLE") {
-            for name in list.to_string_lossy().split(',').map(str::trim) {
+        {
+            for name in switched_off() {
                 match name {
                     "landlock" => p.landlock_abi = None,
-                    "seccomp" => p.seccomp = false,
+                    "seccomp" => {
+                        p.seccomp = false;
+                        p.exec_guard = false;
+                    }
                     "namespaces" => {
                         p.network_namespace = false;
                         p.user_namespace = false;
+                        p.mount_namespace = false;
+                        p.ipc_namespace = false;
                     }
                     _ => {}
                 }
@@ -91,6 +131,9 @@ fn measure() -> Probe {
         seccomp: found.seccomp,
         network_namespace: found.network_namespace,
         user_namespace: found.user_namespace,
+        mount_namespace: found.mount_namespace,
+        exec_guard: found.exec_guard,
+        ipc_namespace: found.ipc_namespace,
         root,
         uid: geteuid().as_raw(),
         gid: getegid().as_raw(),
@@ -105,6 +148,9 @@ fn measure() -> Probe {
         seccomp: false,
         network_namespace: false,
         user_namespace: false,
+        mount_namespace: false,
+        exec_guard: false,
+        ipc_namespace: false,
         root: geteuid().is_root() || getuid().is_root(),
         uid: geteuid().as_raw(),
         gid: getegid().as_raw(),

@@ -59,6 +59,19 @@ fn is_executable_file(p: &Path) -> bool {
 /// repetition. Files that cannot be read are still listed (the kernel will fail on them, not the
 /// sandbox).
 pub(crate) fn exec_chain(program: &Path, path_var: Option<&OsStr>) -> Vec<PathBuf> {
+    walk(program, path_var).0
+}
+
+/// How many `execve` calls starting `program` takes: one, plus one for each `#!/usr/bin/env
+/// NAME` on the way (env starts NAME itself; the kernel follows other `#!` lines within the one
+/// call).
+pub(crate) fn exec_calls(program: &Path, path_var: Option<&OsStr>) -> u32 {
+    walk(program, path_var).1
+}
+
+/// The chain of [`exec_chain`] and the count of [`exec_calls`].
+fn walk(program: &Path, path_var: Option<&OsStr>) -> (Vec<PathBuf>, u32) {
+    let mut calls = 1u32;
     let mut chain: Vec<PathBuf> = Vec::new();
     let mut next = Some(program.to_path_buf());
     for _ in 0..MAX_DEPTH {
@@ -86,6 +99,7 @@ pub(crate) fn exec_chain(program: &Path, path_var: Option<&OsStr>) -> Vec<PathBu
                         if let Some(loader) = loader {
                             push_new(&mut chain, loader);
                         }
+                        calls += 1;
                         next = Some(target);
                     }
                     None => next = Some(interpreter),
@@ -94,7 +108,7 @@ pub(crate) fn exec_chain(program: &Path, path_var: Option<&OsStr>) -> Vec<PathBu
             Some(Head::Elf(None)) | None => {}
         }
     }
-    chain
+    (chain, calls)
 }
 
 fn push_new(chain: &mut Vec<PathBuf>, p: PathBuf) {

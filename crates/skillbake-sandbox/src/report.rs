@@ -16,6 +16,10 @@ pub enum Mechanism {
     NetworkNamespace,
     /// A new user namespace (which makes the process count the run's own).
     UserNamespace,
+    /// A new mount namespace: a private, read-only view of the file system.
+    MountNamespace,
+    /// A new IPC namespace: System V IPC and POSIX message queues of the run's own.
+    IpcNamespace,
     /// `setrlimit`.
     Rlimit,
     /// `setgroups`/`setresgid`/`setresuid` from root to an unprivileged user.
@@ -36,6 +40,8 @@ impl Mechanism {
             Mechanism::Seccomp => "seccomp",
             Mechanism::NetworkNamespace => "network_namespace",
             Mechanism::UserNamespace => "user_namespace",
+            Mechanism::MountNamespace => "mount_namespace",
+            Mechanism::IpcNamespace => "ipc_namespace",
             Mechanism::Rlimit => "rlimit",
             Mechanism::DropRoot => "drop_root",
             Mechanism::ClearEnv => "clear_env",
@@ -60,14 +66,18 @@ pub enum Guard {
     FileRead,
     /// Writing, creating, truncating or removing files outside the read-write trees.
     FileWrite,
+    /// Changing the mode, owner, times or extended attributes of files outside the read-write
+    /// trees, and setting set-user-id or set-group-id bits anywhere.
+    FileMetadata,
     /// Executing programs other than the granted ones.
     Execute,
     /// Opening network connections.
     Network,
-    /// Signalling, tracing or connecting to abstract sockets of processes outside the run.
+    /// Signalling, tracing, connecting to abstract sockets of, or sharing System V IPC with
+    /// processes outside the run.
     OtherProcesses,
     /// Privileged or kernel-attack-surface system calls (namespaces, mounts, BPF, keyrings,
-    /// `io_uring`, `ptrace`, terminal injection).
+    /// `io_uring`, `ptrace`, terminal injection, the mount list, file watches).
     Syscalls,
     /// Leaving the process group (so that killing the group kills everything the run started).
     ProcessGroup,
@@ -94,6 +104,7 @@ impl Guard {
     pub const ALL: &'static [Guard] = &[
         Guard::FileRead,
         Guard::FileWrite,
+        Guard::FileMetadata,
         Guard::Execute,
         Guard::Network,
         Guard::OtherProcesses,
@@ -114,6 +125,7 @@ impl Guard {
         match self {
             Guard::FileRead => "file_read",
             Guard::FileWrite => "file_write",
+            Guard::FileMetadata => "file_metadata",
             Guard::Execute => "execute",
             Guard::Network => "network",
             Guard::OtherProcesses => "other_processes",

@@ -10,10 +10,16 @@
 //!   operations bypass seccomp), file handles, `setsid`/`setpgid` (leaving the process group
 //!   that the parent kills at a timeout), the terminal-injection `ioctl`s `TIOCSTI` and
 //!   `TIOCLINUX`, and, unless the network is unrestricted, sockets the spec does not grant and
-//!   `listen`. Its architecture check kills a process that makes system calls of another
+//!   `listen`; watching files (`inotify_add_watch`, `fanotify_mark`) unless reading anywhere is
+//!   granted; set-user-id and set-group-id bits (`chmod` family, and files created with them
+//!   by `open`, `creat` and `mknod`); and, where no read-only mount view keeps the rest of the
+//!   file system unchanged, every change of mode, owner, times and extended attributes
+//!   ([`Metadata::Denied`]). Its architecture check kills a process that makes system calls of another
 //!   architecture (32-bit `int 0x80` on x86-64).
-//! * the **ABI filter** (`ENOSYS`) — `clone3`, whose flags live in memory a filter cannot read
-//!   (C libraries fall back to `clone` on `ENOSYS`, which the deny filter checks), and on x86-64
+//! * the **ABI filter** (`ENOSYS`) — `statmount` and `listmount` (the host's mount list),
+//!   `clone3`, whose flags live in memory a filter cannot read
+//!   (C libraries fall back to `clone` on `ENOSYS`, which the deny filter checks), `openat2`,
+//!   whose mode also lives in memory (C libraries fall back to `openat`), and on x86-64
 //!   every x32 system call (numbers with bit 30 set), which would otherwise slip past the
 //!   deny filter's numbers.
 
@@ -40,6 +46,101 @@ fn audit_arch() -> Option<u32> {
 
 fn serr(e: impl std::fmt::Display) -> Error {
     Error::Seccomp(e.to_string())
+}
+
+/// Which changes of file metadata the deny filter stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Metadata {
+    /// Only set-user-id and set-group-id bits (a read-only mount view, or a grant to write
+    /// anywhere, covers the rest).
+    SetIdBits,
+    /// Every `chmod`, `chown`, `utime` and extended-attribute change, anywhere.
+    Denied,
+}
+
+/// `fchmodat2` (Linux 6.6), `setxattrat` and `removexattrat` (6.13): the same number on every
+/// architecture of the unified system-call table (not every target of `libc` names them).
+const SYS_FCHMODAT2: libc::c_long = 452;
+const SYS_SETXATTRAT: libc::c_long = 463;
+const SYS_REMOVEXATTRAT: libc::c_long = 466;
+
+/// System calls that change a file's mode, owner, times or extended attributes.
+fn metadata_calls() -> Vec<libc::c_long> {
+    let mut v = vec![
+        libc::SYS_fchmod,
+        libc::SYS_fchmodat,
+        SYS_FCHMODAT2,
+        libc::SYS_fchown,
+        libc::SYS_fchownat,
+        libc::SYS_utimensat,
+        libc::SYS_setxattr,
+        libc::SYS_lsetxattr,
+        libc::SYS_fsetxattr,
+        SYS_SETXATTRAT,
+        libc::SYS_removexattr,
+        libc::SYS_lremovexattr,
+        libc::SYS_fremovexattr,
+        SYS_REMOVEXATTRAT,
+    ];
+    #[cfg(target_arch = "x86_64")]
+    v.extend([
+        libc::SYS_chmod,
+        libc::SYS_chown,
+        libc::SYS_lchown,
+        libc::SYS_utime,
+        libc::SYS_utimes,
+        libc::SYS_futimesat,
+    ]);
+    v
+}
+
+const SET_ID_BITS: [u64; 2] = [libc::S_ISUID as u64, libc::S_ISGID as u64];
+
+/// Rules matching a mode argument `arg` with a set-id bit, under `extra` conditions.
+fn set_id_rules(arg: u8, extra: &[Cond]) -> Result<Vec<SeccompRule>, Error> {
+    SET_ID_BITS
+        .iter()
+        .map(|&bit| {
+            let mut conds = extra.to_vec();
+            conds.push(cond(arg, Op::MaskedEq(bit), bit)?);
+            rule(conds)
+        })
+        .collect()
+}
+
+/// The rules that deny set-id bits: `(syscall, rules)`.
+fn set_id_denials() -> Result<Vec<(libc::c_long, Vec<SeccompRule>)>, Error> {
+    // open flags that create a file: O_CREAT, and O_TMPFILE (which includes O_DIRECTORY).
+    let creating = |flags_arg: u8| -> Result<Vec<Vec<Cond>>, Error> {
+        let creat = libc::O_CREAT as u64;
+        let tmpfile = libc::O_TMPFILE as u64;
+        Ok(vec![
+            vec![cond(flags_arg, Op::MaskedEq(creat), creat)?],
+            vec![cond(flags_arg, Op::MaskedEq(tmpfile), tmpfile)?],
+        ])
+    };
+    let with = |flags_arg: u8, mode_arg: u8| -> Result<Vec<SeccompRule>, Error> {
+        let mut out = Vec::new();
+        for extra in creating(flags_arg)? {
+            out.extend(set_id_rules(mode_arg, &extra)?);
+        }
+        Ok(out)
+    };
+    let mut v = vec![
+        (libc::SYS_fchmod, set_id_rules(1, &[])?),
+        (libc::SYS_fchmodat, set_id_rules(2, &[])?),
+        (SYS_FCHMODAT2, set_id_rules(2, &[])?),
+        (libc::SYS_mknodat, set_id_rules(2, &[])?),
+        (libc::SYS_openat, with(2, 3)?),
+    ];
+    #[cfg(target_arch = "x86_64")]
+    v.extend([
+        (libc::SYS_chmod, set_id_rules(1, &[])?),
+        (libc::SYS_mknod, set_id_rules(1, &[])?),
+        (libc::SYS_creat, set_id_rules(1, &[])?),
+        (libc::SYS_open, with(1, 2)?),
+    ]);
+    Ok(v)
 }
 
 /// System calls denied whatever the spec says.
@@ -153,8 +254,13 @@ fn socket_deny_rules(name_resolution: bool) -> Result<Vec<SeccompRule>, Error> {
     Ok(rules)
 }
 
-/// The deny filter and the ABI filter for `network`, in the order to install them.
-pub(crate) fn build(network: &Network) -> Result<Vec<BpfProgram>, Error> {
+/// The deny filter and the ABI filter for `network` and `metadata`, in the order to install
+/// them.
+pub(crate) fn build(
+    network: &Network,
+    metadata: Metadata,
+    read_anywhere: bool,
+) -> Result<Vec<BpfProgram>, Error> {
     let arch = target_arch().ok_or_else(|| serr("unsupported architecture"))?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for nr in always_denied() {
@@ -185,6 +291,26 @@ pub(crate) fn build(network: &Network) -> Result<Vec<BpfProgram>, Error> {
             rule(vec![cond(1, Op::Eq, libc::TIOCLINUX)?])?,
         ],
     );
+    if !read_anywhere {
+        // Watching names being created and opened in folders the run may not list.
+        rules.insert(libc::SYS_inotify_add_watch, Vec::new());
+        rules.insert(libc::SYS_fanotify_mark, Vec::new());
+    }
+    match metadata {
+        Metadata::SetIdBits => {
+            for (nr, r) in set_id_denials()? {
+                rules.insert(nr, r);
+            }
+        }
+        Metadata::Denied => {
+            for (nr, r) in set_id_denials()? {
+                rules.insert(nr, r);
+            }
+            for nr in metadata_calls() {
+                rules.insert(nr, Vec::new());
+            }
+        }
+    }
     match network {
         Network::Unrestricted => {}
         Network::Denied => {
@@ -209,7 +335,36 @@ pub(crate) fn build(network: &Network) -> Result<Vec<BpfProgram>, Error> {
     Ok(vec![deny, abi_filter()?])
 }
 
-/// `clone3` and (x86-64) x32 system calls answer `ENOSYS`.
+/// The exec guard's filter: `execve` and `execveat` wait for the parent's answer (a user
+/// notification), everything else is left to the other filters.
+pub(crate) fn exec_notify_filter() -> Result<BpfProgram, Error> {
+    const LD_W_ABS: u16 = 0x20;
+    const JEQ_K: u16 = 0x15;
+    const RET_K: u16 = 0x06;
+    const RET_ALLOW: u32 = 0x7fff_0000;
+    let ins = |code, jt, jf, k| sock_filter { code, jt, jf, k };
+    let arch = audit_arch().ok_or_else(|| serr("unsupported architecture"))?;
+    let execve = u32::try_from(libc::SYS_execve).map_err(serr)?;
+    let execveat = u32::try_from(libc::SYS_execveat).map_err(serr)?;
+    // 0 load arch, 1 native? (else ALLOW: the deny filter kills), 2 load nr, 3 execve?,
+    // 4 execveat?, 5 ALLOW, 6 NOTIFY.
+    Ok(vec![
+        ins(LD_W_ABS, 0, 0, 4),
+        ins(JEQ_K, 0, 3, arch),
+        ins(LD_W_ABS, 0, 0, 0),
+        ins(JEQ_K, 2, 0, execve),
+        ins(JEQ_K, 1, 0, execveat),
+        ins(RET_K, 0, 0, RET_ALLOW),
+        ins(RET_K, 0, 0, libc::SECCOMP_RET_USER_NOTIF),
+    ])
+}
+
+/// `statmount` and `listmount` (Linux 6.8; the same number on every architecture).
+const SYS_STATMOUNT: u32 = 457;
+const SYS_LISTMOUNT: u32 = 458;
+
+/// `clone3`, `openat2`, `statmount`, `listmount` and (x86-64) x32 system calls answer
+/// `ENOSYS`.
 fn abi_filter() -> Result<BpfProgram, Error> {
     // BPF_LD | BPF_W | BPF_ABS, BPF_JMP | BPF_JEQ | BPF_K, BPF_JMP | BPF_JGE | BPF_K,
     // BPF_RET | BPF_K (linux/bpf_common.h).
@@ -223,15 +378,20 @@ fn abi_filter() -> Result<BpfProgram, Error> {
     let ins = |code, jt, jf, k| sock_filter { code, jt, jf, k };
     let arch = audit_arch().ok_or_else(|| serr("unsupported architecture"))?;
     let clone3 = u32::try_from(libc::SYS_clone3).map_err(serr)?;
+    let openat2 = u32::try_from(libc::SYS_openat2).map_err(serr)?;
     let x32 = cfg!(target_arch = "x86_64");
-    // Layout: 0 load arch, 1 native?, 2 load nr, 3 clone3?, [4 x32?], ALLOW, ENOSYS.
-    let allow_at: u8 = if x32 { 5 } else { 4 };
+    // Layout: 0 load arch, 1 native?, 2 load nr, 3 clone3?, 4 openat2?, 5 statmount?,
+    // 6 listmount?, [7 x32?], ALLOW, ENOSYS.
+    let allow_at: u8 = if x32 { 8 } else { 7 };
     let mut p = vec![
         ins(LD_W_ABS, 0, 0, 4),
         // Not the native architecture: leave it to the deny filter (which kills).
         ins(JEQ_K, 0, allow_at - 2, arch),
         ins(LD_W_ABS, 0, 0, 0),
         ins(JEQ_K, allow_at - 3, 0, clone3),
+        ins(JEQ_K, allow_at - 4, 0, openat2),
+        ins(JEQ_K, allow_at - 5, 0, SYS_STATMOUNT),
+        ins(JEQ_K, allow_at - 6, 0, SYS_LISTMOUNT),
     ];
     if x32 {
         p.push(ins(JGE_K, 1, 0, X32_BIT));

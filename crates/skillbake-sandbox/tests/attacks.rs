@@ -691,3 +691,362 @@ except MemoryError:
     let o = run(python(code, &[]), spec, DEADLINE);
     assert_eq!(o.stdout, "allocated\n", "{}", o.stderr);
 }
+
+const METADATA: &str = "\
+import os, sys
+victim, folder = sys.argv[1], sys.argv[2]
+attempts = [
+    ('chmod', lambda: os.chmod(victim, 0o777)),
+    ('chmod-folder', lambda: os.chmod(folder, 0o777)),
+    ('utime', lambda: os.utime(victim, (0, 0))),
+    ('chown', lambda: os.chown(victim, os.getuid(), os.getgid())),
+    ('setxattr', lambda: os.setxattr(victim, 'user.planted', b'x')),
+    ('removexattr', lambda: os.removexattr(victim, 'user.kept')),
+]
+for what, attempt in attempts:
+    try:
+        attempt()
+        print(what, 'done')
+    except OSError as e:
+        print(what, 'denied', e.errno)
+";
+
+/// A file and a folder outside the run that its user owns (say `~/.ssh/id_rsa` and `~/.ssh`),
+/// with an extended attribute.
+fn owned_victim(s: &Scene) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let folder = s.outside.path().join("dot-ssh");
+    std::fs::create_dir(&folder).unwrap();
+    let victim = folder.join("id_rsa");
+    std::fs::write(&victim, "-----BEGIN OPENSSH PRIVATE KEY-----\n").unwrap();
+    rustix::fs::setxattr(&victim, "user.kept", b"1", rustix::fs::XattrFlags::empty()).unwrap();
+    std::fs::set_permissions(&victim, PermissionsExt::from_mode(0o600)).unwrap();
+    std::fs::set_permissions(&folder, PermissionsExt::from_mode(0o700)).unwrap();
+    give_to_child(&victim);
+    give_to_child(&folder);
+    (victim, folder)
+}
+
+fn mode(p: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777
+}
+
+#[test]
+fn changing_metadata_of_the_users_files_outside_the_run() {
+    again_as_ordinary_user("changing_metadata_of_the_users_files_outside_the_run");
+    let s = Scene::new();
+    let (victim, folder) = owned_victim(&s);
+    let mtime = std::fs::metadata(&victim).unwrap().modified().unwrap();
+    let o = run(
+        python(METADATA, &[path(&victim), path(&folder)]),
+        s.spec(),
+        DEADLINE,
+    );
+    show("metadata outside", &o);
+    let c = o.applied.control(Guard::FileMetadata).unwrap().clone();
+    if probe().seccomp || probe().mount_namespace {
+        assert_eq!(c.state, State::Enforced, "{}", c.detail);
+        assert_eq!(o.stdout.lines().count(), 6, "{}", o.stderr);
+        for line in o.stdout.lines() {
+            assert!(
+                line.ends_with(" denied 30") || line.ends_with(" denied 1"),
+                "{line}"
+            );
+        }
+        assert_eq!(mode(&victim), 0o600);
+        assert_eq!(mode(&folder), 0o700);
+        assert_eq!(
+            std::fs::metadata(&victim).unwrap().modified().unwrap(),
+            mtime
+        );
+        let mut buf = [0u8; 8];
+        assert!(rustix::fs::getxattr(&victim, "user.kept", &mut buf).is_ok());
+        assert!(rustix::fs::getxattr(&victim, "user.planted", &mut buf).is_err());
+    } else {
+        assert_eq!(c.state, State::NotEnforced);
+    }
+
+    // A world-writable file of root's (the canary): no attribute planted on it either.
+    let plant = "import os, sys\ntry:\n    os.setxattr(sys.argv[1], 'user.planted', b'x')\n    print('done')\nexcept OSError as e:\n    print('denied', e.errno)\n";
+    let o = run(python(plant, &[path(&s.canary)]), s.spec(), DEADLINE);
+    if c.state == State::Enforced {
+        assert!(o.stdout.starts_with("denied "), "{}", o.stdout);
+        let mut buf = [0u8; 8];
+        assert!(rustix::fs::getxattr(&s.canary, "user.planted", &mut buf).is_err());
+    }
+
+    // In the run's own folder the same changes work (where a read-only view keeps the rest
+    // unchanged; without it they are denied there too, and the report says so).
+    let mine = s.out().join("mine");
+    let mine_folder = s.out().join("mine.d");
+    std::fs::write(&mine, "x").unwrap();
+    rustix::fs::setxattr(&mine, "user.kept", b"1", rustix::fs::XattrFlags::empty()).unwrap();
+    std::fs::create_dir(&mine_folder).unwrap();
+    give_to_child(&mine);
+    give_to_child(&mine_folder);
+    let o = run(
+        python(METADATA, &[path(&mine), path(&mine_folder)]),
+        s.spec(),
+        DEADLINE,
+    );
+    show("metadata inside", &o);
+    if c.by.contains(&Mechanism::MountNamespace) {
+        // (chown to one's own ids: the run's user namespace maps no id, so EINVAL there.)
+        let changed: Vec<&str> = o
+            .stdout
+            .lines()
+            .filter(|l| !l.starts_with("chown "))
+            .collect();
+        assert_eq!(
+            changed,
+            [
+                "chmod done",
+                "chmod-folder done",
+                "utime done",
+                "setxattr done",
+                "removexattr done"
+            ],
+            "{}",
+            o.stdout
+        );
+        assert_eq!(mode(&mine), 0o777);
+    } else if probe().seccomp {
+        assert!(c.detail.contains("denied everywhere"), "{}", c.detail);
+        assert!(!o.stdout.contains("done"), "{}", o.stdout);
+    }
+
+    // Granted writing anywhere: allowed, and reported so.
+    let mut spec = s.spec();
+    spec.write_anywhere = true;
+    let o = run(
+        python(METADATA, &[path(&victim), path(&folder)]),
+        spec,
+        DEADLINE,
+    );
+    assert_eq!(o.applied.state(Guard::FileMetadata), State::Allowed);
+    assert!(o.stdout.starts_with("chmod done\n"), "{}", o.stdout);
+}
+
+const SET_ID: &str = "\
+import os, shutil, stat, sys
+out = sys.argv[1]
+copy = os.path.join(out, 'python')
+shutil.copyfile(sys.executable, copy)
+fd = os.open(copy, os.O_RDONLY)
+def attempt(what, f):
+    try:
+        f()
+        print(what, 'done')
+    except OSError as e:
+        print(what, 'denied', e.errno)
+attempt('chmod-4755', lambda: os.chmod(copy, 0o4755))
+attempt('chmod-2755', lambda: os.chmod(copy, 0o2755))
+attempt('fchmod-6755', lambda: os.fchmod(fd, 0o6755))
+attempt('open-4755', lambda: os.close(os.open(os.path.join(out, 'new'), os.O_CREAT | os.O_WRONLY, 0o4755)))
+attempt('mknod-4755', lambda: os.mknod(os.path.join(out, 'node'), stat.S_IFREG | 0o4755))
+attempt('chmod-755', lambda: os.chmod(copy, 0o755))
+attempt('chmod-folder', lambda: os.chmod(out, 0o755))
+";
+
+#[test]
+fn a_set_user_id_copy_of_the_interpreter_in_the_output_folder() {
+    again_as_ordinary_user("a_set_user_id_copy_of_the_interpreter_in_the_output_folder");
+    let s = Scene::new();
+    give_to_child(s.out());
+    let o = run(python(SET_ID, &[path(s.out())]), s.spec(), DEADLINE);
+    show("set-id", &o);
+    assert!(o.ok(), "{}", o.stderr);
+    if !probe().seccomp {
+        assert!(o.applied.state(Guard::FileMetadata).is_gap());
+        return;
+    }
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(
+        lines[..5],
+        [
+            "chmod-4755 denied 1",
+            "chmod-2755 denied 1",
+            "fchmod-6755 denied 1",
+            "open-4755 denied 1",
+            "mknod-4755 denied 1"
+        ],
+        "{}",
+        o.stdout
+    );
+    let c = o.applied.control(Guard::FileMetadata).unwrap();
+    if c.by.contains(&Mechanism::MountNamespace) {
+        // Ordinary modes in the run's own folder still change.
+        assert_eq!(lines[5..], ["chmod-755 done", "chmod-folder done"]);
+    }
+    for e in std::fs::read_dir(s.out()).unwrap() {
+        let p = e.unwrap().path();
+        assert_eq!(mode(&p) & 0o6000, 0, "{} has a set-id bit", p.display());
+    }
+    // Granted writing anywhere, set-id bits stay denied.
+    let mut spec = s.spec();
+    spec.write_anywhere = true;
+    let o = run(python(SET_ID, &[path(s.out())]), spec, DEADLINE);
+    assert!(
+        o.stdout.starts_with("chmod-4755 denied 1\n"),
+        "{}",
+        o.stdout
+    );
+}
+
+const OTHER_PROGRAMS: &str = "\
+import ctypes, os, shutil, sys
+out = sys.argv[1]
+ldso = next(p for p in ['/lib64/ld-linux-x86-64.so.2', '/lib/ld-linux-aarch64.so.1',
+                        '/lib/ld-linux-riscv64-lp64d.so.1'] if os.path.exists(p))
+def child(what, f):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            f()
+        except OSError as e:
+            print(what, 'denied', e.errno, flush=True)
+        os._exit(0)
+    os.waitpid(pid, 0)
+child('ld.so-id', lambda: os.execv(ldso, [ldso, '/usr/bin/id']))
+child('ld.so-sh', lambda: os.execv(ldso, [ldso, '/bin/sh', '-c', 'echo pwned-by-sh']))
+dropped = os.path.join(out, 'dropped')
+shutil.copyfile('/usr/bin/id', dropped)
+child('ld.so-dropped', lambda: os.execv(ldso, [ldso, dropped]))
+fd = os.open('/usr/bin/id', os.O_RDONLY)
+child('fexecve', lambda: os.execve(fd, ['id'], {}))
+libc = ctypes.CDLL(None, use_errno=True)
+def execveat():
+    argv = (ctypes.c_char_p * 2)(b'id', None)
+    envp = (ctypes.c_char_p * 1)(None)
+    nr = {'x86_64': 322, 'aarch64': 281, 'riscv64': 281}[os.uname().machine]
+    libc.syscall(nr, fd, b'', argv, envp, 0x1000)
+    raise OSError(ctypes.get_errno(), 'execveat')
+child('execveat', execveat)
+m = os.memfd_create('x', 0)
+os.write(m, open('/usr/bin/id', 'rb').read())
+child('memfd', lambda: os.execve(m, ['id'], {}))
+";
+
+#[test]
+fn starting_programs_through_the_loader_a_descriptor_or_a_memfd() {
+    again_as_ordinary_user("starting_programs_through_the_loader_a_descriptor_or_a_memfd");
+    let s = Scene::new();
+    give_to_child(s.out());
+    let o = run(python(OTHER_PROGRAMS, &[path(s.out())]), s.spec(), DEADLINE);
+    show("other programs", &o);
+    assert!(o.ok(), "{}", o.stderr);
+    let c = o.applied.control(Guard::Execute).unwrap().clone();
+    if c.state == State::Enforced {
+        assert_eq!(
+            o.stdout,
+            "ld.so-id denied 1\nld.so-sh denied 1\nld.so-dropped denied 1\nfexecve denied 1\n\
+             execveat denied 1\nmemfd denied 1\n",
+            "{}",
+            o.stderr
+        );
+    } else {
+        assert!(c.state.is_gap(), "{c:?}");
+    }
+    // Granted: the loader runs programs.
+    let mut spec = s.spec();
+    spec.exec_anywhere = true;
+    let o = run(python(OTHER_PROGRAMS, &[path(s.out())]), spec, DEADLINE);
+    assert!(o.stdout.starts_with("uid="), "{}", o.stdout);
+    assert!(o.stdout.contains("pwned-by-sh"), "{}", o.stdout);
+    assert_exec_guard_threads_end();
+}
+
+/// System V IPC through ctypes: `msgget(key, flags)`, printing the id or the errno.
+const MSGGET: &str = "\
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+key, flags = int(sys.argv[1]), int(sys.argv[2], 8)
+r = libc.msgget(key, flags)
+print(r if r >= 0 else 'denied %d' % ctypes.get_errno())
+";
+
+fn host_msgget(key: i32, flags: &str) -> String {
+    let o = std::process::Command::new(PYTHON)
+        .args(["-c", MSGGET, &key.to_string(), flags])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+fn host_msgrm(id: &str) {
+    let code = "import ctypes, sys; ctypes.CDLL(None).msgctl(int(sys.argv[1]), 0, None)";
+    std::process::Command::new(PYTHON)
+        .args(["-c", code, id])
+        .status()
+        .unwrap();
+}
+
+#[test]
+fn system_v_ipc_with_host_processes() {
+    again_as_ordinary_user("system_v_ipc_with_host_processes");
+    let s = Scene::new();
+    let key = 0x5b00_0000 | (std::process::id() as i32 & 0xffff);
+    // A host process's queue that everyone may use.
+    let id = host_msgget(key, "1666");
+    assert!(!id.starts_with("denied"), "{id}");
+    let o = run(python(MSGGET, &[&key.to_string(), "0"]), s.spec(), DEADLINE);
+    show("sysv ipc", &o);
+    // The child makes a queue of its own under another key; the host must not see it.
+    let theirs = key + 1;
+    let o2 = run(
+        python(MSGGET, &[&theirs.to_string(), "1666"]),
+        s.spec(),
+        DEADLINE,
+    );
+    let leaked = host_msgget(theirs, "0");
+    host_msgrm(&id);
+    if !leaked.starts_with("denied") {
+        host_msgrm(&leaked);
+    }
+    let c = o.applied.control(Guard::OtherProcesses).unwrap();
+    if c.by.contains(&Mechanism::IpcNamespace) {
+        assert_eq!(o.stdout, "denied 2\n", "{}", o.stderr);
+        assert!(!o2.stdout.starts_with("denied"), "{}", o2.stdout);
+        assert_eq!(leaked, "denied 2");
+    } else {
+        assert!(c.state.is_gap(), "{c:?}");
+    }
+}
+
+const WATCH: &str = "\
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(0)
+for folder in sys.argv[1:]:
+    r = libc.inotify_add_watch(fd, folder.encode(), 0x100 | 0x20)  # IN_CREATE | IN_OPEN
+    print('watch', 'done' if r >= 0 else 'denied %d' % ctypes.get_errno())
+nr = {'x86_64': 458, 'aarch64': 458, 'riscv64': 458}[os.uname().machine]
+buf = (ctypes.c_uint64 * 64)()
+req = (ctypes.c_uint64 * 4)(32, 0, 0xffffffff, 0)  # size, mnt_id, param (LSMT_ROOT), mnt_ns_id
+r = libc.syscall(nr, req, buf, 64, 0)
+print('listmount', 'done' if r >= 0 else 'denied %d' % ctypes.get_errno())
+";
+
+#[test]
+fn watching_folders_it_may_not_list_and_listing_mounts() {
+    let s = Scene::new();
+    let o = run(
+        python(WATCH, &[path(s.outside.path()), "/etc"]),
+        s.spec(),
+        DEADLINE,
+    );
+    show("watch", &o);
+    if probe().seccomp {
+        assert_eq!(
+            o.stdout, "watch denied 1\nwatch denied 1\nlistmount denied 38\n",
+            "{}",
+            o.stderr
+        );
+    }
+    // Granted reading anywhere, watching works.
+    let mut spec = s.spec();
+    spec.read_anywhere = true;
+    let o = run(python(WATCH, &[path(s.outside.path())]), spec, DEADLINE);
+    assert!(o.stdout.starts_with("watch done\n"), "{}", o.stdout);
+}

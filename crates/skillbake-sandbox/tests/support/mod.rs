@@ -322,3 +322,76 @@ pub fn show(name: &str, o: &Outcome) {
         o.status, o.timed_out, o.max_processes, o.stdout, o.stderr, o.applied
     );
 }
+
+/// Set in the environment of a test re-run as an ordinary user.
+const AS_USER: &str = "SANDBOX_TEST_AS_ORDINARY_USER";
+
+/// The user the child runs as: `nobody` under a root parent, else this process's user.
+pub fn child_user() -> (u32, u32) {
+    let p = probe();
+    if p.root {
+        (65534, 65534)
+    } else {
+        (p.uid, p.gid)
+    }
+}
+
+/// Gives `path` to the child's user (when this process is root), so that only the sandbox, not
+/// the permission bits, stands between the child and it.
+pub fn give_to_child(path: &Path) {
+    if probe().root {
+        let (uid, gid) = child_user();
+        std::os::unix::fs::chown(path, Some(uid), Some(gid)).unwrap();
+    }
+}
+
+/// When this process is root, runs the test `name` of this test binary once more as an ordinary
+/// user (65534), so that the attack also meets the sandbox of an unprivileged caller, and fails
+/// if it fails there. Does nothing when not root (the test is that run already).
+pub fn again_as_ordinary_user(name: &str) {
+    use std::os::unix::process::CommandExt;
+    if !probe().root || std::env::var_os(AS_USER).is_some() {
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let o = Command::new(exe)
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env(AS_USER, "1")
+        .env("TMPDIR", "/tmp")
+        .current_dir("/")
+        .uid(65534)
+        .gid(65534)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && stdout.contains("1 passed"),
+        "as an ordinary user, {name} failed:\n{stdout}\n{stderr}"
+    );
+}
+
+/// In the re-run of [`again_as_ordinary_user`] (a process running one test), waits (bounded)
+/// until no thread of the exec guard is left: each one ends with its run.
+pub fn assert_exec_guard_threads_end() {
+    if std::env::var_os(AS_USER).is_none() {
+        return;
+    }
+    let guards = || {
+        std::fs::read_dir("/proc/self/task")
+            .unwrap()
+            .filter_map(|t| std::fs::read_to_string(t.unwrap().path().join("comm")).ok())
+            .filter(|c| c.starts_with("skillbake-exec"))
+            .count()
+    };
+    let start = Instant::now();
+    while guards() > 0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "{} exec-guard threads outlived their runs",
+            guards()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
