@@ -57,7 +57,7 @@ generated_bytes() {
     out="$(ls -t "$CARGO_TARGET_DIR/$(profile_dir "$1")"/build/skillbake-example-agent-*/out/skillbake_registry.rs 2>/dev/null | head -n 1)"
     [ -n "$out" ] || { echo 0; return; }
     out="$(dirname "$out")"
-    echo $(($(stat -c %s "$out/skillbake_text.txt") + $(stat -c %s "$out/skillbake_files.bin")))
+    echo $(($(stat -c %s "$out/skillbake_text.txt") + $(stat -c %s "$out/skillbake_data.bin")))
 }
 
 field() { grep -F "$1" "$2" | head -n 1 | sed 's/.*: //'; }

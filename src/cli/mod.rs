@@ -11,6 +11,7 @@ mod explain;
 pub mod fast;
 mod list;
 mod load;
+mod manifest;
 mod output;
 mod prompt;
 mod route;
@@ -124,6 +125,21 @@ enum Command {
     /// DB-GPT's execute_skill_script_file: run scripts/SCRIPT of a skill and print DB-GPT's
     /// chunks (exit 0 only when the script succeeded).
     ExecScript(run::ExecScriptArgs),
+    /// Print the MCP Skills extension's manifest of every embedded skill: each file's SHA-256
+    /// (computed when this binary was built) and path under its skill path
+    /// (`send-email/SKILL.md`), as `sha256sum -c` reads it, or the skills/list entries as JSON.
+    Manifest {
+        /// Output format.
+        #[arg(long, value_parser = ["text", "json"], default_value = "text")]
+        format: String,
+    },
+    /// Check a materialised copy of the embedded skills (what an MCP host wrote to its cache,
+    /// one folder per skill path) against the manifest: name every file that differs, is
+    /// missing or is extra (exit 1 when any does).
+    Verify {
+        /// The folder holding the copy (`DIR/send-email/SKILL.md`, ...).
+        dir: std::path::PathBuf,
+    },
     /// Write the exact bytes of an embedded file to stdout.
     Cat {
         /// Skill name (letter case ignored, as in DB-GPT), or NAME@RANGE.
@@ -166,6 +182,8 @@ pub fn run() -> ExitCode {
             vars,
         } => load::run(&format, &skill_name, file_path.as_deref(), &vars),
         Command::Cat { skill_name, path } => cat::run(&skill_name, &path),
+        Command::Manifest { format } => manifest::run(&format),
+        Command::Verify { dir } => manifest::verify(&dir),
         Command::Serve(args) => serve::run(args),
         Command::Run(args) => run::run(args),
         Command::ExecScript(args) => run::exec_script(args),

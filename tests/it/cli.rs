@@ -439,3 +439,78 @@ fn load_renders_the_body_with_vars() {
     let o = run(&["load", "financial-report-analyzer", "--var", "novalue"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// Writes every embedded file under `dir` at its skill path, as an MCP host would cache it.
+fn materialise(dir: &Path) {
+    for skill in skillbake_cli::BUNDLED.all_versions() {
+        let root = skillbake_mcp::skill_root(&skill);
+        let root = root.strip_prefix("skill://").unwrap();
+        for file in skill.files() {
+            let path = dir.join(root).join(file.path());
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, file.bytes()).unwrap();
+        }
+    }
+}
+
+/// `skillbake manifest` is what `skills/list` serves; `skillbake verify` finds an exact copy
+/// exact and names every file that differs (in size, or in content only), is missing, or is
+/// extra.
+#[test]
+fn manifest_and_verify_a_materialised_copy() {
+    let o = run(&["manifest", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let entries: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let server = skillbake_mcp::Server::new(&skillbake_cli::BUNDLED).unwrap();
+    let listed = server.skills_page(None).unwrap().skills;
+    assert_eq!(entries.as_array().unwrap().len(), listed.len());
+    for (json, entry) in entries.as_array().unwrap().iter().zip(&listed) {
+        assert_eq!(json["uri"], entry.uri.as_str());
+        assert_eq!(
+            json["frontmatter"],
+            serde_json::Value::Object(entry.frontmatter.clone())
+        );
+        let digests: Vec<&str> = json["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["digest"].as_str().unwrap())
+            .collect();
+        let served: Vec<&str> = entry.resources.iter().map(|r| r.digest.as_str()).collect();
+        assert_eq!(digests, served);
+    }
+    let text = run(&["manifest"]);
+    assert_eq!(text.status.code(), Some(0));
+    insta::assert_snapshot!("manifest_text", stdout(&text));
+
+    let dir = tempfile::tempdir().unwrap();
+    let verify = |what: &str| {
+        let o = Command::new(BIN)
+            .args(["verify", "copy"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        (o.status.code(), format!("{what}:\n{}", stdout(&o)))
+    };
+    let copy = dir.path().join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    materialise(&copy);
+    let (code, exact) = verify("exact");
+    assert_eq!(code, Some(0), "{exact}");
+    std::fs::write(
+        copy.join("read-file/SKILL.md"),
+        "---\nname: read-file\n---\n",
+    )
+    .unwrap();
+    let md = copy.join("send-email/SKILL.md");
+    let mut bytes = std::fs::read(&md).unwrap();
+    bytes[0] ^= 1;
+    std::fs::write(&md, bytes).unwrap();
+    std::fs::remove_file(copy.join("excel/schema.json")).unwrap();
+    std::fs::write(copy.join("excel/notes.txt"), "not embedded\n").unwrap();
+    let (code, changed) = verify("changed");
+    assert_eq!(code, Some(1), "{changed}");
+    insta::assert_snapshot!("verify", format!("{exact}\n{changed}"));
+    let o = run(&["verify", "/no/such/folder"]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -4,8 +4,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ErrorCode, JsonObject, ReadResourceRequestParams,
-    ResourceContents,
+    CallToolRequestParams, CallToolResult, ErrorCode, GetSkillRequestParams, JsonObject,
+    ReadResourceDirectoryRequestParams, ReadResourceRequestParams, ResourceContents,
+    SkillResources,
 };
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
@@ -398,8 +399,11 @@ fn every_embedded_file_is_a_readable_resource() {
         );
 
         let templates = client.list_all_resource_templates().await.unwrap();
-        assert_eq!(templates.len(), 1);
-        assert_eq!(templates[0].uri_template, "skill://{name}/{path}");
+        let templates: Vec<&str> = templates.iter().map(|t| t.uri_template.as_str()).collect();
+        assert_eq!(
+            templates,
+            ["skill://{name}/{path}", "skill://v{version}/{name}/{path}"]
+        );
 
         for bad in [
             "skill://no-such-skill/SKILL.md",
@@ -522,6 +526,84 @@ fn pack_tools_execute_under_an_explicit_policy() {
         assert!(is_error(&r));
         let v: Value = serde_json::from_str(only_text(&r)).unwrap();
         assert_eq!(v["error"]["code"], "PERMISSION_DENIED");
+        client.cancel().await.unwrap();
+    });
+}
+
+/// Every file under folder `uri`, reading folders down (bounded by depth).
+async fn files_under(client: &Client, uri: String, depth: usize) -> Vec<(String, Option<u64>)> {
+    assert!(
+        depth < 16,
+        "{uri}: folders nest deeper than any bundled pack"
+    );
+    let listed = client
+        .read_resource_directory(ReadResourceDirectoryRequestParams::new(uri.clone()))
+        .await
+        .unwrap();
+    let mut out = Vec::new();
+    for child in listed.resources {
+        assert_eq!(child.uri, format!("{uri}/{}", child.name));
+        if child.is_directory() {
+            out.extend(Box::pin(files_under(client, child.uri, depth + 1)).await);
+        } else {
+            out.push((child.uri, child.size));
+        }
+    }
+    out
+}
+
+/// The MCP Skills extension over stdio with rmcp's client: every bundled pack is listed once,
+/// `skills/get` answers its entry, every file reads back the embedded bytes and passes rmcp's
+/// own digest and size check, and its folders add up to the entry.
+#[test]
+fn skills_extension_lists_and_verifies_every_bundled_pack() {
+    let dir = tempfile::tempdir().unwrap();
+    block_on(async {
+        let client = connect(dir.path()).await;
+        let info = client.peer_info().expect("initialized");
+        assert!(info.capabilities.supports_directory_read());
+        let skills = client.list_all_skills().await.unwrap();
+        let names: Vec<&str> = skills.iter().map(|s| s.name()).collect();
+        assert_eq!(names, BUNDLED.names().collect::<Vec<_>>());
+        for (entry, skill) in skills.iter().zip(BUNDLED.iter()) {
+            assert_eq!(entry.uri, format!("skill://{}/SKILL.md", skill.name()));
+            let frontmatter: Value = serde_json::from_str(skill.frontmatter_json()).unwrap();
+            assert_eq!(
+                serde_json::to_value(&entry.frontmatter).unwrap(),
+                frontmatter
+            );
+            let got = client
+                .get_skill(GetSkillRequestParams::new(entry.uri.clone()))
+                .await
+                .unwrap();
+            assert_eq!(&got.skill, entry);
+            let SkillResources::Files(files) = &entry.resources else {
+                panic!("{}: dynamic", entry.uri)
+            };
+            assert_eq!(files.len(), skill.files().len());
+            for (listed, file) in files.iter().zip(skill.files()) {
+                let read = client
+                    .read_resource(ReadResourceRequestParams::new(listed.uri.clone()))
+                    .await
+                    .unwrap();
+                let ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
+                    panic!("{}: every bundled file is text", listed.uri)
+                };
+                assert_eq!(text.as_bytes(), file.bytes(), "{}", listed.uri);
+                listed.verify(text.as_bytes()).unwrap();
+            }
+            let root = entry.uri.strip_suffix("/SKILL.md").unwrap().to_string();
+            let found = files_under(&client, root, 0).await;
+            let manifest: Vec<(String, Option<u64>)> = files
+                .iter()
+                .map(|f| (f.uri.clone(), Some(f.size)))
+                .collect();
+            assert_eq!(found, manifest, "{}", entry.uri);
+        }
+        insta::assert_snapshot!(
+            "skills_list",
+            serde_json::to_string_pretty(&skills).unwrap()
+        );
         client.cancel().await.unwrap();
     });
 }

@@ -276,6 +276,15 @@ impl Session {
         )
     }
 
+    /// Sends a request and returns the whole reply (a `result` or an `error`).
+    fn reply(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        let r = self.post(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        assert_eq!(r.status, 200, "{r:?}");
+        r.reply(id)
+    }
+
     /// Calls a method and returns its `result`.
     fn call(&mut self, method: &str, params: Value) -> Value {
         let id = self.next;
@@ -680,4 +689,98 @@ fn sigterm_stops_a_running_script_and_the_server() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    let hex: String = sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("sha256:{hex}")
+}
+
+/// The MCP Skills extension over HTTP as raw JSON-RPC: the extension is declared, every
+/// bundled pack is listed with the digest and size of the bytes `resources/read` answers,
+/// `skills/get` answers the listed entry, and hostile requests are `invalid params` errors
+/// whose messages say what is wrong.
+#[test]
+fn skills_extension_over_http_and_its_errors() {
+    let server = Server::start(&[]);
+    let init = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "skills", "version": "1.0"}},
+    });
+    let r = request(
+        server.addr,
+        "POST",
+        "/mcp",
+        &JSON_AND_SSE,
+        &init.to_string(),
+    );
+    let extension = &r.reply(1)["result"]["capabilities"]["extensions"];
+    assert_eq!(
+        extension,
+        &json!({"io.modelcontextprotocol/skills": {"directoryRead": true}})
+    );
+    let mut session = Session::open(server.addr, "skills");
+    let list = session.call("skills/list", json!({}));
+    assert_eq!(list["cacheScope"], "public", "{list}");
+    assert!(list["ttlMs"].as_u64().is_some(), "{list}");
+    assert!(list.get("nextCursor").is_none(), "{list}");
+    let skills = list["skills"].as_array().unwrap();
+    assert_eq!(skills.len(), BUNDLED.len());
+    for entry in skills {
+        let got = session.call("skills/get", json!({"uri": entry["uri"]}));
+        assert_eq!(&got["skill"], entry);
+        for file in entry["resources"].as_array().unwrap() {
+            let read = session.call("resources/read", json!({"uri": file["uri"]}));
+            let text = read["contents"][0]["text"].as_str().unwrap();
+            assert_eq!(file["size"], json!(text.len()), "{file}");
+            assert_eq!(file["digest"], json!(sha256(text.as_bytes())), "{file}");
+        }
+    }
+    let mut out = String::new();
+    for (method, params) in [
+        (
+            "skills/get",
+            json!({"uri": "skill://no-such-skill/SKILL.md"}),
+        ),
+        (
+            "skills/get",
+            json!({"uri": "skill://read-file/schema.json"}),
+        ),
+        ("skills/get", json!({"uri": "skill://read-file"})),
+        ("skills/get", json!({})),
+        ("skills/get", json!({"uri": ["skill://read-file/SKILL.md"]})),
+        ("skills/list", json!({"cursor": "no-such-page"})),
+        (
+            "resources/directory/read",
+            json!({"uri": "skill://read-file/SKILL.md"}),
+        ),
+        (
+            "resources/directory/read",
+            json!({"uri": "skill://read-file/no-such-folder"}),
+        ),
+        (
+            "resources/directory/read",
+            json!({"uri": "skill://read-file/scripts/"}),
+        ),
+        (
+            "resources/directory/read",
+            json!({"uri": "skill://read-file", "cursor": "1"}),
+        ),
+        ("resources/directory/read", json!({})),
+    ] {
+        let reply = session.reply(method, params.clone());
+        let error = &reply["error"];
+        assert_eq!(error["code"], -32602, "{method} {params}: {reply}");
+        out.push_str(&format!(
+            "{method} {params}\n  {}\n",
+            error["message"].as_str().unwrap()
+        ));
+    }
+    insta::assert_snapshot!("skills_http_errors", out);
+    session.close();
 }

@@ -24,6 +24,7 @@ mod new_rule;
 mod repro;
 mod route_eval;
 mod skills;
+mod skills_client;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};

@@ -3,6 +3,9 @@
 //! over Streamable HTTP (`skillbake serve --http` on a loopback port), and checks every answer
 //! against the binary's own CLI (`tools --format mcp`, `load`, `list`, `cat`).
 //!
+//! Then the MCP Skills extension's own client SDK lists, gets, reads, verifies and browses every
+//! skill over both transports ([`crate::skills_client`]).
+//!
 //! The Inspector is installed from npm into `target/mcp-inspector` (once per version). Each call
 //! and its JSON result is printed (long strings abbreviated unless `--full`); any unexpected
 //! result, error or exit status fails the check.
@@ -97,7 +100,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     println!(
         "\nmcp-check: {total} Inspector calls over stdio and {total} over HTTP, all as expected"
     );
-    Ok(())
+    crate::skills_client::check(&root, &binary)
 }
 
 /// `--full` and `--inspector VERSION`.
@@ -491,7 +494,7 @@ fn drive(
     Ok(())
 }
 
-fn target_dir(root: &Path) -> PathBuf {
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => root.join(dir),
         None => root.join("target"),
@@ -502,7 +505,7 @@ fn shown(root: &Path, p: &Path) -> String {
     p.strip_prefix(root).unwrap_or(p).display().to_string()
 }
 
-fn npm() -> &'static str {
+pub(crate) fn npm() -> &'static str {
     if cfg!(windows) {
         "npm.cmd"
     } else {
@@ -550,7 +553,7 @@ fn install_inspector(dir: &Path, version: &str) -> Result<(), String> {
 }
 
 /// Runs `cmd` with piped output; kills it (and, on Unix, its process group) after `timeout`.
-fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Result<Output, String> {
+pub(crate) fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Result<Output, String> {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

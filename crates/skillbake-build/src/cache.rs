@@ -44,7 +44,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 pub const CACHE_FILE: &str = "skillbake_cache.bin";
 
 /// Changes whenever the cache's layout or the meaning of a fragment changes.
-const FORMAT: &[u8; 8] = b"SKBC0004";
+const FORMAT: &[u8; 8] = b"SKBC0005";
 
 /// A stamp taken less than this after the file changed does not vouch for its content.
 const RACY: Duration = Duration::from_secs(2);

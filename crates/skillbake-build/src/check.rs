@@ -394,16 +394,14 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
         .collect();
     let json = yaml_to_json(&Value::Mapping(fm.mapping.clone()));
     let version = version::written(md);
-    let requires = match fm.mapping.get("requires") {
-        Some(Value::Mapping(m)) => m
-            .iter()
-            .filter_map(|(k, v)| match (k, v) {
-                (Value::String(k), Value::String(v)) => Some((k.clone(), v.clone())),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
+    let requires = fm
+        .mapping
+        .get("requires")
+        .map(requires::skill_deps)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|d| (d.skill, d.range))
+        .collect();
     let list = |k: &str| fm.mapping.get(k).map(list_items).unwrap_or_default();
     let texts = |k: &str| match fm.mapping.get(k) {
         Some(Value::String(s)) => vec![s.clone()],

@@ -98,6 +98,8 @@ impl Profile {
     pub fn level(self, code: Code) -> Option<Level> {
         match (self, code) {
             (Profile::AgentSkills, Code::UnknownKey | Code::NameNotPortable) => Some(Level::Deny),
+            // The reference validator's strict YAML rejects flow style; every other loader reads it.
+            (Profile::Default | Profile::DbGpt, Code::FlowStyle) => Some(Level::Allow),
             (Profile::DbGpt, Code::NameNotPortable) => Some(Level::Allow),
             (Profile::DbGpt, Code::BodyJinja | Code::FrontmatterDashes) => Some(Level::Deny),
             // DB-GPT ignores folder names and registers any name, finding it case-insensitively,
@@ -119,13 +121,14 @@ impl Profile {
         }
     }
 
-    /// Whether the profile knows the frontmatter field `source` group (see
-    /// `KNOWN_FIELDS` of `validate::fields`).
+    /// Whether the profile knows the frontmatter fields of `source`, one group or several
+    /// separated by `, ` (see `KNOWN_FIELDS` of `validate::fields`).
     pub fn knows(self, source: &str) -> bool {
+        let mut groups = source.split(", ");
         match self {
             Profile::Default => true,
-            Profile::AgentSkills => source == "spec",
-            Profile::DbGpt => source == "spec" || source.contains("DB-GPT"),
+            Profile::AgentSkills => groups.any(|g| g == "spec"),
+            Profile::DbGpt => groups.any(|g| g == "spec" || g == "DB-GPT"),
         }
     }
 }

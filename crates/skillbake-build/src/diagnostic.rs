@@ -185,6 +185,8 @@ codes! {
     RequiresCycle = "requires-cycle", Error, "validate/requires.rs", "Packs require each other in a cycle.";
     /// The agent requires what is not embedded.
     AgentRequiresUnsatisfied = "agent-requires-unsatisfied", Error, "validate/requires.rs", "The agent's `[requires]` (`skillbake.toml`, or `Config::require`) names a skill, or a version range, that no embedded pack satisfies.";
+    /// A skill dependency in the old flat `requires:` form.
+    RequiresDeprecated = "requires-deprecated", Warning, "validate/requires.rs", "A skill dependency written in the old flat form `requires: {NAME: RANGE}` instead of under `requires.skills`.";
     /// A change bigger than the version bump (`check --baseline`).
     VersionNotBumped = "version-not-bumped", Error, "diff/gate.rs", "Against the baseline (`check --baseline REV`), a pack changed without the version bump the change needs (major for breaking, minor for compatible).";
     /// A new permission (`check --baseline`).
@@ -207,6 +209,12 @@ codes! {
     TimeoutInvalid = "timeout-invalid", Error, "validate/entrypoint.rs", "`timeout` is not a number of seconds above 0 and at most 86400 (one day).";
     /// `permission` outside the vocabulary.
     UnknownPermission = "unknown-permission", Error, "validate/permission.rs", "`permission` names something outside the permission vocabulary (network, smtp, filesystem:read, filesystem:write, filesystem, subprocess).";
+    /// A YAML flow-style list or mapping, which the reference validator rejects.
+    FlowStyle = "flow-style", Error, "validate/flow.rs", "The frontmatter writes a list or mapping in YAML flow style (`[a, b]`, `{k: v}`), which the Agent Skills reference validator rejects (an error in the `agentskills` profile, allowed in the others).";
+    /// The body points at a file of its pack that is not there.
+    ReferenceMissing = "reference-missing", Warning, "validate/references.rs", "The body points at a file of its pack that is not there: a relative link, or a `references/`, `scripts/` or `assets/` path in a code span.";
+    /// `allowed-tools` names an unknown tool or a malformed pattern.
+    AllowedToolsUnknown = "allowed-tools-unknown", Warning, "validate/allowed_tools.rs", "`allowed-tools` names a tool no agent has (Claude Code, Codex, DB-GPT, or `[tools] known` in `skillbake.toml`), or writes a malformed pattern such as `Bash(git:*`.";
     /// Text hidden from a human reviewer.
     HiddenText = "hidden-text", Error, "validate/security/hidden.rs", "A file holds text a reviewer does not see but the model reads: bidi overrides, tag characters, zero-width runs, instructions in HTML comments, or padding that pushes content out of view.";
     /// Instructions that take the agent over.

@@ -119,8 +119,11 @@ pub mod file {
     /// Lazily decoded bytes: index into the registry's byte slots ([`super::NONE`] when the
     /// bytes are stored as they are).
     pub const SLOT: usize = 7;
+    /// Eight cells: the SHA-256 of the file's exact bytes, computed by the compiler (cell `i`
+    /// holds bytes `4i..4i+4` little-endian), so the runtime serves digests without hashing.
+    pub const SHA256: usize = 8;
     /// Cells per row.
-    pub const WIDTH: usize = 8;
+    pub const WIDTH: usize = 16;
 }
 
 /// How a file's bytes are stored (`file::ENCODING`).

@@ -470,6 +470,12 @@ impl<'a> Req<'a> {
         }
     }
 
+    /// Whether the range is `*` alone: any release, and any version at all (a pack that
+    /// declares none included).
+    pub fn is_star(&self) -> bool {
+        self.star
+    }
+
     /// The text the range was parsed from.
     pub fn as_str(&self) -> &'a str {
         self.text

@@ -2,13 +2,17 @@
 //! methods, and this module only turns their types into rmcp's (and back).
 
 use crate::server::{CallError, Contents, ResourceInfo, Server, ToolReply};
-use crate::uri::RESOURCE_TEMPLATE;
+use crate::skills::{DirEntry, SkillEntry, SKILLS_TTL_MS};
+use crate::uri::{RESOURCE_TEMPLATE, VERSION_TEMPLATE};
 use base64::Engine as _;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+    CustomRequest, CustomResult, GetSkillRequestParams, GetSkillResult, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool,
+    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Skill, SkillFrontmatter,
+    SkillResource, SkillResources, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler};
@@ -20,6 +24,7 @@ impl ServerHandler for Server {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
+                .enable_skills_with_directory_read()
                 .build(),
         )
         .with_server_info(
@@ -76,6 +81,12 @@ impl ServerHandler for Server {
                     "{name} is a skill's name, {path} a file's path in its pack: SKILL.md, \
                      scripts/..., references/..., assets/...",
                 ),
+            ResourceTemplate::new(VERSION_TEMPLATE, "skill-version-file")
+                .with_title("A file of one embedded version of a skill")
+                .with_description(
+                    "{version} is one of the skill's embedded versions (skills/list names each), \
+                     {name} the skill's name, {path} a file's path in its pack",
+                ),
         ]))
     }
 
@@ -95,6 +106,110 @@ impl ServerHandler for Server {
                 Some(json!({ "uri": request.uri })),
             )),
         }
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, McpError> {
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let page = self
+            .skills_page(cursor)
+            .map_err(|m| McpError::invalid_params(m, None))?;
+        let mut result =
+            ListSkillsResult::with_all_items(page.skills.into_iter().map(skill).collect());
+        result.next_cursor = page.next_cursor;
+        Ok(result
+            .with_ttl_ms(SKILLS_TTL_MS)
+            .with_cache_scope(CacheScope::Public))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, McpError> {
+        let entry = self
+            .skill_entry(&request.uri)
+            .map_err(|m| McpError::invalid_params(m, Some(json!({ "uri": request.uri }))))?;
+        Ok(GetSkillResult::new(skill(entry))
+            .with_ttl_ms(SKILLS_TTL_MS)
+            .with_cache_scope(CacheScope::Public))
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, McpError> {
+        let children = self
+            .read_directory(&request.uri, request.cursor.as_deref())
+            .map_err(|m| McpError::invalid_params(m, Some(json!({ "uri": request.uri }))))?;
+        Ok(ReadResourceDirectoryResult::with_all_items(
+            children.into_iter().map(dir_resource).collect(),
+        ))
+    }
+
+    /// A request of the extension whose parameters are not the method's (rmcp hands requests
+    /// it cannot parse here): `invalid params`, saying what the method takes.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        let takes = match request.method.as_str() {
+            "skills/list" => "an optional string `cursor`",
+            "skills/get" => "a string `uri`, the URI of a skill's SKILL.md",
+            "resources/directory/read" => {
+                "a string `uri`, the URI of a folder, and an optional string `cursor`"
+            }
+            _ => {
+                return Err(McpError::new(
+                    rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                    request.method,
+                    None,
+                ))
+            }
+        };
+        Err(McpError::invalid_params(
+            format!(
+                "invalid params for {}: it takes {takes}, got {}",
+                request.method,
+                request
+                    .params
+                    .map_or_else(|| "none".to_string(), |p| p.to_string())
+            ),
+            None,
+        ))
+    }
+}
+
+/// An entry in rmcp's types: `name` and `description` first, then every other field in the
+/// author's order.
+fn skill(entry: SkillEntry) -> Skill {
+    let mut fields = entry.frontmatter;
+    let text = |v: Option<serde_json::Value>| match v {
+        Some(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    };
+    let name = text(fields.shift_remove("name"));
+    let description = text(fields.shift_remove("description"));
+    let mut frontmatter = SkillFrontmatter::new(name, description);
+    frontmatter.extra = fields;
+    let files = entry
+        .resources
+        .into_iter()
+        .map(|r| SkillResource::new(r.uri, r.digest, r.size))
+        .collect();
+    Skill::new(entry.uri, frontmatter, SkillResources::Files(files))
+}
+
+fn dir_resource(d: DirEntry) -> Resource {
+    let out = Resource::new(d.uri, d.name).with_mime_type(d.mime_type);
+    match d.size {
+        Some(size) => out.with_size(size),
+        None => out,
     }
 }
 

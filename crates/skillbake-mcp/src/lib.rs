@@ -34,8 +34,22 @@
 //!   `skill://{name}@{version}/{path}`, the `@` percent-encoded), with a MIME type from the extension
 //!   (`skillbake_format::file_type::mime_type`, the same table that decides how
 //!   `load_skill` serves the file); UTF-8 files are served as text, binary files as
-//!   base64 blobs. The template `skill://{name}/{path}` is listed too. An unknown URI is a
-//!   `resource not found` error.
+//!   base64 blobs. The version agents get by name is at `skill://{name}/{path}`, every version
+//!   at `skill://v{version}/{name}/{path}` (canonical for the others; `skill://{name}%40{version}/{path}`
+//!   still reads, as an alias). The templates `skill://{name}/{path}` and
+//!   `skill://v{version}/{name}/{path}` are listed too. An unknown URI is a `resource not
+//!   found` error.
+//! * **The MCP Skills extension** (`io.modelcontextprotocol/skills`, with `directoryRead`):
+//!   `skills/list` ([`Server::skills_page`]: [`SKILLS_PAGE`] entries a page, each with the
+//!   frontmatter as a JSON object and the manifest of its files with `sha256:` digests and
+//!   sizes), `skills/get` ([`Server::skill_entry`]) and `resources/directory/read`
+//!   ([`Server::read_directory`]). The digests were computed by the compiler
+//!   ([`File::sha256`](skillbake::File::sha256)) and a folder's children come from the pack's
+//!   sorted file table: nothing is hashed or read from disk. A URI that names no skill or no
+//!   folder, a cursor this server did not give, or parameters of the wrong shape are `invalid
+//!   params` errors whose message says what is wrong. A pack whose name or `metadata` breaks
+//!   the Agent Skills rules that hosts of the extension enforce is not listed
+//!   ([`Server::skill_refusal`] says why).
 //!
 //! ```no_run
 //! /// Serves `registry` (one that `skillbake::include_skills!()` defined) in a tokio runtime,
@@ -65,6 +79,7 @@ mod handler;
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
 mod server;
+mod skills;
 mod stdio;
 mod uri;
 
@@ -77,5 +92,9 @@ pub use server::{
     Arguments, CallError, Contents, ResourceInfo, Server, ToolReply, FIND_SKILLS, FIND_SKILLS_MAX,
     LIST_SKILLS, LOAD_SKILL,
 };
+pub use skills::{
+    DirEntry, ManifestEntry, SkillEntry, SkillsPage, DIRECTORY_MIME_TYPE, SKILLS_PAGE,
+    SKILLS_TTL_MS,
+};
 pub use stdio::{serve, serve_stdio};
-pub use uri::{resource_uri, RESOURCE_TEMPLATE, URI_PREFIX};
+pub use uri::{resource_uri, skill_root, RESOURCE_TEMPLATE, URI_PREFIX};

@@ -3,7 +3,8 @@
 //! `crate::http` carry them).
 
 use crate::error::Error;
-use crate::uri::{parse_uri, resource_uri, URI_PREFIX};
+use crate::skills::{self, file_uri, served_kind, DirEntry, SkillEntry, SkillsPage, Target};
+use crate::uri::{resource_uri, skill_root, URI_PREFIX};
 use serde_json::{json, Map, Value};
 use skillbake::{CatalogFormat, File, FileKind, Registry, RouteOptions, Skill, ToolsFormat};
 use skillbake_exec::{Executor, Meta, Outcome, ParamCheck, Policy};
@@ -83,9 +84,11 @@ impl std::error::Error for CallError {}
 /// An embedded file as an MCP resource.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResourceInfo {
-    /// `skill://{name}/{path}` (`{name}@{version}` for a version agents do not get by name).
+    /// `skill://{name}/{path}` (`skill://v{version}/{name}/{path}` for a version agents do not
+    /// get by name).
     pub uri: String,
-    /// `{name}/{path}`.
+    /// The skill's name for its `SKILL.md`; `{name}/{path}` (`v{version}/{name}/{path}`) for
+    /// the other files.
     pub name: String,
     /// The MIME type, from the file's extension and whether it is text.
     pub mime_type: &'static str,
@@ -132,6 +135,8 @@ pub struct Server {
     executor: Option<Arc<Executor<'static>>>,
     /// At most this many runs at once, across every session; `None` is no limit.
     runs: Option<Arc<tokio::sync::Semaphore>>,
+    /// Skills per `skills/list` page.
+    pub(crate) skills_page: usize,
 }
 
 impl fmt::Debug for Server {
@@ -180,6 +185,7 @@ impl Server {
             instructions: registry.catalog(CatalogFormat::Xml, None).text.into(),
             executor: None,
             runs: None,
+            skills_page: crate::skills::SKILLS_PAGE,
         })
     }
 
@@ -194,6 +200,13 @@ impl Server {
     /// clones; further calls wait for a slot, and their timeout starts when they run.
     pub fn with_run_limit(mut self, n: usize) -> Self {
         self.runs = Some(Arc::new(tokio::sync::Semaphore::new(n.max(1))));
+        self
+    }
+
+    /// Lists at most `n` skills (at least 1) per `skills/list` page instead of
+    /// [`SKILLS_PAGE`](crate::SKILLS_PAGE), for hosts that want small pages.
+    pub fn with_skills_page(mut self, n: usize) -> Self {
+        self.skills_page = n.max(1);
         self
     }
 
@@ -231,34 +244,61 @@ impl Server {
     pub fn resources(&self) -> Vec<ResourceInfo> {
         let mut out = Vec::new();
         for skill in self.registry.all_versions() {
-            let id = resource_name(&skill);
+            let root = skill_root(&skill);
+            let id = root.get(URI_PREFIX.len()..).unwrap_or_default();
             for file in skill.files() {
+                let skill_md = file.path() == "SKILL.md";
                 out.push(ResourceInfo {
-                    uri: resource_uri(&id, file.path()),
-                    name: format!("{id}/{}", file.path()),
+                    uri: file_uri(&root, file.path()),
+                    name: match skill_md {
+                        true => skill.name().to_string(),
+                        false => format!("{id}/{}", file.path()),
+                    },
                     mime_type: mime_type(file.path(), served_kind(&file)),
-                    size: file.bytes().len() as u64,
-                    description: (file.path() == "SKILL.md").then(|| skill.description()),
+                    size: file.size() as u64,
+                    description: skill_md.then(|| skill.description()),
                 });
             }
         }
         out
     }
 
-    /// Reads a `skill://{name}/{path}` resource; `None` when it names no embedded file. The
-    /// name may carry a version: `name@1.4.2` is exactly that version, `name@^1` the newest in
-    /// the range.
+    /// Reads a resource; `None` when it names no embedded file. `skill://{name}/{path}` is the
+    /// version agents get by name, `skill://v{version}/{name}/{path}` exactly that version; the
+    /// name ignores letter case and may carry a version (`name@1.4.2`, exactly that version, an
+    /// alias kept from earlier releases) or a range (`name@^1`, the newest in it).
     pub fn read(&self, uri: &str) -> Option<Contents> {
-        let (name, path) = parse_uri(uri)?;
-        let request = match name.rsplit_once('@') {
-            Some((n, v)) if skillbake_format::semver::Version::parse(v).is_ok() => {
-                format!("{n}@={v}")
-            }
-            _ => name,
-        };
-        let skill = self.registry.get(&request)?;
-        let file = skill.file(&path)?;
-        Some(contents(uri, &file))
+        match skills::target(self.registry, uri)? {
+            Target::InSkill { skill, path } => Some(contents(uri, &skill.file(&path)?)),
+            Target::Version(_) => None,
+        }
+    }
+
+    /// A page of `skills/list`: the skills the MCP Skills extension serves (every version of
+    /// every skill that [`Server::skill_refusal`] does not refuse), [`SKILLS_PAGE`](crate::SKILLS_PAGE)
+    /// at a time (see [`Server::with_skills_page`]), from `cursor` (the previous page's
+    /// `next_cursor`). A cursor this server did not give is an error message.
+    pub fn skills_page(&self, cursor: Option<&str>) -> Result<SkillsPage, String> {
+        skills::page(self.registry, self.skills_page, cursor)
+    }
+
+    /// `skills/get`: the entry of the skill whose `SKILL.md` is at `uri` (exactly the URI
+    /// `skills/list` gives), or why there is none.
+    pub fn skill_entry(&self, uri: &str) -> Result<SkillEntry, String> {
+        skills::skill_entry(self.registry, uri)
+    }
+
+    /// Why the skills extension does not serve `skill` (its tools and resources stay): its
+    /// `name` or `metadata` breaks a rule of the Agent Skills specification that hosts of the
+    /// extension enforce.
+    pub fn skill_refusal(&self, skill: &Skill<'_>) -> Option<String> {
+        skills::refusal(skill)
+    }
+
+    /// `resources/directory/read`: the direct children of the folder at `uri`, or why it is
+    /// not one. A folder is listed in one page, so any cursor is an error.
+    pub fn read_directory(&self, uri: &str, cursor: Option<&str>) -> Result<Vec<DirEntry>, String> {
+        skills::read_directory(self.registry, uri, cursor)
     }
 
     /// Calls the tool `name` with `args`, as a `tools/call` request does over any transport. A
@@ -503,15 +543,6 @@ fn builtin_first(registry: &Registry) -> Result<Vec<rmcp::model::Tool>, Error> {
     Ok(tools)
 }
 
-/// The name part of a pack's resource URIs: the skill's name for the version agents get by
-/// name, `name@version` for the others.
-fn resource_name(skill: &Skill<'_>) -> String {
-    match skill.version() {
-        Some(v) if !skill.is_default() => format!("{}@{v}", skill.name()),
-        _ => skill.name().to_string(),
-    }
-}
-
 fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
@@ -520,14 +551,6 @@ fn json_type(v: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
-    }
-}
-
-/// How a file is served: its kind, binary whenever its bytes are not UTF-8.
-fn served_kind(file: &File) -> FileKind {
-    match file.text() {
-        Some(_) => file.kind(),
-        None => FileKind::Binary,
     }
 }
 

@@ -1,13 +1,19 @@
-//! Resource URIs of embedded files: `skill://{name}/{path}`, percent-encoded
-//! (`skillbake_format::percent`).
+//! Resource URIs of embedded files, percent-encoded (`skillbake_format::percent`): the version
+//! agents get by name at `skill://{name}/{path}`, the others at
+//! `skill://v{version}/{name}/{path}` (the MCP Skills extension's skill path: a prefix, then
+//! the name).
 
+use skillbake::Skill;
 use skillbake_format::percent::{self, Keep};
 
 /// Scheme and separator of resource URIs: `skill://{name}/{path}`.
 pub const URI_PREFIX: &str = "skill://";
 
-/// The resource template of every embedded file.
+/// The resource template of every embedded file (at the version agents get by name).
 pub const RESOURCE_TEMPLATE: &str = "skill://{name}/{path}";
+
+/// The resource template of every embedded file at one version.
+pub const VERSION_TEMPLATE: &str = "skill://v{version}/{name}/{path}";
 
 /// The URI of an embedded file: `skill://{name}/{path}`, percent-encoding every byte of `name`
 /// and `path` outside `A-Z a-z 0-9 - . _ ~` (and `/` in `path`).
@@ -20,19 +26,40 @@ pub fn resource_uri(name: &str, path: &str) -> String {
     out
 }
 
-/// Splits `skill://{name}/{path}` into the decoded name and path.
-pub(crate) fn parse_uri(uri: &str) -> Option<(String, String)> {
+/// The URI of a skill's folder, without a trailing `/`: `skill://{name}` for the version agents
+/// get by name, `skill://v{version}/{name}` for the others. A version always holds a `.` and a
+/// name never does, so the two forms cannot meet.
+pub fn skill_root(skill: &Skill<'_>) -> String {
+    let mut out = String::from(URI_PREFIX);
+    match skill.version() {
+        Some(v) if !skill.is_default() => {
+            out.push('v');
+            percent::encode_into(&mut out, v, Keep::Unreserved);
+            out.push('/');
+        }
+        _ => {}
+    }
+    percent::encode_into(&mut out, skill.name(), Keep::Unreserved);
+    out
+}
+
+/// The parts of a `skill://` URI, still encoded: the first segment (the authority) and what
+/// follows its `/`, if anything. `None` for another scheme, an empty authority, a query or a
+/// fragment.
+pub(crate) fn segments(uri: &str) -> Option<(&str, Option<&str>)> {
     let scheme = uri.get(..URI_PREFIX.len())?;
     if !scheme.eq_ignore_ascii_case(URI_PREFIX) {
         return None;
     }
     let rest = uri.get(URI_PREFIX.len()..)?;
-    let (name, path) = rest.split_once('/')?;
-    let (name, path) = (percent::decode(name)?, percent::decode(path)?);
-    if name.is_empty() || path.is_empty() {
+    if rest.contains(['?', '#']) {
         return None;
     }
-    Some((name, path))
+    let (first, path) = match rest.split_once('/') {
+        Some((first, path)) => (first, Some(path)),
+        None => (rest, None),
+    };
+    (!first.is_empty()).then_some((first, path))
 }
 
 #[cfg(test)]
@@ -40,31 +67,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn uris_round_trip() {
+    fn uris_encode_and_split() {
         let uri = resource_uri("read-file", "scripts/my file ü.py");
         assert_eq!(uri, "skill://read-file/scripts/my%20file%20%C3%BC.py");
         assert_eq!(
-            parse_uri(&uri),
-            Some(("read-file".into(), "scripts/my file ü.py".into()))
+            segments(&uri),
+            Some(("read-file", Some("scripts/my%20file%20%C3%BC.py")))
         );
-        assert_eq!(
-            parse_uri("skill://x/scripts%2Frun.py"),
-            Some(("x".into(), "scripts/run.py".into()))
-        );
+        assert_eq!(segments("SKILL://x"), Some(("x", None)));
+        assert_eq!(segments("skill://v1.0.0/x/"), Some(("v1.0.0", Some("x/"))));
         for bad in [
             "",
             "skill://",
-            "skill://x",
-            "skill://x/",
             "skill:///SKILL.md",
             "file://x/SKILL.md",
-            "skill://x/%zz",
-            "skill://x/%",
-            "skill://x/%ff",
+            "skill://x/SKILL.md?v=1",
+            "skill://x/SKILL.md#top",
             "skil",
             "sküll://x/y",
         ] {
-            assert_eq!(parse_uri(bad), None, "{bad}");
+            assert_eq!(segments(bad), None, "{bad}");
         }
     }
 }

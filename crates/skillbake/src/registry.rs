@@ -901,6 +901,29 @@ impl File {
         self.cell(layout::file::LEN) as usize
     }
 
+    /// The SHA-256 of the file's exact bytes ([`File::bytes`]), computed when the registry was
+    /// built: reading it hashes nothing and decodes nothing.
+    pub fn sha256(&self) -> [u8; 32] {
+        let mut out = [0u8; 32];
+        for (i, chunk) in out.chunks_exact_mut(4).enumerate() {
+            chunk.copy_from_slice(&self.cell(layout::file::SHA256 + i).to_le_bytes());
+        }
+        out
+    }
+
+    /// The file's digest as the MCP Skills extension writes it: `sha256:` and 64 lower-case
+    /// hexadecimal digits of [`File::sha256`].
+    pub fn digest(&self) -> String {
+        let mut out = String::with_capacity(7 + 64);
+        out.push_str("sha256:");
+        for b in self.sha256() {
+            for nibble in [b >> 4, b & 15] {
+                out.push(char::from_digit(u32::from(nibble), 16).unwrap_or('0'));
+            }
+        }
+        out
+    }
+
     /// True when the file is stored compressed (inflated on first access).
     pub fn is_compressed(&self) -> bool {
         self.cell(layout::file::ENCODING) == encoding::DEFLATE

@@ -213,6 +213,17 @@ fn kind_cell(path: &str, bytes: &[u8]) -> u32 {
     }
 }
 
+/// The SHA-256 of `bytes` as the eight cells of `layout::file::SHA256`.
+fn sha256_cells(bytes: &[u8]) -> [u32; 8] {
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(bytes);
+    let mut cells = [0u32; 8];
+    for (cell, word) in cells.iter_mut().zip(digest.chunks_exact(4)) {
+        *cell = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+    }
+    cells
+}
+
 /// A file's bytes compressed as raw DEFLATE (level 9), when that makes them smaller.
 pub fn deflate(bytes: &[u8]) -> Option<Vec<u8>> {
     let packed = miniz_oxide::deflate::compress_to_vec(bytes, 9);
@@ -457,6 +468,9 @@ fn file_rows(
         put(&mut frow, layout::file::PATH, seg.cells(path)?);
         frow[layout::file::KIND] = Pre::Done(Cell::Plain(kind_cell(&f.path, &f.bytes)));
         frow[layout::file::LEN] = Pre::Done(Cell::Plain(u32_of(f.bytes.len())?));
+        for (i, cell) in sha256_cells(&f.bytes).into_iter().enumerate() {
+            frow[layout::file::SHA256 + i] = Pre::Done(Cell::Plain(cell));
+        }
         if f.path == "SKILL.md" {
             row[col::SKILL_MD] = Pre::Done(Cell::File(u32_of(i)?));
         }

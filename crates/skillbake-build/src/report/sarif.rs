@@ -78,6 +78,17 @@ fn pascal_case(code: &str) -> String {
         .collect()
 }
 
+/// A rule's SARIF `name`: the code in PascalCase, which SARIF wants to differ from the `id`
+/// (a one-word code such as `persistence` gets `PersistenceRule`).
+fn rule_name(code: &str) -> String {
+    let name = pascal_case(code);
+    if name.eq_ignore_ascii_case(code) {
+        format!("{name}Rule")
+    } else {
+        name
+    }
+}
+
 /// Renders the report as a SARIF 2.1.0 log (pretty JSON with a trailing newline).
 pub fn render(report: &Report) -> String {
     let rules: Vec<Value> = Code::ALL
@@ -85,7 +96,7 @@ pub fn render(report: &Report) -> String {
         .map(|c| {
             json!({
                 "id": c.as_str(),
-                "name": pascal_case(c.as_str()),
+                "name": rule_name(c.as_str()),
                 "shortDescription": {"text": c.summary()},
                 "fullDescription": {"text": c.summary()},
                 "help": {"text": format!("Run `skillbake explain {}` for what the rule checks, why, examples and how to fix or silence it.", c.as_str())},

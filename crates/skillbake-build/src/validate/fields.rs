@@ -26,8 +26,6 @@ pub enum Kind {
     StrOrList,
     /// Any mapping.
     Mapping,
-    /// A mapping of strings to strings.
-    StrMap,
     /// A string, a list or a mapping.
     Structured,
 }
@@ -42,7 +40,6 @@ impl Kind {
             Kind::List => "a list of strings or one comma-separated string",
             Kind::StrOrList => "a string or a list of strings",
             Kind::Mapping => "a mapping",
-            Kind::StrMap => "a mapping of strings to strings",
             Kind::Structured => "a string, a list or a mapping",
         }
     }
@@ -53,7 +50,7 @@ impl Kind {
             Kind::Number => format!("`{key}: 30`"),
             Kind::Bool => format!("`{key}: true`"),
             Kind::List | Kind::StrOrList => format!("`{key}: [a, b]`"),
-            Kind::Mapping | Kind::StrMap => {
+            Kind::Mapping => {
                 format!("`{key}:` followed by indented `key: \"value\"` lines")
             }
             Kind::Structured => format!("`{key}: \"...\"`"),
@@ -67,8 +64,8 @@ pub const KNOWN_FIELDS: &[(&str, Kind, &str)] = &[
     ("description", Kind::Str, "spec"),
     ("license", Kind::Str, "spec"),
     ("compatibility", Kind::Str, "spec"),
-    ("metadata", Kind::StrMap, "spec"),
-    ("allowed-tools", Kind::Str, "spec"),
+    ("metadata", Kind::Mapping, "spec"),
+    ("allowed-tools", Kind::StrOrList, "spec, Claude Code"),
     ("version", Kind::StrOrNum, "DB-GPT"),
     ("author", Kind::Str, "DB-GPT"),
     ("skill_type", Kind::Str, "DB-GPT"),
@@ -92,7 +89,7 @@ pub const KNOWN_FIELDS: &[(&str, Kind, &str)] = &[
     ("hooks", Kind::Mapping, "Claude Code"),
     ("paths", Kind::StrOrList, "Claude Code"),
     ("shell", Kind::Str, "Claude Code"),
-    ("requires", Kind::StrMap, "skillbake"),
+    ("requires", Kind::Mapping, "skillbake, Composio, OpenClaw"),
     ("bucket", Kind::Str, "skillbake"),
     ("route_tests", Kind::Mapping, "skillbake"),
     ("entrypoint", Kind::Str, "skillbake"),
@@ -151,7 +148,6 @@ fn matches(kind: Kind, v: &Value) -> bool {
         (Kind::List | Kind::StrOrList, Value::String(_)) => true,
         (Kind::List | Kind::StrOrList, v) => is_str_list(v),
         (Kind::Mapping, Value::Mapping(_)) => true,
-        (Kind::StrMap, Value::Mapping(_)) => true,
         (Kind::Structured, Value::String(_) | Value::Sequence(_) | Value::Mapping(_)) => true,
         _ => false,
     }
@@ -223,9 +219,6 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             ));
             continue;
         }
-        if kind == Kind::StrMap {
-            check_string_map(ctx, &key, v, diags);
-        }
         if key == "compatibility" {
             if let Value::String(s) = v {
                 let len = s.chars().count();
@@ -241,30 +234,6 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                     );
                 }
             }
-        }
-    }
-}
-
-fn check_string_map(ctx: &PackCtx<'_>, key: &str, v: &Value, diags: &mut Vec<Diagnostic>) {
-    let Value::Mapping(m) = v else { return };
-    for (mk, mv) in m {
-        let name = key_text(mk);
-        if !matches!(mk, Value::String(_)) || !matches!(mv, Value::String(_)) {
-            let (expected, found) = if matches!(mk, Value::String(_)) {
-                ("a string", type_name(mv))
-            } else {
-                ("keyed by a string", type_name(mk))
-            };
-            diags.push(field_type(
-                &ctx.file,
-                &format!("{key}.{name}"),
-                expected,
-                found,
-                ctx.md.find_in_value(key, &name),
-                format!(
-                    "quote it: `{name}: \"...\"` (YAML reads 1.0, true and dates as other types)"
-                ),
-            ));
         }
     }
 }

@@ -14,10 +14,13 @@
 //! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
 //! | [`size`] | `file-too-large`, `pack-too-large` |
 //! | [`version`] | `version-invalid`, `version-dir-mismatch` |
-//! | [`requires`] | `requires-invalid`, `requires-unsatisfied`, `requires-cycle`, `agent-requires-unsatisfied` |
+//! | [`requires`] | `requires-invalid`, `requires-unsatisfied`, `requires-cycle`, `agent-requires-unsatisfied`, `requires-deprecated` |
 //! | [`route`] | `route-test-failed`, `description-near-duplicate`, `catalog-over-budget` |
 //! | [`entrypoint`] | `entrypoint-not-found`, `entrypoint-binary`, `unknown-interpreter`, `schema-missing`, `timeout-invalid` |
 //! | [`permission`] | `unknown-permission` |
+//! | [`flow`] | `flow-style` |
+//! | [`references`] | `reference-missing` |
+//! | [`allowed_tools`] | `allowed-tools-unknown` |
 //! | [`security/hidden`] | `hidden-text` |
 //! | [`security/hijack`] | `agent-hijack` |
 //! | [`security/harvest`] | `credential-harvest` |
@@ -28,13 +31,16 @@
 //! | [`security/binary`] | `binary-payload` |
 //! <!-- codes:end -->
 
+pub mod allowed_tools;
 pub mod body;
 pub mod description;
 pub mod duplicate;
 pub mod entrypoint;
 pub mod fields;
+pub mod flow;
 pub mod name;
 pub mod permission;
+pub mod references;
 pub mod requires;
 pub mod route;
 pub mod schema;
@@ -63,6 +69,9 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         entrypoint::check(ctx, diags);
         permission::check(ctx, diags);
         text::check(ctx, diags);
+        flow::check(ctx, diags);
+        references::check(ctx, diags);
+        allowed_tools::check(ctx, diags);
     }
     body::check(ctx, diags);
     size::check(ctx, diags);

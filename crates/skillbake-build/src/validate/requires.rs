@@ -1,10 +1,18 @@
-//! Requirements, resolved at build time: the skills a pack relies on (`requires:` in its
+//! Requirements, resolved at build time: the skills a pack relies on (`requires.skills` in its
 //! frontmatter, a mapping of skill name → version range) and the skills the agent relies on
 //! (`[requires]` in `skillbake.toml`, or `skillbake_build::Config::require`). Ranges use Cargo's
 //! syntax ([`skillbake_format::semver::Req`]).
 //!
+//! `requires:` is a mapping of *kinds* of requirement, as packs in the wild write it: `skills`
+//! (this pack's skills), `mcp` (the MCP servers the skill needs, Composio's convention) and
+//! OpenClaw's `bins`, `anyBins`, `env` and `config`, each a list of names. A kind skillbake does
+//! not know, written as a list or a mapping, belongs to another tool and is left alone. The old
+//! flat form, `requires: {NAME: RANGE}`, still reads as skill dependencies, with
+//! `requires-deprecated`. OpenClaw's own place, `metadata.openclaw.requires` (also
+//! `metadata.clawdbot`, `metadata.clawdis`), is checked for the shapes OpenClaw reads.
+//!
 //! Rules that live here: `requires-invalid`, `requires-unsatisfied`, `requires-cycle`,
-//! `agent-requires-unsatisfied`.
+//! `agent-requires-unsatisfied`, `requires-deprecated`.
 //!
 //! Resolution picks, for every skill, the version an agent gets when it asks for the skill by
 //! name (the *default*, served by `load_skill(name)`, listed in the catalogs and tools):
@@ -23,39 +31,296 @@
 //! (`name@range` then finds it), and requirements may not form a cycle (each requirement
 //! followed to the newest version it matches).
 
+use super::fields::{field_type, unknown_sub_key};
 use super::PackCtx;
 use crate::diagnostic::{Code, Diagnostic, Position};
 use crate::model::{NameSite, Requirement};
+use crate::parse::{key_text, type_name};
 use skillbake_format::semver::{Req, Version};
 use skillbake_format::suggest::{closest, did_you_mean};
 use std::collections::BTreeMap;
 use yaml_serde::Value;
 
-/// The `requires:` entries of a pack, with their positions; `requires-invalid` for ranges that
-/// do not parse (other shapes are `field-type`'s).
-pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) -> Vec<Requirement> {
-    let Some(Value::Mapping(map)) = ctx.field("requires") else {
+/// The kind of `requires:` that names this pack's skills.
+pub const SKILLS: &str = "skills";
+
+/// The kinds of `requires:` read as lists of names (one string is a list of one), with what
+/// they name.
+pub const LIST_KINDS: &[(&str, &str)] = &[
+    ("mcp", "MCP servers"),
+    ("bins", "programs"),
+    ("anyBins", "programs"),
+    ("env", "environment variables"),
+    ("config", "configuration keys"),
+];
+
+/// Where OpenClaw reads a skill's requirements: `metadata.<one of these>.requires`.
+pub const OPENCLAW_KEYS: &[&str] = &["openclaw", "clawdbot", "clawdis"];
+
+/// One skill dependency read from `requires:`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillDep {
+    /// The skill required.
+    pub skill: String,
+    /// The version range, as written (`*` for a name listed without one).
+    pub range: String,
+    /// Written in the old flat form, `requires: {NAME: RANGE}`.
+    pub flat: bool,
+}
+
+/// The skill dependencies of a `requires:` value: `requires.skills` (a mapping of name →
+/// range, or a list of names, any version) and the old flat `NAME: RANGE` entries. Entries of
+/// other shapes are skipped (`check` reports them).
+pub fn skill_deps(requires: &Value) -> Vec<SkillDep> {
+    let Value::Mapping(map) = requires else {
         return Vec::new();
     };
     let mut out = Vec::new();
     for (k, v) in map {
-        let (Value::String(skill), Value::String(range)) = (k, v) else {
-            continue;
-        };
-        let (name_pos, range_pos) = entry_positions(ctx, skill, range);
+        let Value::String(key) = k else { continue };
+        match (key.as_str(), v) {
+            (SKILLS, Value::Mapping(skills)) => {
+                out.extend(
+                    skills
+                        .iter()
+                        .filter_map(|(name, range)| match (name, range) {
+                            (Value::String(skill), Value::String(range)) => Some(SkillDep {
+                                skill: skill.clone(),
+                                range: range.clone(),
+                                flat: false,
+                            }),
+                            _ => None,
+                        }),
+                );
+            }
+            (SKILLS, Value::Sequence(names)) => {
+                out.extend(names.iter().filter_map(|n| match n {
+                    Value::String(skill) => Some(SkillDep {
+                        skill: skill.clone(),
+                        range: "*".to_string(),
+                        flat: false,
+                    }),
+                    _ => None,
+                }));
+            }
+            (kind, Value::String(range)) if kind != SKILLS && !is_list_kind(kind) => {
+                out.push(SkillDep {
+                    skill: key.clone(),
+                    range: range.clone(),
+                    flat: true,
+                });
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn is_list_kind(kind: &str) -> bool {
+    LIST_KINDS.iter().any(|(k, _)| *k == kind)
+}
+
+/// The `requires:` entries of a pack, with their positions: `field-type` for kinds of the
+/// wrong shape, `requires-deprecated` for the flat form, `requires-invalid` for ranges that do
+/// not parse. Also checks OpenClaw's `metadata.openclaw.requires` in the profiles that read it.
+pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) -> Vec<Requirement> {
+    if ctx.config.profile.knows("OpenClaw") {
+        check_openclaw(ctx, diags);
+    }
+    let Some(requires @ Value::Mapping(map)) = ctx.field("requires") else {
+        return Vec::new();
+    };
+    for (k, v) in map {
+        check_kind(ctx, k, v, diags);
+    }
+    let mut out = Vec::new();
+    for dep in skill_deps(requires) {
+        let (name_pos, range_pos) = entry_positions(ctx, &dep.skill, &dep.range);
         let r = Requirement {
-            skill: skill.clone(),
-            range: range.clone(),
+            skill: dep.skill,
+            range: dep.range,
             file: ctx.file.clone(),
             name_pos,
             range_pos,
         };
+        if dep.flat {
+            diags.push(deprecated(&r));
+        }
         if let Some(d) = invalid(&r, "`requires`") {
             diags.push(d);
         }
         out.push(r);
     }
     out
+}
+
+/// The shape of one `requires:` entry (its skills are read by [`skill_deps`]).
+fn check_kind(ctx: &PackCtx<'_>, k: &Value, v: &Value, diags: &mut Vec<Diagnostic>) {
+    let key = key_text(k);
+    let at = || ctx.md.find_in_value("requires", &key);
+    if !matches!(k, Value::String(_)) {
+        diags.push(field_type(
+            &ctx.file,
+            &format!("requires.{key}"),
+            "keyed by a string",
+            type_name(k),
+            at(),
+            "write each kind of requirement as a name: `skills:`, `mcp:`, …",
+        ));
+        return;
+    }
+    if key == SKILLS {
+        check_skills(ctx, v, diags);
+    } else if let Some((_, what)) = LIST_KINDS.iter().find(|(kind, _)| *kind == key) {
+        if !is_name_list(v) {
+            diags.push(field_type(
+                &ctx.file,
+                &format!("requires.{key}"),
+                &format!("a list of names ({what})"),
+                type_name(v),
+                at(),
+                format!("write it as `{key}: [name, other]`"),
+            ));
+        }
+    } else {
+        match v {
+            Value::String(_) | Value::Null => {}
+            Value::Sequence(_) | Value::Mapping(_) => {
+                // Another tool's kind; a near miss of one of ours is worth a word.
+                let ours = std::iter::once(SKILLS).chain(LIST_KINDS.iter().map(|(k, _)| *k));
+                if let Some(s) = closest(&key, ours).filter(|s| *s != key) {
+                    diags.push(
+                        unknown_sub_key(
+                            &ctx.file,
+                            format!("`requires.{key}` is no kind of requirement skillbake reads; other tools' kinds are left alone"),
+                        )
+                        .at(at())
+                        .help(did_you_mean(s)),
+                    );
+                }
+            }
+            other => diags.push(field_type(
+                &ctx.file,
+                &format!("requires.{key}"),
+                "a version range (a string), or a list or mapping",
+                type_name(other),
+                at(),
+                format!("a skill dependency is `requires: {{skills: {{{key}: \"^1\"}}}}` (quote the range)"),
+            )),
+        }
+    }
+}
+
+/// `requires.skills`: a mapping of skill name → range (a string), or a list of names.
+fn check_skills(ctx: &PackCtx<'_>, v: &Value, diags: &mut Vec<Diagnostic>) {
+    match v {
+        Value::Null => {}
+        Value::Sequence(items) => {
+            if let Some(bad) = items.iter().find(|i| !matches!(i, Value::String(_))) {
+                diags.push(field_type(
+                    &ctx.file,
+                    "requires.skills",
+                    "a mapping of skill name → version range, or a list of skill names",
+                    &format!("a list with {} in it", type_name(bad)),
+                    ctx.md.find_in_value("requires", SKILLS),
+                    "write it as `skills: {read-file: \"^1.2\"}`, or `skills: [read-file]` for any version",
+                ));
+            }
+        }
+        Value::Mapping(m) => {
+            for (name, range) in m {
+                let skill = key_text(name);
+                let (expected, found) = match (name, range) {
+                    (Value::String(_), Value::String(_)) => continue,
+                    (Value::String(_), other) => ("a version range (a string)", type_name(other)),
+                    (other, _) => ("keyed by a skill name", type_name(other)),
+                };
+                diags.push(field_type(
+                    &ctx.file,
+                    &format!("requires.skills.{skill}"),
+                    expected,
+                    found,
+                    ctx.md.find_in_value("requires", &skill),
+                    format!("quote the range: `{skill}: \"^1.2\"` (YAML reads 1.0 as a number)"),
+                ));
+            }
+        }
+        other => diags.push(field_type(
+            &ctx.file,
+            "requires.skills",
+            "a mapping of skill name → version range, or a list of skill names",
+            type_name(other),
+            ctx.md.find_in_value("requires", SKILLS),
+            "write it as `skills: {read-file: \"^1.2\"}`, or `skills: [read-file]` for any version",
+        )),
+    }
+}
+
+/// A list of strings, one string, or nothing.
+fn is_name_list(v: &Value) -> bool {
+    match v {
+        Value::Null | Value::String(_) => true,
+        Value::Sequence(items) => items.iter().all(|i| matches!(i, Value::String(_))),
+        _ => false,
+    }
+}
+
+/// `requires-deprecated` for a skill dependency in the flat form.
+fn deprecated(r: &Requirement) -> Diagnostic {
+    let d = Diagnostic::new(
+        Code::RequiresDeprecated,
+        &r.file,
+        format!(
+            "`requires: {{{}: \"{}\"}}` is the old spelling of a skill dependency",
+            r.skill, r.range
+        ),
+    )
+    .at(r.name_pos)
+    .note("`requires:` holds kinds of requirement (`skills`, `mcp`, …), as other tools read it; a flat entry is still read as a skill, for now");
+    if Req::parse(&r.range).is_ok() {
+        d.help(format!(
+            "move it under `skills:`: `requires: {{skills: {{{}: \"{}\"}}}}`",
+            r.skill, r.range
+        ))
+    } else {
+        d.help(format!(
+            "if `{0}` is a skill, write `requires: {{skills: {{{0}: \"^1\"}}}}` with its version range; if it is something else the pack needs, write it as a list (`{0}: [...]`), which skillbake leaves to the tool that reads it",
+            r.skill
+        ))
+    }
+}
+
+/// OpenClaw's requirements, `metadata.openclaw.requires.{bins,anyBins,env,config}`: lists of
+/// names (OpenClaw ignores them silently otherwise, and the skill is gated on nothing).
+fn check_openclaw(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
+    let Some(Value::Mapping(meta)) = ctx.field("metadata") else {
+        return;
+    };
+    for host in OPENCLAW_KEYS {
+        let Some(Value::Mapping(block)) = meta.get(*host) else {
+            continue;
+        };
+        let Some(Value::Mapping(requires)) = block.get("requires") else {
+            continue;
+        };
+        for (kind, what) in LIST_KINDS.iter().filter(|(k, _)| *k != "mcp") {
+            let Some(v) = requires.get(*kind) else {
+                continue;
+            };
+            if !is_name_list(v) {
+                diags.push(field_type(
+                    &ctx.file,
+                    &format!("metadata.{host}.requires.{kind}"),
+                    &format!("a list of names ({what})"),
+                    type_name(v),
+                    ctx.md.find_in_value("metadata", kind),
+                    format!(
+                        "write it as `{kind}: [name, other]`; OpenClaw ignores any other shape"
+                    ),
+                ));
+            }
+        }
+    }
 }
 
 /// `requires-invalid` when the range of `r` does not parse; `whose` names where it is written
@@ -148,11 +413,16 @@ impl<'a> Resolver<'a> {
         release.or(packs.last()).copied()
     }
 
+    /// Whether pack `p` satisfies `req` (a pack without a version only satisfies `*`).
+    fn satisfies(&self, p: usize, req: &Req<'_>) -> bool {
+        self.version(p).map_or(req.is_star(), |v| req.matches(&v))
+    }
+
     fn matching(&self, packs: &[usize], req: &Req<'_>) -> Vec<usize> {
         packs
             .iter()
             .copied()
-            .filter(|&p| self.version(p).is_some_and(|v| req.matches(&v)))
+            .filter(|&p| self.satisfies(p, req))
             .collect()
     }
 
@@ -396,10 +666,7 @@ fn narrow_defaults<'a>(r: &mut Resolver<'a>, diags: &mut Vec<Diagnostic>) {
                 if req.skill == site.name || r.matching(&group.packs, &range).is_empty() {
                     continue; // reported by `every_requirement_is_met` or `cycles`
                 }
-                let ok = group
-                    .default
-                    .and_then(|g| r.version(g))
-                    .is_some_and(|v| range.matches(&v));
+                let ok = group.default.is_some_and(|g| r.satisfies(g, &range));
                 if ok {
                     continue;
                 }

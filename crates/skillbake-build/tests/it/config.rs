@@ -181,7 +181,7 @@ fn dbgpt_profile_warns_on_what_dbgpt_serves() {
     pack(
         tmp.path(),
         "pdf-tools",
-        "name: PDF-Tools\ndescription: \"\"\nmetadata:\n  stars: 5\nallowed-tools: [Read]\n",
+        "name: PDF-Tools\ndescription: \"\"\ntags: [pdf, 5]\n",
         "Body.",
     );
     pack(

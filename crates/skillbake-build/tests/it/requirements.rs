@@ -74,7 +74,7 @@ fn the_agent_and_the_packs_narrow_the_default() {
         "report",
         "report",
         "3.0.0",
-        "requires:\n  mail: \"~1.2\"\n",
+        "requires:\n  skills:\n    mail: \"~1.2\"\n",
     );
     // `report` (the default) requires mail ~1.2: agents get mail 1.2.0, not 2.0.0 nor 1.4.0.
     let (defaults, codes, report) = resolve(tmp.path(), &CheckOptions::default());
@@ -90,7 +90,7 @@ fn the_agent_and_the_packs_narrow_the_default() {
         "report",
         "report",
         "3.0.0",
-        "requires:\n  mail: \">=1.2\"\n",
+        "requires:\n  skills:\n    mail: \">=1.2\"\n",
     );
     let opts = CheckOptions {
         requires: vec![("mail".into(), "^1".into())],
@@ -111,23 +111,23 @@ fn conflicting_requirements_name_both_places() {
         "alerts",
         "alerts",
         "1.0.0",
-        "requires:\n  mail: \"^1\"\n",
+        "requires:\n  skills:\n    mail: \"^1\"\n",
     );
     pack(
         tmp.path(),
         "report",
         "report",
         "1.0.0",
-        "requires:\n  mail: \"^2\"\n",
+        "requires:\n  skills:\n    mail: \"^2\"\n",
     );
     let (_, codes, report) = resolve(tmp.path(), &CheckOptions::default());
     assert_eq!(codes, [Code::RequiresUnsatisfied], "{report}");
     assert!(
-        report.contains("--> report/SKILL.md:6:10")
+        report.contains("--> report/SKILL.md:7:12")
             && report.contains(
                 "no embedded version of `mail` (1.0.0, 2.0.0) satisfies both this and `^1`"
             )
-            && report.contains(" ::: alerts/SKILL.md:6:10")
+            && report.contains(" ::: alerts/SKILL.md:7:12")
             && report.contains("-- agents get `mail` 1.0.0 by name because of this requirement"),
         "{report}"
     );
@@ -166,10 +166,34 @@ fn agent_requirements_are_reported_in_the_config_and_for_the_build_api() {
 #[test]
 fn longer_cycles_and_self_requirements() {
     let tmp = tempfile::tempdir().unwrap();
-    pack(tmp.path(), "a", "a", "1.0.0", "requires:\n  b: \"1\"\n");
-    pack(tmp.path(), "b", "b", "1.0.0", "requires:\n  c: \"1\"\n");
-    pack(tmp.path(), "c", "c", "1.0.0", "requires:\n  a: \"1\"\n");
-    pack(tmp.path(), "d", "d", "1.0.0", "requires:\n  d: \"1\"\n");
+    pack(
+        tmp.path(),
+        "a",
+        "a",
+        "1.0.0",
+        "requires:\n  skills:\n    b: \"1\"\n",
+    );
+    pack(
+        tmp.path(),
+        "b",
+        "b",
+        "1.0.0",
+        "requires:\n  skills:\n    c: \"1\"\n",
+    );
+    pack(
+        tmp.path(),
+        "c",
+        "c",
+        "1.0.0",
+        "requires:\n  skills:\n    a: \"1\"\n",
+    );
+    pack(
+        tmp.path(),
+        "d",
+        "d",
+        "1.0.0",
+        "requires:\n  skills:\n    d: \"1\"\n",
+    );
     let (_, codes, report) = resolve(tmp.path(), &CheckOptions::default());
     assert_eq!(
         codes,
@@ -184,9 +208,102 @@ fn longer_cycles_and_self_requirements() {
 
     // A requirement that only an older version meets is not a cycle of the newer one.
     let tmp = tempfile::tempdir().unwrap();
-    pack(tmp.path(), "a", "a", "2.0.0", "requires:\n  b: \"1\"\n");
+    pack(
+        tmp.path(),
+        "a",
+        "a",
+        "2.0.0",
+        "requires:\n  skills:\n    b: \"1\"\n",
+    );
     pack(tmp.path(), "a@1.0.0", "a", "1.0.0", "");
-    pack(tmp.path(), "b", "b", "1.0.0", "requires:\n  a: \"1\"\n");
+    pack(
+        tmp.path(),
+        "b",
+        "b",
+        "1.0.0",
+        "requires:\n  skills:\n    a: \"1\"\n",
+    );
     let (_, codes, report) = resolve(tmp.path(), &CheckOptions::default());
     assert!(codes.is_empty(), "{report}");
+}
+
+/// `requires:` holds kinds of requirement: `skills` are resolved (a list of names is any
+/// version), the flat form still resolves with a warning, other tools' kinds are read for what
+/// they are, and a wrong shape of a kind skillbake reads is reported at its place.
+#[test]
+fn requires_reads_every_kind_for_what_it_is() {
+    let tmp = tempfile::tempdir().unwrap();
+    pack(tmp.path(), "mail", "mail", "1.4.0", "");
+    pack(
+        tmp.path(),
+        "alerts",
+        "alerts",
+        "1.0.0",
+        "requires:\n  skills: [mail]\n  mcp: [rube]\n  bins: curl\n  python: [\">=3.10\"]\n",
+    );
+    pack(
+        tmp.path(),
+        "digest",
+        "digest",
+        "1.0.0",
+        "requires:\n  mail: \"^1\"\n",
+    );
+    let checked = check(tmp.path(), &CheckOptions::default());
+    let report = human::render(&checked.report, false);
+    let codes: Vec<(Code, u32)> = checked
+        .report
+        .diagnostics
+        .iter()
+        .map(|d| (d.code, d.line.unwrap_or(0)))
+        .filter(|(c, _)| *c != Code::DescriptionNearDuplicate)
+        .collect();
+    assert_eq!(codes, [(Code::RequiresDeprecated, 6)], "{report}");
+    assert!(report.contains("move it under `skills:`: `requires: {skills: {mail: \"^1\"}}`"));
+
+    // A skill no pack provides is still unsatisfied, in either spelling.
+    pack(
+        tmp.path(),
+        "alerts",
+        "alerts",
+        "1.0.0",
+        "requires:\n  skills: [post]\n",
+    );
+    let (_, codes, report) = resolve(tmp.path(), &CheckOptions::default());
+    assert_eq!(codes, [Code::RequiresUnsatisfied], "{report}");
+
+    pack(
+        tmp.path(),
+        "alerts",
+        "alerts",
+        "1.0.0",
+        "requires:\n  mcp: {rube: 1}\n  skills:\n    mail: 1.4\n  skill:\n    mail: \"^1\"\nmetadata:\n  openclaw:\n    requires:\n      env: {KEY: 1}\n",
+    );
+    let checked = check(tmp.path(), &CheckOptions::default());
+    let report = human::render(&checked.report, false);
+    let got: Vec<(Code, u32)> = checked
+        .report
+        .diagnostics
+        .iter()
+        .filter(|d| d.file == "alerts/SKILL.md")
+        .map(|d| (d.code, d.line.unwrap_or(0)))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Code::FieldType, 6),
+            (Code::FieldType, 8),
+            (Code::UnknownKey, 9),
+            (Code::FieldType, 14),
+        ],
+        "{report}"
+    );
+    assert!(
+        report.contains("`requires.mcp` must be a list of names (MCP servers), found a mapping"),
+        "{report}"
+    );
+    assert!(
+        report.contains("`metadata.openclaw.requires.env` must be a list of names"),
+        "{report}"
+    );
+    assert!(report.contains("did you mean `skills`?"), "{report}");
 }

@@ -126,6 +126,28 @@ fn accepted_inputs_pass_cleanly() {
     assert!(n >= 9);
 }
 
+/// Frontmatter shapes measured on public packs (nested `requires`, `metadata` maps and lists,
+/// OpenClaw metadata, Claude Code's and DB-GPT's fields, `allowed-tools` as a string and a
+/// list): the default profile accepts every one, so a new field or rule cannot silently reject
+/// them (`accepted_inputs_pass_cleanly` asserts no diagnostic at all).
+#[test]
+fn real_world_shapes_are_all_accepted() {
+    let root = fixtures().join("accepted/real-world-shapes");
+    let packs = std::fs::read_dir(&root)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().join("SKILL.md").is_file())
+        .count();
+    let checked = check(&root, &CheckOptions::default());
+    assert!(!checked.report.has_errors());
+    assert_eq!(checked.packs().count(), packs);
+    assert!(packs >= 11);
+    let release = checked
+        .packs()
+        .find(|p| p.name() == "release-notes")
+        .unwrap();
+    assert!(release.is_default());
+}
+
 #[test]
 fn bom_and_crlf_bodies_are_served_normalised() {
     let checked = check(

@@ -12,7 +12,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
 use crate::common::{copy_tree, Order};
-use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents};
+use rmcp::model::{
+    CallToolRequestParams, GetSkillRequestParams, ReadResourceRequestParams, ResourceContents,
+    SkillResources,
+};
 use rmcp::transport::TokioChildProcess;
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
@@ -278,24 +281,61 @@ fn the_mcp_server_serves_both_versions() {
                 .get("recipients")
                 .is_some());
 
-            // Every version's files are resources; the other version under `name@version`.
+            // Every version's files are resources; the other version under `v{version}/`, and
+            // still readable under the `name@version` alias of earlier releases.
             let resources = client.list_all_resources().await.unwrap();
             let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
-            let old = "skill://send-email%401.0.0/scripts/send_email.py";
+            let old = "skill://v1.0.0/send-email/scripts/send_email.py";
             assert!(
                 uris.contains(&old) && uris.contains(&"skill://send-email/scripts/send_email.py"),
                 "{uris:?}"
             );
-            let read = client
-                .read_resource(ReadResourceRequestParams::new(old))
-                .await
-                .unwrap();
-            match &read.contents[0] {
-                ResourceContents::TextResourceContents { text, .. } => {
-                    assert!(!text.starts_with("# send-email 2.0.0"));
-                    assert!(text.contains("def main"), "{text}");
+            for uri in [old, "skill://send-email%401.0.0/scripts/send_email.py"] {
+                let read = client
+                    .read_resource(ReadResourceRequestParams::new(uri))
+                    .await
+                    .unwrap();
+                match &read.contents[0] {
+                    ResourceContents::TextResourceContents { text, .. } => {
+                        assert!(!text.starts_with("# send-email 2.0.0"));
+                        assert!(text.contains("def main"), "{text}");
+                    }
+                    other => panic!("{other:?}"),
                 }
-                other => panic!("{other:?}"),
+            }
+
+            // The skills extension lists both versions, each under its own skill path, and
+            // every file verifies against its entry with rmcp's own check.
+            let skills = client.list_all_skills().await.unwrap();
+            let listed: Vec<&str> = skills.iter().map(|s| s.uri.as_str()).collect();
+            assert!(
+                listed.contains(&"skill://v1.0.0/send-email/SKILL.md"),
+                "{listed:?}"
+            );
+            assert!(
+                listed.contains(&"skill://send-email/SKILL.md"),
+                "{listed:?}"
+            );
+            for skill in &skills {
+                let got = client
+                    .get_skill(GetSkillRequestParams::new(skill.uri.clone()))
+                    .await
+                    .unwrap();
+                assert_eq!(&got.skill, skill);
+                let SkillResources::Files(files) = &skill.resources else {
+                    panic!("{}: dynamic", skill.uri)
+                };
+                for file in files {
+                    let read = client
+                        .read_resource(ReadResourceRequestParams::new(file.uri.clone()))
+                        .await
+                        .unwrap();
+                    let bytes = match &read.contents[0] {
+                        ResourceContents::TextResourceContents { text, .. } => text.as_bytes(),
+                        other => panic!("{other:?}"),
+                    };
+                    file.verify(bytes).unwrap();
+                }
             }
             client.cancel().await.unwrap();
         });
