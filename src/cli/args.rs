@@ -71,14 +71,15 @@ pub struct CheckArgs {
     /// Rule set, overriding the config file's `profile`.
     #[arg(long, value_parser = skillbake_build::Profile::NAMES)]
     pub(super) profile: Option<String>,
-    /// Report CODE as an error; `--deny warnings` turns every warning into an error.
-    #[arg(short = 'D', long = "deny", value_name = "CODE|warnings")]
+    /// Report CODE (or every code of a group: `security`) as an error; `--deny warnings` turns
+    /// every warning into an error.
+    #[arg(short = 'D', long = "deny", value_name = "CODE|GROUP|warnings")]
     pub(super) deny: Vec<String>,
-    /// Report CODE as a warning.
-    #[arg(short = 'W', long = "warn", value_name = "CODE")]
+    /// Report CODE (or every code of a group) as a warning.
+    #[arg(short = 'W', long = "warn", value_name = "CODE|GROUP")]
     pub(super) warn: Vec<String>,
-    /// Do not report CODE (hard errors cannot be allowed).
-    #[arg(short = 'A', long = "allow", value_name = "CODE")]
+    /// Do not report CODE or a group's codes (hard errors cannot be allowed).
+    #[arg(short = 'A', long = "allow", value_name = "CODE|GROUP")]
     pub(super) allow: Vec<String>,
     /// Print only the summary line (human format).
     #[arg(short, long)]

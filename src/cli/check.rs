@@ -14,6 +14,9 @@ use std::process::ExitCode;
 pub(super) fn code_arg(name: &str) -> Result<Code> {
     match Code::from_name(name) {
         Some(c) => Ok(c),
+        None if name == skillbake_build::SECURITY => {
+            bail!("`{name}` is a group of codes; `skillbake explain` takes one of them")
+        }
         None => match closest(name, Code::ALL.iter().map(|c| c.as_str())) {
             Some(s) => bail!("unknown code `{name}`; {}", did_you_mean(s)),
             None => bail!("unknown code `{name}`; `skillbake explain` lists every code"),
@@ -65,11 +68,16 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
                 opts.deny_warnings = true;
                 continue;
             }
-            let code = code_arg(name)?;
-            if code.is_hard() && level != Level::Deny {
-                bail!("`{name}` is a hard error and cannot be allowed or downgraded");
+            let codes = match Code::named(name) {
+                Some(codes) => codes,
+                None => vec![code_arg(name)?],
+            };
+            for code in codes {
+                if code.is_hard() && level != Level::Deny {
+                    bail!("`{name}` is a hard error and cannot be allowed or downgraded");
+                }
+                opts.lints.push((code, level));
             }
-            opts.lints.push((code, level));
         }
     }
     let format = Format::from_name(&format).unwrap_or(Format::Human);

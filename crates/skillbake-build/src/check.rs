@@ -103,6 +103,10 @@ pub(crate) fn configure(root: &Path, opts: &CheckOptions) -> Configured {
     for &(code, level) in &opts.lints {
         if !code.is_hard() {
             cfg.lints.insert(code, level);
+            // The command line wins over a pack's own levels too.
+            for levels in cfg.pack_lints.values_mut() {
+                levels.remove(&code);
+            }
         }
     }
     Configured {
@@ -296,6 +300,7 @@ pub(crate) fn check_one(
     if ctx.md.frontmatter.is_some() {
         requires = requires::check(&ctx, &mut out.diags);
     }
+    cfg.apply_pack_levels(pack.dir_skill_name(), &mut out.diags);
     out.keep_sources(&pack, Some(&md.text));
     if let Some(mut skill) = model(&pack, &md) {
         let site = NameSite {

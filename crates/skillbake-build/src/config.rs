@@ -11,6 +11,13 @@
 //! unknown-key = "deny"
 //! body-too-long = "allow"
 //!
+//! # A group: every `security` rule at once (codes named on their own win over the group).
+//! security = "deny"
+//!
+//! [packs.vendored-pack.lints]
+//! # Levels for one pack (by its folder's skill name), winning over `[lints]`.
+//! download-exec = "allow"
+//!
 //! [tools]
 //! # Tools your agent provides in addition to DB-GPT's built-ins, for `required_tools`.
 //! known = ["web_search", "send_slack_message"]
@@ -147,6 +154,8 @@ pub struct ProjectConfig {
     pub requires: Vec<crate::model::Requirement>,
     /// `[route]` and `[catalog]`: routing tests, near-duplicates and the catalog budget.
     pub route: RouteConfig,
+    /// `[packs.NAME.lints]`: per-pack levels, by the skill name of the pack's folder.
+    pub pack_lints: BTreeMap<String, BTreeMap<Code, Level>>,
 }
 
 /// `[route]` and `[catalog]` of `skillbake.toml`.
@@ -200,6 +209,7 @@ impl Default for ProjectConfig {
             compress: Vec::new(),
             requires: Vec::new(),
             route: RouteConfig::default(),
+            pack_lints: BTreeMap::new(),
         }
     }
 }
@@ -227,6 +237,9 @@ impl ProjectConfig {
     /// The severity of one diagnostic: [`ProjectConfig::severity`], except that a
     /// profile-exempt one ignores the profile's level.
     pub fn severity_of(&self, d: &Diagnostic) -> Option<Severity> {
+        if let (Some(severity), false) = (d.pack_level, d.code.is_hard()) {
+            return Some(severity);
+        }
         if d.profile_exempt && !d.code.is_hard() {
             return match self.lints.get(&d.code) {
                 None => Some(d.code.default_severity()),
@@ -236,6 +249,27 @@ impl ProjectConfig {
             };
         }
         self.severity(d.code)
+    }
+
+    /// Marks the diagnostics of the pack whose folder's skill name is `pack` with the levels of
+    /// its `[packs.NAME.lints]`, and drops those it allows.
+    pub fn apply_pack_levels(&self, pack: &str, diags: &mut Vec<Diagnostic>) {
+        let Some(levels) = self.pack_lints.get(pack) else {
+            return;
+        };
+        diags.retain_mut(|d| match levels.get(&d.code) {
+            Some(_) if d.code.is_hard() => true,
+            Some(Level::Allow) => false,
+            Some(Level::Warn) => {
+                d.pack_level = Some(Severity::Warning);
+                true
+            }
+            Some(Level::Deny) => {
+                d.pack_level = Some(Severity::Error);
+                true
+            }
+            None => true,
+        });
     }
 
     /// Applies levels to `diags`: drops allowed ones, sets the severity of the rest.
@@ -271,6 +305,15 @@ struct RawConfig {
     route: RawRoute,
     #[serde(default)]
     catalog: RawCatalog,
+    #[serde(default)]
+    packs: BTreeMap<String, RawPack>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawPack {
+    #[serde(default)]
+    lints: BTreeMap<String, toml::Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -309,7 +352,7 @@ struct RawLimits {
     max_pack_size: Option<u64>,
 }
 
-const HELP: &str = "supported: `profile = \"default\"|\"agentskills\"|\"dbgpt\"`, `ignore = [\"glob\", ...]`, `[lints] code = \"allow\"|\"warn\"|\"deny\"`, `[tools] known = [...]`, `[limits] max-file-size = BYTES, max-pack-size = BYTES`, `[route] top = K, duplicate-threshold = 0.0..=1.0`, `[catalog] format = \"xml\"|\"dbgpt\"|\"codex\"|\"markdown\", max-tokens = N, max-chars = N`, `[embed] compress = [\"glob\", ...]`, `[requires] skill-name = \"^1.2\"`";
+const HELP: &str = "supported: `profile = \"default\"|\"agentskills\"|\"dbgpt\"`, `ignore = [\"glob\", ...]`, `[lints] code = \"allow\"|\"warn\"|\"deny\"` (or `security = ...` for the group), `[packs.NAME.lints] code = ...`, `[tools] known = [...]`, `[limits] max-file-size = BYTES, max-pack-size = BYTES`, `[route] top = K, duplicate-threshold = 0.0..=1.0`, `[catalog] format = \"xml\"|\"dbgpt\"|\"codex\"|\"markdown\", max-tokens = N, max-chars = N`, `[embed] compress = [\"glob\", ...]`, `[requires] skill-name = \"^1.2\"`";
 
 /// Parses the text of a configuration file. `file` is the name used in diagnostics. Every problem
 /// is reported.
@@ -346,7 +389,18 @@ pub fn parse(text: &str, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
             ),
         }
     }
-    lints_section(&raw, text, &idx, file, &at, &mut cfg, &mut diags);
+    let sites = Sites {
+        text,
+        idx: &idx,
+        file,
+        at: &at,
+    };
+    cfg.lints = levels(&raw.lints, "[lints]", &sites, &mut diags);
+    for (pack, p) in &raw.packs {
+        let section = format!("[packs.{pack}.lints]");
+        let map = levels(&p.lints, &section, &sites, &mut diags);
+        cfg.pack_lints.insert(pack.clone(), map);
+    }
     glob_sections(&raw, file, &at, &mut cfg, &mut diags);
     route_section(&raw, file, &at, &mut cfg, &mut diags);
     cfg.known_tools = raw.tools.known;
@@ -375,27 +429,36 @@ pub fn parse(text: &str, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
 /// Where a value of the file is.
 type At<'a> = &'a dyn Fn(&std::ops::Range<usize>) -> Option<crate::diagnostic::Position>;
 
-/// `[lints]`: each code with its level; unknown codes (with a did-you-mean), unknown levels and
-/// hard errors set below `deny` are reported.
-fn lints_section(
-    raw: &RawConfig,
-    text: &str,
-    idx: &LineIndex,
-    file: &str,
-    at: At<'_>,
-    cfg: &mut ProjectConfig,
+/// What [`levels`] needs to point into the file.
+struct Sites<'a> {
+    text: &'a str,
+    idx: &'a LineIndex<'a>,
+    file: &'a str,
+    at: At<'a>,
+}
+
+/// A `[lints]` table (the project's, or one pack's): each code or group with its level; unknown
+/// codes (with a did-you-mean), unknown levels and hard errors set below `deny` are reported.
+/// Groups are applied first, so a code named on its own wins over its group.
+fn levels(
+    table: &BTreeMap<String, toml::Spanned<String>>,
+    section: &str,
+    s: &Sites<'_>,
     diags: &mut Vec<Diagnostic>,
-) {
-    for (name, level) in &raw.lints {
-        let key_pos = text
+) -> BTreeMap<Code, Level> {
+    // Problems are reported in the file's order; groups are applied before single codes.
+    let mut valid: Vec<(bool, Vec<Code>, Level)> = Vec::new();
+    for (name, level) in table {
+        let key_pos = s
+            .text
             .find(&format!("\n{name}"))
-            .map(|i| idx.range(i + 1, i + 1 + name.len()))
-            .or_else(|| at(&level.span()));
-        let Some(code) = Code::from_name(name) else {
+            .map(|i| s.idx.range(i + 1, i + 1 + name.len()))
+            .or_else(|| (s.at)(&level.span()));
+        let Some(codes) = Code::named(name) else {
             let mut d = Diagnostic::new(
                 Code::ConfigInvalid,
-                file,
-                format!("`[lints]` names `{name}`, which is not a skillbake code"),
+                s.file,
+                format!("`{section}` names `{name}`, which is not a skillbake code or group"),
             )
             .at(key_pos);
             d = match closest(name, Code::ALL.iter().map(|c| c.as_str())) {
@@ -409,33 +472,41 @@ fn lints_section(
             diags.push(
                 Diagnostic::new(
                     Code::ConfigInvalid,
-                    file,
+                    s.file,
                     format!("`{name}` has level `{}`", level.get_ref()),
                 )
-                .at(at(&level.span()))
+                .at((s.at)(&level.span()))
                 .help("use \"allow\", \"warn\" or \"deny\""),
             );
             continue;
         };
-        if code.is_hard() && lvl != Level::Deny {
+        if codes.iter().any(|c| c.is_hard()) && lvl != Level::Deny {
             diags.push(
                 Diagnostic::new(
                     Code::ConfigInvalid,
-                    file,
+                    s.file,
                     format!(
                         "`{name}` is a hard error and cannot be set to `{}`",
                         level.get_ref()
                     ),
                 )
-                .at(at(&level.span()))
+                .at((s.at)(&level.span()))
                 .help(
                     "fix the packs instead: a pack with this problem cannot be embedded correctly",
                 ),
             );
             continue;
         }
-        cfg.lints.insert(code, lvl);
+        valid.push((Code::from_name(name).is_some(), codes, lvl));
     }
+    valid.sort_by_key(|(single, _, _)| *single);
+    let mut out = BTreeMap::new();
+    for (_, codes, lvl) in valid {
+        for c in codes {
+            out.insert(c, lvl);
+        }
+    }
+    out
 }
 
 /// `ignore` and `[embed] compress`: glob patterns, each checked.

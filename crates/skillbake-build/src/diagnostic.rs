@@ -215,9 +215,51 @@ codes! {
     ReferenceMissing = "reference-missing", Warning, "validate/references.rs", "The body points at a file of its pack that is not there: a relative link, or a `references/`, `scripts/` or `assets/` path in a code span.";
     /// `allowed-tools` names an unknown tool or a malformed pattern.
     AllowedToolsUnknown = "allowed-tools-unknown", Warning, "validate/allowed_tools.rs", "`allowed-tools` names a tool no agent has (Claude Code, Codex, DB-GPT, or `[tools] known` in `skillbake.toml`), or writes a malformed pattern such as `Bash(git:*`.";
+    /// Text hidden from a human reviewer.
+    HiddenText = "hidden-text", Error, "validate/security/hidden.rs", "A file holds text a reviewer does not see but the model reads: bidi overrides, tag characters, zero-width runs, instructions in HTML comments, or padding that pushes content out of view.";
+    /// Instructions that take the agent over.
+    AgentHijack = "agent-hijack", Error, "validate/security/hijack.rs", "Text tells the agent to ignore its instructions, poses as a system message, hides things from the user or switches off confirmations (English and Chinese).";
+    /// Secrets read and data sent out.
+    CredentialHarvest = "credential-harvest", Error, "validate/security/harvest.rs", "The pack reads secrets (SSH or cloud keys, browser data, keychains, wallets, `.env`, the whole environment) and sends data out, or sends to a known collection endpoint.";
+    /// Download and execute.
+    DownloadExec = "download-exec", Error, "validate/security/fetch_exec.rs", "Code fetched at run time is executed at once (`curl … | sh`, a downloaded \"prerequisite\" run, a download cradle, a password-protected archive).";
+    /// Decoded blobs executed.
+    ObfuscatedExec = "obfuscated-exec", Error, "validate/security/obfuscation.rs", "Decoded or assembled data is handed to `eval`, `exec` or a shell (`base64 -d | sh`, `exec(b64decode(…))`, `eval(atob(…))`).";
+    /// Code installed to run again later.
+    Persistence = "persistence", Warning, "validate/security/persistence.rs", "A script or instruction installs something that runs outside the task: a cron job, a shell start file line, a git hook, a service or autorun entry, an `authorized_keys` key.";
+    /// Capabilities used but not declared.
+    UndeclaredCapability = "undeclared-capability", Warning, "validate/security/capabilities.rs", "A script of a pack that declares its permissions uses the network, other programs or writes outside `OUTPUT_DIR` without `permission:` saying so, or the body runs shell commands `allowed-tools` does not allow.";
+    /// Binary content where text is expected.
+    BinaryPayload = "binary-payload", Warning, "validate/security/binary.rs", "A pack holds compiled Python, an executable or shared library, an archive, or an Office file that can carry macros: content no reviewer can read.";
 }
 
+/// The name of the `security` group of codes (`-D security`, `[lints] security = "deny"`).
+pub const SECURITY: &str = "security";
+
 impl Code {
+    /// The group the code belongs to: `Some("security")` for the rules that look for malicious
+    /// or injected content, `None` for the rest.
+    pub fn group(self) -> Option<&'static str> {
+        self.module()
+            .starts_with("validate/security/")
+            .then_some(SECURITY)
+    }
+
+    /// The codes a name given to `[lints]`, `-D`, `-W` or `-A` stands for: one code, or every
+    /// code of a group (`security`).
+    pub fn named(name: &str) -> Option<Vec<Code>> {
+        if name == SECURITY {
+            return Some(
+                Code::ALL
+                    .iter()
+                    .copied()
+                    .filter(|c| c.group().is_some())
+                    .collect(),
+            );
+        }
+        Code::from_name(name).map(|c| vec![c])
+    }
+
     /// Hard errors cannot be allowed or downgraded: a pack with one of them cannot be embedded
     /// correctly (or the runtime's lookup rules would break).
     pub fn is_hard(self) -> bool {
@@ -310,6 +352,9 @@ pub struct Diagnostic {
     pub code: Code,
     /// Error or warning.
     pub severity: Severity,
+    /// The group of the code (`"security"`), omitted from JSON when it has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<&'static str>,
     /// The file concerned, `/`-separated and relative to the checked root.
     pub file: String,
     /// 1-based line, when known.
@@ -333,6 +378,9 @@ pub struct Diagnostic {
     /// runtime cannot serve either); `[lints]` and the command line still do.
     #[serde(skip)]
     pub profile_exempt: bool,
+    /// The severity the pack's own `[packs.NAME.lints]` sets, which wins over the project's.
+    #[serde(skip)]
+    pub pack_level: Option<Severity>,
 }
 
 impl Diagnostic {
@@ -341,6 +389,7 @@ impl Diagnostic {
         Diagnostic {
             code,
             severity: code.default_severity(),
+            group: code.group(),
             file: file.into(),
             line: None,
             column: None,
@@ -350,6 +399,7 @@ impl Diagnostic {
             related: Vec::new(),
             len: 0,
             profile_exempt: false,
+            pack_level: None,
         }
     }
 

@@ -50,7 +50,7 @@ pub use cache::Stats;
 pub use check::{check, Baseline, CheckOptions};
 pub use checked::Checked;
 pub use config::{Level, Profile};
-pub use diagnostic::{Code, Diagnostic, Position, Related, Severity};
+pub use diagnostic::{Code, Diagnostic, Position, Related, Severity, SECURITY};
 pub use generate::TooLarge;
 pub use model::{Pack, PackFile};
 

@@ -43,6 +43,30 @@ fn level(s: Severity) -> &'static str {
 }
 
 /// `name-dir-mismatch` → `NameDirMismatch` (SARIF wants a readable `name` distinct from `id`).
+/// A rule's SARIF properties: its tags and, for the `security` group, the
+/// `security-severity` GitHub code scanning ranks alerts by (0.0–10.0; 9.0 and above is
+/// critical, 7.0 high, 4.0 medium).
+fn properties(c: Code) -> Value {
+    match c.group() {
+        Some(group) => json!({
+            "tags": ["skillbake", group],
+            "security-severity": security_severity(c),
+        }),
+        None => json!({"tags": ["skillbake"]}),
+    }
+}
+
+/// The `security-severity` of a security rule, as a string (as GitHub expects it).
+pub fn security_severity(c: Code) -> &'static str {
+    match c {
+        Code::CredentialHarvest | Code::DownloadExec | Code::ObfuscatedExec => "9.0",
+        Code::AgentHijack | Code::HiddenText => "8.0",
+        Code::Persistence => "7.5",
+        Code::BinaryPayload => "6.0",
+        _ => "5.0",
+    }
+}
+
 fn pascal_case(code: &str) -> String {
     code.split('-')
         .map(|w| {
@@ -54,6 +78,17 @@ fn pascal_case(code: &str) -> String {
         .collect()
 }
 
+/// A rule's SARIF `name`: the code in PascalCase, which SARIF wants to differ from the `id`
+/// (a one-word code such as `persistence` gets `PersistenceRule`).
+fn rule_name(code: &str) -> String {
+    let name = pascal_case(code);
+    if name.eq_ignore_ascii_case(code) {
+        format!("{name}Rule")
+    } else {
+        name
+    }
+}
+
 /// Renders the report as a SARIF 2.1.0 log (pretty JSON with a trailing newline).
 pub fn render(report: &Report) -> String {
     let rules: Vec<Value> = Code::ALL
@@ -61,12 +96,12 @@ pub fn render(report: &Report) -> String {
         .map(|c| {
             json!({
                 "id": c.as_str(),
-                "name": pascal_case(c.as_str()),
+                "name": rule_name(c.as_str()),
                 "shortDescription": {"text": c.summary()},
                 "fullDescription": {"text": c.summary()},
                 "help": {"text": format!("Run `skillbake explain {}` for what the rule checks, why, examples and how to fix or silence it.", c.as_str())},
                 "defaultConfiguration": {"level": level(c.default_severity())},
-                "properties": {"tags": ["skillbake"]}
+                "properties": properties(*c)
             })
         })
         .collect();

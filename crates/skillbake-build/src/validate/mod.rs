@@ -21,6 +21,14 @@
 //! | [`flow`] | `flow-style` |
 //! | [`references`] | `reference-missing` |
 //! | [`allowed_tools`] | `allowed-tools-unknown` |
+//! | [`security/hidden`] | `hidden-text` |
+//! | [`security/hijack`] | `agent-hijack` |
+//! | [`security/harvest`] | `credential-harvest` |
+//! | [`security/fetch_exec`] | `download-exec` |
+//! | [`security/obfuscation`] | `obfuscated-exec` |
+//! | [`security/persistence`] | `persistence` |
+//! | [`security/capabilities`] | `undeclared-capability` |
+//! | [`security/binary`] | `binary-payload` |
 //! <!-- codes:end -->
 
 pub mod allowed_tools;
@@ -36,6 +44,7 @@ pub mod references;
 pub mod requires;
 pub mod route;
 pub mod schema;
+pub mod security;
 pub mod size;
 pub mod text;
 pub mod tools;
@@ -66,6 +75,7 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
     }
     body::check(ctx, diags);
     size::check(ctx, diags);
+    security::check(ctx, diags);
     if let Some(schema) = ctx.pack.file(schema::SCHEMA_JSON) {
         schema::check(
             &schema.bytes,

@@ -11,3 +11,4 @@ mod downstream;
 mod rebuild;
 mod requirements;
 mod rules;
+mod security;

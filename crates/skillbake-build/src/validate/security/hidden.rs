@@ -1,0 +1,222 @@
+//! `hidden-text`: text a person reviewing a pack does not see but the model reads: bidi
+//! overrides and isolates (which reorder what is shown), Unicode tag characters (invisible
+//! ASCII), runs of zero-width and other invisible characters, instructions inside HTML comments
+//! (Markdown viewers do not render them), and long runs of blank lines or spaces that push
+//! content past what a viewer shows.
+//!
+//! Allowed as ordinary text: a byte order mark at the start, zero-width joiners inside emoji
+//! sequences, zero-width non-joiners after letters of scripts that use them, tag characters of
+//! flag emoji, left-to-right and right-to-left marks.
+
+use super::scan::{Hit, Kind};
+use crate::diagnostic::Code;
+use aho_corasick::AhoCorasick;
+use regex::bytes::Regex;
+use std::sync::OnceLock;
+
+/// Consecutive blank lines from which content after them counts as pushed out of view.
+pub const BLANK_RUN: usize = 40;
+/// Spaces or tabs in a row, within a line, from which what follows counts as pushed out of view.
+pub const PAD_RUN: usize = 200;
+/// Zero-width characters in a row from which they count as hidden content (encodings of hidden
+/// text use runs; a lone one is a copy-and-paste leftover or a Markdown escape).
+pub const ZERO_WIDTH_RUN: usize = 3;
+/// Zero-width characters in one file from which they count as hidden content wherever they are.
+pub const ZERO_WIDTH: usize = 16;
+
+/// Scans one text file.
+pub fn scan(path: &str, bytes: &[u8], kind: Kind, hits: &mut Vec<Hit>) {
+    invisible(path, bytes, hits);
+    padding(path, bytes, hits);
+    if kind == Kind::Prose {
+        comments(path, bytes, hits);
+    }
+}
+
+/// What an invisible character at `i` is, and its length in bytes; `None` for other text.
+fn classify(bytes: &[u8], i: usize) -> Option<(u8, usize)> {
+    let b = |k: usize| bytes.get(i + k).copied().unwrap_or(0);
+    match (b(0), b(1), b(2)) {
+        (0xE2, 0x80, 0x8B) => Some((ZW, 3)),
+        (0xE2, 0x80, 0x8C) => {
+            // Joins letters of scripts that use it (Persian, Indic), not other invisibles.
+            let after_letter = i >= 1
+                && bytes[i - 1] >= 0x80
+                && !(i >= 3 && bytes[i - 3] == 0xE2 && bytes[i - 2] == 0x80);
+            (!after_letter).then_some((ZW, 3))
+        }
+        (0xE2, 0x80, 0x8D) => {
+            // Joins emoji (4-byte characters, or after a variation selector U+FE0F).
+            let emoji = i >= 4 && bytes[i - 4] >= 0xF0
+                || i >= 3 && bytes[i - 3..i] == [0xEF, 0xB8, 0x8F]
+                || b(3) >= 0xF0;
+            (!emoji).then_some((ZW, 3))
+        }
+        (0xE2, 0x80, 0xAA..=0xAE) | (0xE2, 0x81, 0xA6..=0xA9) => Some((BIDI, 3)),
+        (0xE2, 0x81, 0xA0..=0xA4) => Some((ZW, 3)),
+        (0xEF, 0xBB, 0xBF) if i > 0 => Some((ZW, 3)),
+        (0xF3, 0xA0, 0x80 | 0x81) => {
+            // Tag characters after U+1F3F4 (black flag) spell a subdivision flag.
+            let mut j = i;
+            while j >= 4 && bytes[j - 4] == 0xF3 && bytes[j - 3] == 0xA0 {
+                j -= 4;
+            }
+            let flag = j >= 4 && bytes[j - 4..j] == [0xF0, 0x9F, 0x8F, 0xB4];
+            (!flag).then_some((TAG, 4))
+        }
+        _ => None,
+    }
+}
+
+const ZW: u8 = 0;
+const BIDI: u8 = 1;
+const TAG: u8 = 2;
+
+fn invisible(path: &str, bytes: &[u8], hits: &mut Vec<Hit>) {
+    let mut first: [Option<usize>; 3] = [None; 3];
+    let mut count = [0usize; 3];
+    let (mut run, mut run_start, mut run_end, mut run_at) = (0usize, 0usize, 0usize, None);
+    for i in memchr::memchr3_iter(0xE2, 0xEF, 0xF3, bytes) {
+        if let Some((class, len)) = classify(bytes, i) {
+            let c = usize::from(class);
+            first[c].get_or_insert(i);
+            count[c] += 1;
+            if class == ZW {
+                if i == run_end && run > 0 {
+                    run += 1;
+                } else {
+                    run = 1;
+                    run_start = i;
+                }
+                run_end = i + len;
+                if run >= ZERO_WIDTH_RUN {
+                    run_at.get_or_insert(run_start);
+                }
+            }
+        }
+    }
+    if let Some(at) = run_at {
+        first[usize::from(ZW)] = Some(at);
+        count[usize::from(ZW)] = count[usize::from(ZW)].max(ZERO_WIDTH);
+    }
+    let what = [
+        "zero-width or invisible characters",
+        "a bidirectional override, which shows the text in another order than the model reads it",
+        "Unicode tag characters, which spell invisible text",
+    ];
+    for c in 0..3 {
+        let Some(at) = first[c] else { continue };
+        if c == usize::from(ZW) && count[c] < ZERO_WIDTH {
+            continue;
+        }
+        hits.push(Hit::at(Code::HiddenText, what[c], path, bytes, at, 1));
+    }
+}
+
+fn padding(path: &str, bytes: &[u8], hits: &mut Vec<Hit>) {
+    // Runs of blank lines: only where a long run of line breaks exists at all.
+    let mut blank = 0usize;
+    let mut run_start = 0usize;
+    let mut start = 0usize;
+    let mut reported = false;
+    {
+        for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
+            let line = &bytes[start..end];
+            if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+                if blank == 0 {
+                    run_start = start;
+                }
+                blank += 1;
+            } else {
+                if blank >= BLANK_RUN && !reported {
+                    hits.push(Hit::at(
+                        Code::HiddenText,
+                        "a long run of blank lines pushes what follows out of view",
+                        path,
+                        bytes,
+                        run_start,
+                        0,
+                    ));
+                    reported = true;
+                }
+                blank = 0;
+            }
+            start = end + 1;
+            if start > bytes.len() {
+                break;
+            }
+        }
+    }
+    let spaces = [b' '; 64];
+    let finder = memchr::memmem::Finder::new(&spaces);
+    let mut from = 0;
+    while let Some(i) = finder.find(&bytes[from..]) {
+        let at = from + i;
+        let run = bytes[at..]
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+        let next = bytes.get(at + run).copied().unwrap_or(b'\n');
+        // Table cells padded to width (`|   |`) are layout, not hiding.
+        if run >= PAD_RUN && !matches!(next, b'\n' | b'\r' | b'|') {
+            hits.push(Hit::at(
+                Code::HiddenText,
+                "a long run of spaces pushes what follows past the right edge of a viewer",
+                path,
+                bytes,
+                at,
+                0,
+            ));
+            break;
+        }
+        from = at + run.max(1);
+    }
+}
+
+fn comment_cue() -> Option<&'static Regex> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"(?i)\b(secretly|silently|covertly|without (telling|asking|informing|notifying) the user|do not (tell|mention|reveal|show|inform)( this| it)? (to )?the user|(ignore|disregard|forget) (all |any )?(the |your )?(previous|prior|above|system|original) (instructions|rules|prompt)|(curl|wget)\s+-?\S+|base64\s+-d|bash\s+-c|python3?\s+-c|~/\.ssh|\.aws/credentials|id_rsa|api[_ ]?keys?\b[^\n]{0,40}\b(send|post|upload|paste|include|copy)|(send|post|upload|copy)\b[^\n]{0,40}\b(api[_ ]?keys?|tokens?|credentials|passwords?|secrets?|\.env)\b)|(不要告诉用户|悄悄|偷偷|忽略之前|忽略以上|发送到|上传到)").ok())
+        .as_ref()
+}
+
+fn comments(path: &str, bytes: &[u8], hits: &mut Vec<Hit>) {
+    static OPEN: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    let Some(open) = OPEN
+        .get_or_init(|| AhoCorasick::new(["<!--"]).ok())
+        .as_ref()
+    else {
+        return;
+    };
+    let Some(cue) = comment_cue() else { return };
+    let mut from = 0;
+    while let Some(m) = open.find(&bytes[from..]) {
+        let at = from + m.start();
+        let body_start = at + 4;
+        let end = memchr::memmem::find(&bytes[body_start..], b"-->")
+            .map_or(bytes.len(), |e| body_start + e);
+        let body = &bytes[body_start..end];
+        let words = body
+            .split(|b| b.is_ascii_whitespace())
+            .filter(|w| !w.is_empty())
+            .count();
+        let cjk = body.iter().filter(|&&b| b >= 0xE4).count();
+        if (words >= 6 || cjk >= 6) && cue.is_match(body) && !is_allow_comment(body) {
+            hits.push(Hit::at(
+                Code::HiddenText,
+                "instructions inside an HTML comment, which Markdown viewers do not show",
+                path,
+                bytes,
+                at,
+                4,
+            ));
+        }
+        from = (end + 3).min(bytes.len());
+        if from >= bytes.len() {
+            break;
+        }
+    }
+}
+
+fn is_allow_comment(body: &[u8]) -> bool {
+    memchr::memmem::find(body, b"skillbake: allow(").is_some() && body.len() < 120
+}

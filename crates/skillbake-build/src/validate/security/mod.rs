@@ -1,0 +1,276 @@
+//! The `security` group: rules that refuse a malicious or injected pack before it reaches an
+//! agent. Every text file of a pack (`SKILL.md`, references, scripts, data) is scanned once,
+//! over the bytes discovery already read:
+//!
+//! 1. one Aho–Corasick automaton over the trigger words of every pattern of every rule (built
+//!    once per process, in a [`OnceLock`]) finds candidate lines in a single pass;
+//! 2. only on a line holding a trigger are the patterns of that trigger confirmed, each a
+//!    precompiled case-insensitive regular expression;
+//! 3. invisible characters are looked for only where `memchr` finds their UTF-8 lead bytes.
+//!
+//! Binary files get a magic-number and extension check instead ([`binary`]). Findings that need
+//! two halves in one pack (a secret read here, a send there: [`harvest`]) are paired per pack, so
+//! a payload split across files is still caught.
+//!
+//! Each finding can be allowed per pack in `skillbake.toml` (`[packs.NAME.lints]`) or on its
+//! own line with a comment a reviewer sees in the diff: `skillbake: allow(CODE)` on the line of
+//! the finding or the line above it.
+//!
+//! | module | code |
+//! |---|---|
+//! | [`hidden`] | `hidden-text` |
+//! | [`hijack`] | `agent-hijack` |
+//! | [`harvest`] | `credential-harvest` |
+//! | [`fetch_exec`] | `download-exec` |
+//! | [`obfuscation`] | `obfuscated-exec` |
+//! | [`persistence`] | `persistence` |
+//! | [`capabilities`] | `undeclared-capability` |
+//! | [`binary`] | `binary-payload` |
+//! | [`scan`] | (what the rules share) |
+
+pub mod binary;
+pub mod capabilities;
+pub mod fetch_exec;
+pub mod harvest;
+pub mod hidden;
+pub mod hijack;
+pub mod obfuscation;
+pub mod persistence;
+pub mod scan;
+
+use super::PackCtx;
+use crate::diagnostic::{Code, Diagnostic};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use regex::bytes::Regex;
+use scan::{inline_allowed, is_text, kind_of, line_bounds, position, Hit, Kind, Pat};
+use std::sync::OnceLock;
+
+struct Engine {
+    ac: AhoCorasick,
+    /// For every trigger of `ac`, the patterns it starts.
+    trigger_pats: Vec<Vec<usize>>,
+    pats: Vec<(Code, &'static Pat, Regex)>,
+}
+
+/// Every rule's patterns, in one table.
+fn tables() -> [(Code, &'static [Pat]); 5] {
+    [
+        (hijack::CODE, hijack::PATTERNS),
+        (harvest::CODE, harvest::PATTERNS),
+        (fetch_exec::CODE, fetch_exec::PATTERNS),
+        (obfuscation::CODE, obfuscation::PATTERNS),
+        (persistence::CODE, persistence::PATTERNS),
+    ]
+}
+
+fn engine() -> &'static Engine {
+    static ENGINE: OnceLock<Engine> = OnceLock::new();
+    ENGINE.get_or_init(|| {
+        let mut triggers: Vec<String> = Vec::new();
+        let mut trigger_pats: Vec<Vec<usize>> = Vec::new();
+        let mut pats = Vec::new();
+        for (code, table) in tables() {
+            for p in table {
+                // The patterns are constants of this crate, tested to compile.
+                let Ok(re) = Regex::new(&format!("(?i){}", p.re)) else {
+                    continue;
+                };
+                let id = pats.len();
+                pats.push((code, p, re));
+                for t in p.triggers {
+                    let t = t.to_ascii_lowercase();
+                    match triggers.iter().position(|x| *x == t) {
+                        Some(i) => trigger_pats[i].push(id),
+                        None => {
+                            triggers.push(t);
+                            trigger_pats.push(vec![id]);
+                        }
+                    }
+                }
+            }
+        }
+        let ac = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(&triggers)
+            .unwrap_or_else(|_| {
+                AhoCorasick::new(["\u{0}never\u{0}"]).unwrap_or_else(|_| unreachable!())
+            });
+        Engine {
+            ac,
+            trigger_pats,
+            pats,
+        }
+    })
+}
+
+/// Scans one text file with every pattern rule: one pass of the trigger automaton, then the
+/// patterns of each trigger on its line.
+pub fn scan_patterns(path: &str, bytes: &[u8], kind: Kind, hits: &mut Vec<Hit>) {
+    let eng = engine();
+    let mut tried: Vec<(usize, usize)> = Vec::new();
+    let mut line = usize::MAX;
+    for m in eng.ac.find_overlapping_iter(bytes) {
+        let (start, end) = line_bounds(bytes, m.start());
+        if start != line {
+            line = start;
+            tried.clear();
+        }
+        let Some(ids) = eng.trigger_pats.get(m.pattern().as_usize()) else {
+            continue;
+        };
+        for &id in ids {
+            if tried.iter().any(|&(l, i)| l == start && i == id) {
+                continue;
+            }
+            tried.push((start, id));
+            let (code, pat, re) = &eng.pats[id];
+            if !pat.scope.covers(kind) {
+                continue;
+            }
+            let text = &bytes[start..end];
+            let Some(found) = re.find(text) else {
+                continue;
+            };
+            if *code == Code::DownloadExec
+                && fetch_exec::known_installer(&String::from_utf8_lossy(text))
+            {
+                continue;
+            }
+            let at = start + found.start();
+            let len = String::from_utf8_lossy(found.as_bytes()).chars().count();
+            hits.push(Hit {
+                code: *code,
+                what: pat.what,
+                role: pat.role,
+                path: path.to_string(),
+                pos: position(bytes, at, len),
+                inline_allowed: inline_allowed(bytes, at, *code),
+                also: None,
+            });
+        }
+    }
+}
+
+/// Whether every security rule is allowed for this pack (then nothing is scanned).
+fn all_allowed(ctx: &PackCtx<'_>) -> bool {
+    let own = ctx.config.pack_lints.get(ctx.pack.dir_skill_name());
+    Code::ALL.iter().filter(|c| c.group().is_some()).all(|&c| {
+        match own.and_then(|levels| levels.get(&c)) {
+            Some(level) => *level == crate::config::Level::Allow,
+            None => ctx.config.severity(c).is_none(),
+        }
+    })
+}
+
+/// Runs every security rule on one pack.
+pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
+    if all_allowed(ctx) {
+        return;
+    }
+    let mut hits: Vec<Hit> = Vec::new();
+    for f in &ctx.pack.files {
+        if !is_text(&f.bytes) {
+            binary::check_file(&f.path, &f.bytes, &mut hits);
+            continue;
+        }
+        let kind = kind_of(&f.path, &f.bytes);
+        hidden::scan(&f.path, &f.bytes, kind, &mut hits);
+        scan_patterns(&f.path, &f.bytes, kind, &mut hits);
+        capabilities::scan(ctx, &f.path, &f.bytes, kind, &mut hits);
+    }
+    capabilities::check_tools(ctx, &mut hits);
+    let hits = harvest::pair(hits);
+    report(ctx, hits, diags);
+}
+
+/// Turns hits into diagnostics: the first of each rule in each file, with how many more there
+/// are; inline-allowed ones dropped.
+fn report(ctx: &PackCtx<'_>, hits: Vec<Hit>, diags: &mut Vec<Diagnostic>) {
+    let mut hits: Vec<Hit> = hits.into_iter().filter(|h| !h.inline_allowed).collect();
+    hits.sort_by(|a, b| {
+        (a.path.as_str(), a.code, a.pos.line, a.pos.column).cmp(&(
+            b.path.as_str(),
+            b.code,
+            b.pos.line,
+            b.pos.column,
+        ))
+    });
+    let mut i = 0;
+    while i < hits.len() {
+        let first = &hits[i];
+        let same = hits[i..]
+            .iter()
+            .take_while(|h| h.path == first.path && h.code == first.code)
+            .count();
+        let file = ctx.pack.display_path(&first.path);
+        // A binary file has no lines to point at.
+        let pos = (first.code != Code::BinaryPayload).then_some(first.pos);
+        let mut d = Diagnostic::new(first.code, &file, message(first))
+            .at(pos)
+            .help(help(first.code));
+        if same > 1 {
+            let mut more: Vec<String> = hits[i + 1..i + same]
+                .iter()
+                .map(|h| format!("{}:{} ({})", h.pos.line, h.pos.column, h.what))
+                .collect();
+            more.dedup();
+            if more.len() > 5 {
+                let n = more.len() - 5;
+                more.truncate(5);
+                more.push(format!("and {n} more"));
+            }
+            d = d.note(format!("{}; also at {}", why(first.code), more.join(", ")));
+        } else {
+            d = d.note(why(first.code));
+        }
+        diags.push(d);
+        i += same;
+    }
+}
+
+fn message(h: &Hit) -> String {
+    let what = match &h.also {
+        Some(a) => format!("{}, {a}", h.what),
+        None => h.what.to_string(),
+    };
+    match h.code {
+        Code::HiddenText => format!("{what}: text a reviewer does not see reaches the agent"),
+        Code::AgentHijack => format!("{what}: the text tries to take over the agent"),
+        Code::DownloadExec => format!("{what}: code fetched at run time is executed unseen"),
+        Code::ObfuscatedExec => format!("{what}: the code that runs cannot be read in review"),
+        Code::Persistence => format!("{what}: it keeps running after the task"),
+        _ => what,
+    }
+}
+
+fn why(code: Code) -> &'static str {
+    match code {
+        Code::HiddenText => "invisible characters, comments and padding hide instructions from a person reading the pack while the model still reads them",
+        Code::AgentHijack => "a pack's text is read by the agent as instructions; a pack must not override the user's or the system's instructions or hide what it does",
+        Code::CredentialHarvest => "reading keys, tokens or browser data and sending data off the machine is how stealer packs work",
+        Code::DownloadExec => "what the URL serves can change after review; fake \"prerequisites\" are how stealers were delivered through skill marketplaces",
+        Code::ObfuscatedExec => "decoding a blob and executing it hides the payload from review and from scanners",
+        Code::Persistence => "cron entries, shell start files, git hooks and services make a pack's code run again, outside any task",
+        Code::UndeclaredCapability => "the pack's `permission:` (and `allowed-tools`) is what a reviewer and the sandbox rely on; a capability used but not declared is either a missing declaration or a hidden one",
+        Code::BinaryPayload => "a reviewer cannot read compiled code, executables, archives or macros, and scanners of text skip them",
+        _ => "",
+    }
+}
+
+fn help(code: Code) -> String {
+    let fix = match code {
+        Code::HiddenText => "remove the invisible characters, comment or padding, or write the text visibly",
+        Code::AgentHijack => "remove the instruction; a pack describes a task, it does not countermand the user or hide things from them",
+        Code::CredentialHarvest => "do not read secrets or send them anywhere; let the user configure credentials the tool reads itself",
+        Code::DownloadExec => "vendor the script into the pack (so it is reviewed) or tell the user to install the tool from a pinned, checksummed release",
+        Code::ObfuscatedExec => "ship the code in readable form instead of decoding it at run time",
+        Code::Persistence => "do not install anything that outlives the task; tell the user how to set it up themselves",
+        Code::UndeclaredCapability => "declare what the script needs in `permission:` (network, smtp, filesystem:read, filesystem:write, subprocess), or remove the use",
+        Code::BinaryPayload => "ship source instead of compiled or packed files, or move the file out of the pack",
+        _ => "",
+    };
+    format!(
+        "{fix}; when it is intended, allow it for this pack with `[packs.NAME.lints] {code} = \"allow\"` in skillbake.toml, or with a `skillbake: allow({code})` comment on the line or the line above"
+    )
+}

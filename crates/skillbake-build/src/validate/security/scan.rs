@@ -1,0 +1,196 @@
+//! What the security rules share: the kinds of text files, the pattern type and its hits, and
+//! positions and inline allows in raw bytes.
+
+use crate::diagnostic::{Code, Position};
+
+/// What kind of text a file holds, by extension (or a `#!` line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Markdown and plain text: instructions a model reads.
+    Prose,
+    /// A program: Python, shell, JavaScript/TypeScript, PowerShell, Ruby, Perl, PHP, batch.
+    Script(Lang),
+    /// Anything else that is text (JSON, YAML, HTML, CSV, …).
+    Data,
+}
+
+/// The language of a script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    /// Python.
+    Python,
+    /// POSIX shell, bash, zsh.
+    Shell,
+    /// JavaScript or TypeScript.
+    Js,
+    /// PowerShell, Ruby, Perl, PHP, batch.
+    Other,
+}
+
+/// Where a pattern applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Every text file.
+    Any,
+    /// Prose and scripts (not data files).
+    Code,
+    /// Scripts only.
+    Scripts,
+}
+
+impl Scope {
+    /// Whether the scope covers files of `kind`.
+    pub fn covers(self, kind: Kind) -> bool {
+        match self {
+            Scope::Any => true,
+            Scope::Code => kind != Kind::Data,
+            Scope::Scripts => matches!(kind, Kind::Script(_)),
+        }
+    }
+}
+
+/// The role a pattern plays in its rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Enough on its own.
+    Alone,
+    /// Reads a secret; a finding only when the pack also sends data out ([`harvest`]).
+    Secret,
+    /// Sends data out; pairs with a [`Role::Secret`] of the same pack.
+    Send,
+}
+
+/// One pattern of a rule: trigger words (any one, ASCII case-insensitive) that must appear on a
+/// line before the expression is tried on it.
+#[derive(Debug)]
+pub struct Pat {
+    /// Literal words, at least one of which the line holds.
+    pub triggers: &'static [&'static str],
+    /// The confirming expression (case-insensitive), tried on the line.
+    pub re: &'static str,
+    /// What it found, for the message ("pipes a download into a shell").
+    pub what: &'static str,
+    /// Files it applies to.
+    pub scope: Scope,
+    /// How it counts.
+    pub role: Role,
+}
+
+/// One match of a pattern in a file.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    /// The rule.
+    pub code: Code,
+    /// The pattern's description.
+    pub what: &'static str,
+    /// Its role.
+    pub role: Role,
+    /// The file, relative to the pack.
+    pub path: String,
+    /// Where, in the file's text.
+    pub pos: Position,
+    /// Allowed by a `skillbake: allow(CODE)` comment on this line or the one above.
+    pub inline_allowed: bool,
+    /// More to say (where the other half of a pair is).
+    pub also: Option<String>,
+}
+
+impl Hit {
+    /// A hit at byte `offset` of `bytes` (the text of `path`), `len` characters long.
+    pub fn at(
+        code: Code,
+        what: &'static str,
+        path: &str,
+        bytes: &[u8],
+        offset: usize,
+        len: usize,
+    ) -> Hit {
+        Hit {
+            code,
+            what,
+            role: Role::Alone,
+            path: path.to_string(),
+            pos: position(bytes, offset, len),
+            inline_allowed: inline_allowed(bytes, offset, code),
+            also: None,
+        }
+    }
+}
+
+/// The kind of a text file: by extension, else by its `#!` line, else data.
+pub fn kind_of(path: &str, bytes: &[u8]) -> Kind {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let ext = name
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "md" | "mdx" | "markdown" | "txt" | "rst" => Kind::Prose,
+        "py" | "pyw" => Kind::Script(Lang::Python),
+        "sh" | "bash" | "zsh" | "ksh" | "fish" => Kind::Script(Lang::Shell),
+        "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "jsx" | "tsx" => Kind::Script(Lang::Js),
+        "ps1" | "psm1" | "rb" | "pl" | "php" | "bat" | "cmd" | "vbs" => Kind::Script(Lang::Other),
+        _ if bytes.starts_with(b"#!") => {
+            let line = &bytes[..memchr::memchr(b'\n', bytes).unwrap_or(bytes.len())];
+            let has = |w: &[u8]| line.windows(w.len()).any(|x| x == w);
+            if has(b"python") {
+                Kind::Script(Lang::Python)
+            } else if has(b"node") || has(b"deno") || has(b"bun") {
+                Kind::Script(Lang::Js)
+            } else {
+                Kind::Script(Lang::Shell)
+            }
+        }
+        _ => Kind::Data,
+    }
+}
+
+/// Whether `bytes` is text: no NUL byte in its first 8 KiB (as git decides).
+pub fn is_text(bytes: &[u8]) -> bool {
+    memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_none()
+}
+
+/// The 1-based position of byte `offset` of `bytes`, `len` characters long.
+pub fn position(bytes: &[u8], offset: usize, len: usize) -> Position {
+    let offset = offset.min(bytes.len());
+    let before = &bytes[..offset];
+    let line = memchr::memchr_iter(b'\n', before).count() + 1;
+    let start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&bytes[start..offset])
+        .chars()
+        .count()
+        + 1;
+    Position::span(
+        crate::source::to_u32(line),
+        crate::source::to_u32(column),
+        crate::source::to_u32(len),
+    )
+}
+
+/// The line holding byte `at`: its start and end (without the line break).
+pub fn line_bounds(bytes: &[u8], at: usize) -> (usize, usize) {
+    let start = memchr::memrchr(b'\n', &bytes[..at.min(bytes.len())]).map_or(0, |i| i + 1);
+    let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+    (start, end)
+}
+
+/// Whether the line at `start` or the line above holds `skillbake: allow(CODE)` naming `code`
+/// (or `security`).
+pub fn inline_allowed(bytes: &[u8], start: usize, code: Code) -> bool {
+    let (line_start, line_end) = line_bounds(bytes, start);
+    let above = if line_start == 0 {
+        line_start
+    } else {
+        line_bounds(bytes, line_start - 1).0
+    };
+    let region = &bytes[above..line_end];
+    let finder = memchr::memmem::Finder::new(b"skillbake: allow(");
+    finder.find_iter(region).any(|i| {
+        let rest = &region[i + 17..];
+        let close = memchr::memchr(b')', rest).unwrap_or(rest.len());
+        rest[..close]
+            .split(|&b| b == b',')
+            .map(|w| String::from_utf8_lossy(w).trim().to_string())
+            .any(|w| w == code.as_str() || w == crate::diagnostic::SECURITY)
+    })
+}
