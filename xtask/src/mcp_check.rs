@@ -505,7 +505,7 @@ fn shown(root: &Path, p: &Path) -> String {
     p.strip_prefix(root).unwrap_or(p).display().to_string()
 }
 
-pub(crate) fn npm() -> &'static str {
+fn npm() -> &'static str {
     if cfg!(windows) {
         "npm.cmd"
     } else {
@@ -523,7 +523,23 @@ fn npx() -> &'static str {
 
 /// Installs the Inspector into `dir` unless that version is already there.
 fn install_inspector(dir: &Path, version: &str) -> Result<(), String> {
-    let installed = dir.join("node_modules/@modelcontextprotocol/inspector/package.json");
+    npm_install(
+        dir,
+        PACKAGE,
+        version,
+        "{\"name\": \"skillbake-mcp-check\", \"private\": true}\n",
+    )
+}
+
+/// Installs `package` at `version` into `dir` with npm, unless that version is already there;
+/// `manifest` is the `package.json` written first when `dir` has none.
+pub(crate) fn npm_install(
+    dir: &Path,
+    package: &str,
+    version: &str,
+    manifest: &str,
+) -> Result<(), String> {
+    let installed = dir.join("node_modules").join(package).join("package.json");
     let current = std::fs::read_to_string(&installed)
         .ok()
         .and_then(|t| serde_json::from_str::<Value>(&t).ok())
@@ -532,21 +548,18 @@ fn install_inspector(dir: &Path, version: &str) -> Result<(), String> {
         return Ok(());
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let manifest = dir.join("package.json");
-    if !manifest.exists() {
-        std::fs::write(
-            &manifest,
-            "{\"name\": \"skillbake-mcp-check\", \"private\": true}\n",
-        )
-        .map_err(|e| format!("{}: {e}", manifest.display()))?;
+    let manifest_path = dir.join("package.json");
+    if !manifest_path.exists() {
+        std::fs::write(&manifest_path, manifest)
+            .map_err(|e| format!("{}: {e}", manifest_path.display()))?;
     }
     super::run(
-        &format!("npm install {PACKAGE}@{version}"),
+        &format!("npm install {package}@{version}"),
         Command::new(npm()).current_dir(dir).args([
             "install",
             "--no-audit",
             "--no-fund",
-            &format!("{PACKAGE}@{version}"),
+            &format!("{package}@{version}"),
         ]),
     )
     .map_err(|e| format!("{e} (mcp-check needs Node.js and npm with access to the npm registry)"))

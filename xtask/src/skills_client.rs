@@ -8,7 +8,7 @@
 //! The SDK is installed from npm into `target/skills-client` (once per version), and the
 //! script copied beside it so that Node.js resolves the SDK from there.
 
-use crate::mcp_check::{npm, run_with_timeout, target_dir, HttpServer};
+use crate::mcp_check::{npm_install, run_with_timeout, target_dir, HttpServer};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -76,31 +76,10 @@ fn run(dir: &Path, args: &[&str]) -> Result<Value, String> {
 
 /// Installs the SDK into `dir` unless that version is already there.
 fn install(dir: &Path) -> Result<(), String> {
-    let installed = dir.join("node_modules/@modelcontextprotocol/client/package.json");
-    let current = std::fs::read_to_string(&installed)
-        .ok()
-        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-        .and_then(|v| v["version"].as_str().map(str::to_string));
-    if current.as_deref() == Some(CLIENT_VERSION) {
-        return Ok(());
-    }
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let manifest = dir.join("package.json");
-    if !manifest.exists() {
-        std::fs::write(
-            &manifest,
-            "{\"name\": \"skillbake-skills-check\", \"private\": true, \"type\": \"module\"}\n",
-        )
-        .map_err(|e| format!("{}: {e}", manifest.display()))?;
-    }
-    crate::run(
-        &format!("npm install {PACKAGE}@{CLIENT_VERSION}"),
-        Command::new(npm()).current_dir(dir).args([
-            "install",
-            "--no-audit",
-            "--no-fund",
-            &format!("{PACKAGE}@{CLIENT_VERSION}"),
-        ]),
+    npm_install(
+        dir,
+        PACKAGE,
+        CLIENT_VERSION,
+        "{\"name\": \"skillbake-skills-check\", \"private\": true, \"type\": \"module\"}\n",
     )
-    .map_err(|e| format!("{e} (mcp-check needs Node.js and npm with access to the npm registry)"))
 }
