@@ -6,7 +6,7 @@
 //!   default features, docs without warnings, and the bundled packs;
 //! * `check-skills [DIR]...` and `sarif-check` — see [`skills`];
 //! * `reproducible` and `bundle --skills DIR --out PATH` — see [`repro`] and [`bundle`];
-//! * `mcp-check` — see [`mcp_check`]; `bench`, `bench exec` and `bench http` — see [`mod@bench`]; `route-eval` —
+//! * `mcp-check` — see [`mcp_check`]; `bench`, `bench exec`, `bench http` and `bench skills` — see [`mod@bench`]; `route-eval` —
 //!   see [`route_eval`];
 //! * `new-skill NAME [--dir DIR] [--description TEXT]` — scaffolds a pack that passes
 //!   `skillbake check` with no warnings;
@@ -44,7 +44,7 @@ fn main() -> ExitCode {
         Some("mcp-check") => mcp_check::run(&args[1..]),
         Some("route-eval") => route_eval::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] | new-rule CODE --module M --severity error|warning [--summary TEXT] | codegen [--check] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench [exec] | route-eval --data DIR>");
+            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] | new-rule CODE --module M --severity error|warning [--summary TEXT] | codegen [--check] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench [exec|http|skills] | route-eval --data DIR>");
             return ExitCode::from(2);
         }
     };
