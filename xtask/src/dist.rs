@@ -81,7 +81,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         eprintln!("dist: {} ({} kB)", shown(file), size.div_ceil(1000));
     }
     dist_smoke::run(&root, &target, &tools, &built)?;
-    eprintln!("\ndist: every package built and checked, in {}", shown(&out));
+    eprintln!(
+        "\ndist: every package built and checked, in {}",
+        shown(&out)
+    );
     Ok(())
 }
 
@@ -101,7 +104,10 @@ fn workspace_version(root: &Path) -> Result<String, String> {
             }
         }
     }
-    Err(format!("{}: no [workspace.package] version", path.display()))
+    Err(format!(
+        "{}: no [workspace.package] version",
+        path.display()
+    ))
 }
 
 /// The versions written by hand in the packaging files must be the workspace's: the launcher's
@@ -130,7 +136,10 @@ fn check_pinned_versions(root: &Path, version: &str) -> Result<(), String> {
         wrong.push(format!("{}: version", shown(&shim)));
     }
     if !text.contains(&format!("\"skillbake=={version}\"")) {
-        wrong.push(format!("{}: the skillbake=={version} dependency", shown(&shim)));
+        wrong.push(format!(
+            "{}: the skillbake=={version} dependency",
+            shown(&shim)
+        ));
     }
     if wrong.is_empty() {
         Ok(())
@@ -194,10 +203,20 @@ fn build_wheel(root: &Path, tools: &Tools, release: bool, out: &Path) -> Result<
         &format!("maturin build --profile {profile} --strip (packaging/pypi)"),
         Command::new(tools.exe("maturin"))
             .current_dir(root.join("packaging/pypi"))
-            .args(["build", "--locked", "--strip", "--profile", profile, "--out"])
+            .args([
+                "build",
+                "--locked",
+                "--strip",
+                "--profile",
+                profile,
+                "--out",
+            ])
             .arg(out),
     )?;
-    eprintln!("dist: wheel built in {:.0} s", start.elapsed().as_secs_f64());
+    eprintln!(
+        "dist: wheel built in {:.0} s",
+        start.elapsed().as_secs_f64()
+    );
     let wheels: Vec<PathBuf> = files_in(out)?
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "whl"))
@@ -291,7 +310,11 @@ fn npm_pack(dir: &Path, out: &Path) -> Result<PathBuf, String> {
     let name = String::from_utf8_lossy(&output.stdout).trim().to_string();
     let tarball = out.join(name.lines().last().unwrap_or_default());
     if !tarball.is_file() {
-        return Err(format!("npm pack {} wrote no {}", shown(dir), shown(&tarball)));
+        return Err(format!(
+            "npm pack {} wrote no {}",
+            shown(dir),
+            shown(&tarball)
+        ));
     }
     eprintln!("dist: npm pack {} -> {}", shown(dir), shown(&tarball));
     Ok(tarball)
@@ -330,5 +353,8 @@ fn files_in(dir: &Path) -> Result<Vec<PathBuf>, String> {
 /// `path` relative to the workspace root when it is under it.
 pub(crate) fn shown(path: &Path) -> String {
     let root = super::root();
-    path.strip_prefix(&root).unwrap_or(path).display().to_string()
+    path.strip_prefix(&root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }

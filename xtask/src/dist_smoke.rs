@@ -64,15 +64,27 @@ pub(crate) fn run(root: &Path, target: &Path, tools: &Tools, built: &Built) -> R
 
     eprintln!("\n==> smoke test: the wheel in a fresh venv");
     let venv = smoke.join("venv");
-    run_ok(Command::new(tools.exe("python")).args(["-m", "venv"]).arg(&venv))?;
+    run_ok(
+        Command::new(tools.exe("python"))
+            .args(["-m", "venv"])
+            .arg(&venv),
+    )?;
     let bin = venv.join(if cfg!(windows) { "Scripts" } else { "bin" });
     let start = Instant::now();
     run_ok(
         Command::new(bin.join(format!("pip{}", std::env::consts::EXE_SUFFIX)))
-            .args(["install", "--quiet", "--disable-pip-version-check", "--no-index"])
+            .args([
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-index",
+            ])
             .arg(&built.wheel),
     )?;
-    eprintln!("pip install of the wheel: {:.1} s", start.elapsed().as_secs_f64());
+    eprintln!(
+        "pip install of the wheel: {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
     let exe = bin.join(format!("skillbake{}", std::env::consts::EXE_SUFFIX));
     check_command(&|| Command::new(&exe), &built.version, &skills, &broken)?;
 
@@ -96,10 +108,14 @@ pub(crate) fn run(root: &Path, target: &Path, tools: &Tools, built: &Built) -> R
         "--no-audit",
         "--no-fund",
     ]))?;
-    eprintln!("npm install of the tarballs: {:.1} s", start.elapsed().as_secs_f64());
+    eprintln!(
+        "npm install of the tarballs: {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
     let npx_cmd = || {
         let mut c = Command::new(npx());
-        c.current_dir(&project).args(["--offline", "--no", "--", "skillbake"]);
+        c.current_dir(&project)
+            .args(["--offline", "--no", "--", "skillbake"]);
         c
     };
     check_command(&npx_cmd, &built.version, &skills, &broken)?;
@@ -132,7 +148,10 @@ fn check_command(
     let out = output(cmd().arg("--version"))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() || stdout.trim() != format!("skillbake {version}") {
-        return Err(format!("skillbake --version answered {stdout:?} ({})", out.status));
+        return Err(format!(
+            "skillbake --version answered {stdout:?} ({})",
+            out.status
+        ));
     }
     eprintln!("skillbake --version: {}", stdout.trim());
 
@@ -208,7 +227,10 @@ fn serve_initialize(cmd: &dyn Fn() -> Command) -> Result<String, String> {
     let answer: Value = serde_json::from_str(&line)
         .map_err(|e| format!("skillbake serve answered {line:?}: {e}"))?;
     let info = &answer["result"]["serverInfo"];
-    match (info["name"].as_str(), answer["result"]["protocolVersion"].as_str()) {
+    match (
+        info["name"].as_str(),
+        answer["result"]["protocolVersion"].as_str(),
+    ) {
         (Some(name), Some(protocol)) if answer["id"] == 1 => Ok(format!(
             "{name} {} (protocol {protocol})",
             info["version"].as_str().unwrap_or("?")
@@ -243,7 +265,12 @@ fn pre_commit(root: &Path, smoke: &Path, tools: &Tools, built: &Built) -> Result
         run_ok(
             Command::new("git")
                 .current_dir(&repo)
-                .args(["-c", "user.name=dist", "-c", "user.email=dist@example.invalid"])
+                .args([
+                    "-c",
+                    "user.name=dist",
+                    "-c",
+                    "user.email=dist@example.invalid",
+                ])
                 .args(args),
         )
     };
@@ -269,8 +296,11 @@ fn pre_commit(root: &Path, smoke: &Path, tools: &Tools, built: &Built) -> Result
     let out = output(&mut try_repo())?;
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     if !out.status.success() || !text.contains("skillbake check") || !text.contains("Passed") {
-        return Err(format!("pre-commit try-repo on a good pack: {}\n{text}{}", out.status,
-            String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "pre-commit try-repo on a good pack: {}\n{text}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     eprintln!(
         "good pack: passed ({:.1} s with the hook's environment install)",
@@ -296,7 +326,9 @@ fn pre_commit(root: &Path, smoke: &Path, tools: &Tools, built: &Built) -> Result
 /// actionlint over every workflow this repository ships and every README workflow example
 /// (a ```` ```yaml ```` block after a `<!-- actionlint -->` line).
 fn actionlint(root: &Path, smoke: &Path, tools: &Tools) -> Result<(), String> {
-    eprintln!("\n==> actionlint (.github/workflows, action.yml through `uses: ./`, README examples)");
+    eprintln!(
+        "\n==> actionlint (.github/workflows, action.yml through `uses: ./`, README examples)"
+    );
     let dir = root.join(".github/workflows");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
@@ -308,7 +340,8 @@ fn actionlint(root: &Path, smoke: &Path, tools: &Tools) -> Result<(), String> {
         return Err(format!("no workflows in {}", shown(&dir)));
     }
     let readme = root.join("README.md");
-    let text = std::fs::read_to_string(&readme).map_err(|e| format!("{}: {e}", readme.display()))?;
+    let text =
+        std::fs::read_to_string(&readme).map_err(|e| format!("{}: {e}", readme.display()))?;
     let examples = readme_examples(&text);
     if examples.is_empty() {
         return Err("README.md has no `<!-- actionlint -->` workflow example".into());
