@@ -7,7 +7,7 @@
 //! * `check-skills [DIR]...` and `sarif-check` — see [`skills`];
 //! * `reproducible` and `bundle --skills DIR --out PATH` — see [`repro`] and [`bundle`];
 //! * `dist [--release]` — the PyPI wheel and npm packages, smoke-tested: see [`dist`];
-//! * `mcp-check` — see [`mcp_check`]; `bench`, `bench exec` and `bench http` — see [`mod@bench`]; `route-eval` —
+//! * `mcp-check` — see [`mcp_check`]; `bench`, `bench exec`, `bench http` and `bench skills` — see [`mod@bench`]; `route-eval` —
 //!   see [`route_eval`];
 //! * `new-skill NAME [--dir DIR] [--description TEXT]` — scaffolds a pack that passes
 //!   `skillbake check` with no warnings;
@@ -48,7 +48,7 @@ fn main() -> ExitCode {
         Some("route-eval") => route_eval::run(&args[1..]),
         Some("dist") => dist::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] | new-rule CODE --module M --severity error|warning [--summary TEXT] | codegen [--check] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench [exec] | route-eval --data DIR | dist [--release]>");
+            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] | new-rule CODE --module M --severity error|warning [--summary TEXT] | codegen [--check] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench [exec|http|skills] | route-eval --data DIR | dist [--release]>");
             return ExitCode::from(2);
         }
     };

@@ -505,7 +505,7 @@ fn shown(root: &Path, p: &Path) -> String {
     p.strip_prefix(root).unwrap_or(p).display().to_string()
 }
 
-fn npm() -> &'static str {
+pub(crate) fn npm() -> &'static str {
     if cfg!(windows) {
         "npm.cmd"
     } else {
