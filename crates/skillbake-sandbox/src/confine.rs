@@ -152,9 +152,8 @@ fn summary(spec: &Spec, probe: &Probe) -> Summary {
     let linux = cfg!(target_os = "linux");
     let userns = linux && probe.user_namespace;
     let dropped = probe.root;
-    // The view needs the mount namespace as root, or a user namespace to make it in; with a
-    // grant to write anywhere there is nothing to keep read-only.
-    let mount_view = linux && probe.mount_namespace && (dropped || userns) && !spec.write_anywhere;
+    // The view needs the mount namespace as root, or a user namespace to make it in.
+    let mount_view = linux && probe.mount_namespace && (dropped || userns);
     // Counting program starts only works when no other program is granted.
     let exec_guard =
         linux && seccomp && probe.exec_guard && !spec.exec_anywhere && spec.executables.is_empty();
@@ -194,9 +193,39 @@ struct Planned {
     child: crate::pre_exec::Plan,
 }
 
-/// The read-write trees, resolved, and the working folder, as the child's view needs them.
+/// The folders a view replaces by private ones, resolved: [`Spec::private`], and for an empty
+/// root `/tmp` and `/dev/shm` (where they exist).
 #[cfg(target_os = "linux")]
-fn mount_view(spec: &Spec, cwd: Option<&Path>) -> Result<crate::pre_exec::MountView, Error> {
+fn private_folders(spec: &Spec, empty_root: bool) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let system = [PathBuf::from("/tmp"), PathBuf::from("/dev/shm")];
+    let system = if empty_root { &system[..] } else { &[] };
+    for p in system.iter().chain(&spec.private) {
+        if let Ok(real) = std::fs::canonicalize(p) {
+            if real.is_dir() && real != Path::new("/") && !out.contains(&real) {
+                out.push(real);
+            }
+        }
+    }
+    out
+}
+
+/// A path granted to the view: its resolved place, and whether it is writable.
+#[cfg(target_os = "linux")]
+struct Granted {
+    real: PathBuf,
+    writable: bool,
+}
+
+/// The mount view of `spec` (see [`crate::pre_exec::MountView`]): which trees to bind where,
+/// the private folders, the symbolic links of an empty root, and the working folder.
+#[cfg(target_os = "linux")]
+fn mount_view(
+    spec: &Spec,
+    executables: &[PathBuf],
+    cwd: Option<&Path>,
+) -> Result<crate::pre_exec::MountView, Error> {
+    use crate::pre_exec::{MountView, Root, Step, StepKind, MAX_BINDS, STAGE};
     use std::os::unix::ffi::OsStrExt;
     let c = |p: &Path| {
         std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(|_| Error::Path {
@@ -204,30 +233,187 @@ fn mount_view(spec: &Spec, cwd: Option<&Path>) -> Result<crate::pre_exec::MountV
             source: std::io::Error::from(std::io::ErrorKind::InvalidInput),
         })
     };
-    let devices = crate::spec::system_devices();
-    let mut writable = Vec::new();
-    for p in &spec.read_write {
-        // Device files stay usable on a read-only mount.
-        if devices.contains(p) {
-            continue;
-        }
-        let real = std::fs::canonicalize(p).map_err(|source| Error::Path {
-            path: p.clone(),
+    let resolve = |p: &Path| {
+        std::fs::canonicalize(p).map_err(|source| Error::Path {
+            path: p.to_path_buf(),
             source,
-        })?;
-        let real = c(&real)?;
-        if !writable.contains(&real) {
-            writable.push(real);
-        }
-    }
+        })
+    };
     // Without a working folder of its own, the child starts in the parent's.
     let cwd = match cwd {
         Some(d) => std::path::absolute(d).ok(),
         None => std::env::current_dir().ok(),
     };
-    let cwd = cwd.as_deref().map(c).transpose()?;
-    Ok(crate::pre_exec::MountView { writable, cwd })
+    let devices = crate::spec::system_devices();
+    let mut granted: Vec<(PathBuf, bool)> = Vec::new();
+    for p in &spec.read_write {
+        // Device files stay usable on a read-only mount.
+        granted.push((p.clone(), !devices.contains(p)));
+    }
+    for p in spec.read_only.iter().chain(executables).chain(&devices) {
+        granted.push((p.clone(), false));
+    }
+    // The trees to bind: resolved, the writable ones first (a path granted both ways is
+    // writable), then outermost first.
+    let mut trees: Vec<Granted> = Vec::new();
+    let mut links: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for (p, writable) in &granted {
+        let real = resolve(p)?;
+        if let Some(t) = trees.iter_mut().find(|t| t.real == real) {
+            t.writable |= *writable;
+        } else {
+            trees.push(Granted {
+                real: real.clone(),
+                writable: *writable,
+            });
+        }
+        // A link of the host's layout (`/bin` to `usr/bin`, `/etc/localtime`): recreated.
+        let abs = std::path::absolute(p).unwrap_or_else(|_| p.clone());
+        if abs != real && std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_symlink()) {
+            if let (Some(parent), Ok(target)) = (abs.parent(), std::fs::read_link(&abs)) {
+                if std::fs::canonicalize(parent).is_ok_and(|r| r == parent)
+                    && !links.iter().any(|(l, _)| *l == abs)
+                {
+                    links.push((abs.clone(), target));
+                }
+            }
+        }
+    }
+    trees.sort_by(|a, b| a.real.cmp(&b.real));
+    // Reading or writing anywhere (or the whole tree granted): the host's tree.
+    let whole = trees.iter().find(|t| t.real == Path::new("/"));
+    let root = if spec.read_anywhere || spec.write_anywhere || whole.is_some() {
+        Root::Host {
+            writable: spec.write_anywhere || whole.is_some_and(|t| t.writable),
+        }
+    } else {
+        Root::Empty
+    };
+    let private = private_folders(spec, root == Root::Empty);
+    // Where a tree sits: under which other bound tree or private folder (the deepest).
+    let under_private = |p: &Path| private.iter().any(|d| p.starts_with(d));
+    let mut kept: Vec<&Granted> = Vec::new();
+    for t in &trees {
+        let covering = kept
+            .iter()
+            .filter(|k| t.real.starts_with(&k.real))
+            .max_by_key(|k| k.real.components().count());
+        let hidden = private.iter().any(|d| {
+            t.real.starts_with(d) && covering.is_none_or(|k| !k.real.starts_with(d))
+        });
+        let needed = match covering {
+            Some(k) => hidden || k.writable != t.writable,
+            None => match root {
+                Root::Empty => true,
+                Root::Host { writable } => under_private(&t.real) || writable != t.writable,
+            },
+        };
+        if needed {
+            kept.push(t);
+        }
+    }
+    // A link in the view only where nothing bound covers its place.
+    links.retain(|(l, _)| {
+        root == Root::Empty && !kept.iter().any(|k| l.starts_with(&k.real)) && !under_private(l)
+    });
+    if kept.len() > MAX_BINDS {
+        return Err(Error::Path {
+            path: PathBuf::from("/"),
+            source: std::io::Error::other(format!(
+                "more than {MAX_BINDS} separate trees to show the run"
+            )),
+        });
+    }
+    let stage = Path::new(std::ffi::OsStr::from_bytes(STAGE.to_bytes()));
+    let at = |p: &Path| match root {
+        Root::Empty => stage.join(p.strip_prefix("/").unwrap_or(p)),
+        Root::Host { .. } => p.to_path_buf(),
+    };
+    // The folders to make on the way to `p` (in the view being built).
+    let parents = |p: &Path| -> Result<Vec<std::ffi::CString>, Error> {
+        let mut v: Vec<&Path> = p.ancestors().skip(1).filter(|a| a.parent().is_some()).collect();
+        v.reverse();
+        v.into_iter().map(|a| c(&at(a))).collect()
+    };
+    let mut steps: Vec<(PathBuf, u8, Step)> = Vec::new();
+    for d in &private {
+        steps.push((
+            d.clone(),
+            0,
+            Step {
+                path: c(d)?,
+                at: c(&at(d))?,
+                parents: parents(d)?,
+                kind: StepKind::Private,
+            },
+        ));
+    }
+    for t in &kept {
+        steps.push((
+            t.real.clone(),
+            1,
+            Step {
+                path: c(&t.real)?,
+                at: c(&at(&t.real))?,
+                parents: parents(&t.real)?,
+                kind: StepKind::Bind {
+                    source: c(&t.real)?,
+                    dir: t.real.is_dir(),
+                    writable: t.writable,
+                },
+            },
+        ));
+    }
+    for (l, target) in &links {
+        steps.push((
+            l.clone(),
+            2,
+            Step {
+                path: c(l)?,
+                at: c(&at(l))?,
+                parents: parents(l)?,
+                kind: StepKind::Symlink {
+                    target: c(target)?,
+                },
+            },
+        ));
+    }
+    // The working folder exists in the view, empty unless a granted tree holds it.
+    let cwd = cwd.as_deref().map(resolve).transpose()?;
+    if let Some(d) = cwd.as_deref().filter(|d| {
+        root == Root::Empty
+            && *d != Path::new("/")
+            && !kept.iter().any(|k| d.starts_with(&k.real))
+            && !private.iter().any(|p| d.starts_with(p))
+    }) {
+        steps.push((
+            d.to_path_buf(),
+            3,
+            Step {
+                path: c(d)?,
+                at: c(&at(d))?,
+                parents: parents(d)?,
+                kind: StepKind::Folder,
+            },
+        ));
+    }
+    // Parents before children; at one place, the private folder first.
+    steps.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+    let size = spec.limits.file_size.unwrap_or(TMP_SIZE).min(TMP_SIZE);
+    let tmpfs_options = std::ffi::CString::new(format!("mode=1777,size={size},nr_inodes=16384"))
+        .map_err(|_| Error::Seccomp("tmpfs options".into()))?;
+    Ok(MountView {
+        root,
+        steps: steps.into_iter().map(|(_, _, s)| s).collect(),
+        tmpfs_options,
+        cwd: cwd.as_deref().map(c).transpose()?,
+    })
 }
+
+/// The most a private temporary folder holds (each one; bounded further by the file-size
+/// limit).
+#[cfg(target_os = "linux")]
+const TMP_SIZE: u64 = 256 << 20;
 
 #[cfg(target_os = "linux")]
 fn plan(
@@ -293,12 +479,14 @@ fn plan(
     for (resource, value) in [
         (Resource::As, limits.address_space),
         (Resource::Fsize, limits.file_size),
-        (Resource::Nofile, limits.open_files),
     ] {
         if let Some(v) = value {
             rlimits.push((resource, rlimit(resource, v, v)));
         }
     }
+    let nofile = limits
+        .open_files
+        .map(|v| rlimit(Resource::Nofile, v, v));
     // The process count is per user: meaningful for a run only in its own user namespace, or
     // for the dropped user (then shared with that user's other processes).
     let nproc = match limits.processes {
@@ -310,9 +498,15 @@ fn plan(
         summary: s,
         child: crate::pre_exec::Plan {
             rlimits,
+            nofile,
             netns_as_root: want_netns && probe.root,
             private_ipc: s.ipcns,
-            mount_view: s.mount_view.then(|| mount_view(spec, cwd)).transpose()?,
+            mount_view: s
+                .mount_view
+                .then(|| mount_view(spec, executables, cwd))
+                .transpose()?,
+            id_map: (s.mount_view && !probe.root)
+                .then(|| crate::pre_exec::IdMap::of(probe.uid, probe.gid)),
             drop_to: probe.root.then_some((identity.uid, identity.gid)),
             userns: s.userns,
             netns_in_userns: want_netns && !probe.root,
@@ -402,7 +596,7 @@ fn names(paths: &[PathBuf]) -> String {
 fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applied {
     let ll = s.landlock_abi;
     let who = format!("user {}", identity.uid);
-    let mut c = file_controls(spec, ll, &who, s.exec_guard);
+    let mut c = file_controls(spec, ll, &who, s);
     c.insert(2, metadata_control(spec, s, &who));
     c.push(network_control(
         &spec.network,
@@ -410,6 +604,7 @@ fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applie
         ll.is_some_and(|a| a >= 4),
     ));
     c.push(other_processes_control(ll, s.ipcns, &who));
+    c.push(other_runs_control(spec, s, &who));
     c.extend(process_controls(s.seccomp));
     c.push(root_control(s.dropped, identity));
     c.extend(environment_controls(spec));
@@ -449,7 +644,7 @@ const NO_LANDLOCK: &str = "Landlock is not available on this kernel (Linux 5.13 
                            `landlock` in the `lsm=` boot list)";
 
 /// Reading, writing and executing files (Landlock, ABI `ll`).
-fn file_controls(spec: &Spec, ll: Option<u32>, who: &str, exec_guard: bool) -> Vec<Control> {
+fn file_controls(spec: &Spec, ll: Option<u32>, who: &str, s: &Summary) -> Vec<Control> {
     use Mechanism as M;
     use State::*;
     let no_landlock = NO_LANDLOCK;
@@ -462,12 +657,28 @@ fn file_controls(spec: &Spec, ll: Option<u32>, who: &str, exec_guard: bool) -> V
             &[],
             format!("any file {who} may read"),
         )
-    } else if ll.is_some() {
+    } else if ll.is_some() && s.mount_view {
         control(
             Guard::FileRead,
             Enforced,
+            &[M::Landlock, M::MountNamespace],
+            format!(
+                "only {} and the read-write trees; no other path of the host exists in the \
+                 run's view (none can be found by stat, watched or listed, /proc is not \
+                 mounted)",
+                names(&spec.read_only)
+            ),
+        )
+    } else if ll.is_some() {
+        control(
+            Guard::FileRead,
+            Partial,
             &[M::Landlock],
-            format!("only {} and the read-write trees", names(&spec.read_only)),
+            format!(
+                "only {} and the read-write trees, but stat and readlink of any other path \
+                 answer (hiding them needs a mount namespace)",
+                names(&spec.read_only)
+            ),
         )
     } else {
         control(
@@ -510,7 +721,7 @@ fn file_controls(spec: &Spec, ll: Option<u32>, who: &str, exec_guard: bool) -> V
             format!("{no_landlock}: the child writes wherever {who} may write"),
         )
     });
-    out.push(execute_control(spec, ll, exec_guard));
+    out.push(execute_control(spec, ll, s.exec_guard));
     out
 }
 
@@ -674,6 +885,82 @@ fn other_processes_control(ll: Option<u32>, ipcns: bool, who: &str) -> Control {
             if ipcns { &[M::IpcNamespace][..] } else { &[] },
             format!("{no_landlock}: the child may signal other processes of {who}{ipc}{ipc_gap}"),
         )
+    }
+}
+
+/// Other runs of the same user: their folders and their processes (a mount view, Landlock).
+fn other_runs_control(spec: &Spec, s: &Summary, who: &str) -> Control {
+    use Mechanism as M;
+    use State::*;
+    let anywhere = spec.read_anywhere || spec.write_anywhere;
+    let ll = s.landlock_abi.is_some();
+    let mut by = Vec::new();
+    if s.mount_view {
+        by.push(M::MountNamespace);
+    }
+    if ll {
+        by.push(M::Landlock);
+    }
+    let own = if spec.private.is_empty() {
+        "no folder is private to the run".to_string()
+    } else {
+        format!(
+            "{} (where runs keep their own folders) is private to each run",
+            names(&spec.private)
+        )
+    };
+    match (s.mount_view, anywhere, ll) {
+        (true, false, _) => control(
+            Guard::OtherRuns,
+            Enforced,
+            &by,
+            "nothing of another run exists in the run's view (only the granted trees are \
+             bound in; /tmp and /dev/shm are its own; /proc is not mounted)",
+        ),
+        (true, true, true) if !spec.private.is_empty() => control(
+            Guard::OtherRuns,
+            Enforced,
+            &by,
+            format!(
+                "{own}; the /proc entries of other runs' processes (root, cwd, fd) are closed \
+                 by Landlock; an output folder the caller names elsewhere is shared with \
+                 runs granted to read or write anywhere"
+            ),
+        ),
+        (true, true, true) => control(
+            Guard::OtherRuns,
+            Partial,
+            &by,
+            format!(
+                "{own}: the run sees the host's tree, other runs' folders included; the /proc \
+                 entries of their processes are closed by Landlock"
+            ),
+        ),
+        (true, true, false) => control(
+            Guard::OtherRuns,
+            Partial,
+            &by,
+            format!(
+                "{own}, but the /proc entries of other runs' processes (root, cwd, fd) of \
+                 {who} are open ({NO_LANDLOCK})"
+            ),
+        ),
+        (false, false, true) => control(
+            Guard::OtherRuns,
+            Partial,
+            &by,
+            "Landlock keeps other runs' files closed, but their names are found by stat (a \
+             private view needs a mount namespace)",
+        ),
+        (false, _, _) => control(
+            Guard::OtherRuns,
+            NotEnforced,
+            &by,
+            format!(
+                "every run is {who}: a concurrent run's folders and files can be read and \
+                 changed (a private view needs a mount namespace)"
+            ),
+        ),
     }
 }
 
