@@ -384,7 +384,6 @@ fn mount_view(
         root == Root::Empty
             && *d != Path::new("/")
             && !kept.iter().any(|k| d.starts_with(&k.real))
-            && !private.iter().any(|p| d.starts_with(p))
     }) {
         steps.push((
             d.to_path_buf(),

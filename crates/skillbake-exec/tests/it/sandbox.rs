@@ -136,9 +136,13 @@ fn reading_a_canary_outside_the_pack() {
     let ex = env.executor();
     let o = ex.execute("steal-file", json!({"path": p(&env.canary)}));
     if probe().landlock_fs() {
-        assert_eq!(
-            script_error(&o),
-            "READ_DENIED errno 13: Permission denied",
+        // Landlock's answer, or the view's, where the canary does not exist.
+        assert!(
+            [
+                "READ_DENIED errno 13: Permission denied",
+                "READ_DENIED errno 2: No such file or directory"
+            ]
+            .contains(&script_error(&o).as_str()),
             "{o}"
         );
         assert_eq!(guard(&o, "file_read"), "enforced");
@@ -171,7 +175,8 @@ fn writing_outside_the_output_folder() {
         assert!(
             [
                 "WRITE_DENIED errno 13: Permission denied",
-                "WRITE_DENIED errno 30: Read-only file system"
+                "WRITE_DENIED errno 30: Read-only file system",
+                "WRITE_DENIED errno 2: No such file or directory"
             ]
             .contains(&script_error(&o).as_str()),
             "{o}"
@@ -462,7 +467,8 @@ fn a_symlink_planted_in_the_output_folder_pointing_outside() {
         );
         assert!(
             stdout.contains(r#""write-through-planted": "denied 13""#)
-                || stdout.contains(r#""write-through-planted": "denied 30""#),
+                || stdout.contains(r#""write-through-planted": "denied 30""#)
+                || stdout.contains(r#""write-through-planted": "denied 2""#),
             "{stdout}"
         );
     }
