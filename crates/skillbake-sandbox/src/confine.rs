@@ -298,9 +298,9 @@ fn mount_view(
             .iter()
             .filter(|k| t.real.starts_with(&k.real))
             .max_by_key(|k| k.real.components().count());
-        let hidden = private.iter().any(|d| {
-            t.real.starts_with(d) && covering.is_none_or(|k| !k.real.starts_with(d))
-        });
+        let hidden = private
+            .iter()
+            .any(|d| t.real.starts_with(d) && covering.is_none_or(|k| !k.real.starts_with(d)));
         let needed = match covering {
             Some(k) => hidden || k.writable != t.writable,
             None => match root {
@@ -331,7 +331,11 @@ fn mount_view(
     };
     // The folders to make on the way to `p` (in the view being built).
     let parents = |p: &Path| -> Result<Vec<std::ffi::CString>, Error> {
-        let mut v: Vec<&Path> = p.ancestors().skip(1).filter(|a| a.parent().is_some()).collect();
+        let mut v: Vec<&Path> = p
+            .ancestors()
+            .skip(1)
+            .filter(|a| a.parent().is_some())
+            .collect();
         v.reverse();
         v.into_iter().map(|a| c(&at(a))).collect()
     };
@@ -372,18 +376,14 @@ fn mount_view(
                 path: c(l)?,
                 at: c(&at(l))?,
                 parents: parents(l)?,
-                kind: StepKind::Symlink {
-                    target: c(target)?,
-                },
+                kind: StepKind::Symlink { target: c(target)? },
             },
         ));
     }
     // The working folder exists in the view, empty unless a granted tree holds it.
     let cwd = cwd.as_deref().map(resolve).transpose()?;
     if let Some(d) = cwd.as_deref().filter(|d| {
-        root == Root::Empty
-            && *d != Path::new("/")
-            && !kept.iter().any(|k| d.starts_with(&k.real))
+        root == Root::Empty && *d != Path::new("/") && !kept.iter().any(|k| d.starts_with(&k.real))
     }) {
         steps.push((
             d.to_path_buf(),
@@ -483,9 +483,7 @@ fn plan(
             rlimits.push((resource, rlimit(resource, v, v)));
         }
     }
-    let nofile = limits
-        .open_files
-        .map(|v| rlimit(Resource::Nofile, v, v));
+    let nofile = limits.open_files.map(|v| rlimit(Resource::Nofile, v, v));
     // The process count is per user: meaningful for a run only in its own user namespace, or
     // for the dropped user (then shared with that user's other processes).
     let nproc = match limits.processes {

@@ -494,7 +494,13 @@ impl MountView {
         let private = libc::MS_NOSUID | libc::MS_NODEV;
         let stage = STAGE;
         if self.root == Root::Empty {
-            mount(Some(c"tmpfs"), stage, Some(c"tmpfs"), private, Some(c"mode=0755"))?;
+            mount(
+                Some(c"tmpfs"),
+                stage,
+                Some(c"tmpfs"),
+                private,
+                Some(c"mode=0755"),
+            )?;
         }
         let mut next = 0;
         for step in &self.steps {
@@ -540,9 +546,7 @@ impl MountView {
             // SAFETY: NUL-terminated strings the kernel only reads.
             check(unsafe { libc::chdir(stage.as_ptr()) }.into())?;
             // SAFETY: as above; `pivot_root(".", ".")` stacks the old root on the new one.
-            check(unsafe {
-                libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr())
-            })?;
+            check(unsafe { libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) })?;
             // SAFETY: as above.
             check(unsafe { libc::umount2(c".".as_ptr(), libc::MNT_DETACH) }.into())?;
             // SAFETY: as above.

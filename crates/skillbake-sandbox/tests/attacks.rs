@@ -1103,8 +1103,7 @@ fn finding_host_paths_it_may_not_read() {
     spec.read_anywhere = true;
     let o = run(python(FIND, &args), spec, DEADLINE);
     assert_eq!(
-        o.stdout,
-        "stat done\nstat done\nstat done\nstat done\nmountinfo done\n",
+        o.stdout, "stat done\nstat done\nstat done\nstat done\nmountinfo done\n",
         "{}",
         o.stderr
     );
@@ -1145,8 +1144,11 @@ fn a_concurrent_run_of_the_same_user_is_out_of_reach() {
         std::fs::create_dir(d).unwrap();
         give_to_child(d);
     }
-    std::fs::set_permissions(runs.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755))
-        .unwrap();
+    std::fs::set_permissions(
+        runs.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
     let spec_in = |out: &std::path::Path| {
         Spec::new()
             .system_runtime()

@@ -768,9 +768,9 @@ fn finding_host_paths_watching_folders_and_listing_mounts() {
     assert!(o.ok(), "{o}");
     let d = o.data().unwrap().clone();
     let view = o.meta().confinement.applied.as_ref().is_some_and(|a| {
-        a.controls
-            .iter()
-            .any(|c| c.guard.as_str() == "file_read" && c.by.iter().any(|m| m.as_str() == "mount_namespace"))
+        a.controls.iter().any(|c| {
+            c.guard.as_str() == "file_read" && c.by.iter().any(|m| m.as_str() == "mount_namespace")
+        })
     });
     if view {
         assert_eq!(guard(&o, "file_read"), "enforced", "{o}");
@@ -797,9 +797,7 @@ fn finding_host_paths_watching_folders_and_listing_mounts() {
         .unwrap()
         .allow("filesystem:write")
         .unwrap();
-    let o = env
-        .executor()
-        .execute_with("find-granted", params, &policy);
+    let o = env.executor().execute_with("find-granted", params, &policy);
     assert!(o.ok(), "{o}");
     let d = o.data().unwrap().clone();
     for path in paths {
@@ -859,7 +857,10 @@ fn a_run_granted_everything_on_files_cannot_reach_a_concurrent_run() {
             if let Some(f) = run_folder_with("keep-secret", "secret.txt", &old) {
                 break f;
             }
-            assert!(start.elapsed() < EVENT_WITHIN, "the victim never wrote its secret");
+            assert!(
+                start.elapsed() < EVENT_WITHIN,
+                "the victim never wrote its secret"
+            );
             std::thread::sleep(Duration::from_millis(20));
         };
         let tmp = std::env::temp_dir();
