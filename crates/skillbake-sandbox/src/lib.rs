@@ -73,6 +73,8 @@ mod report;
 #[cfg(target_os = "linux")]
 mod seccomp_filter;
 mod spec;
+#[cfg(target_os = "linux")]
+mod view;
 
 pub use access::Access;
 pub use confine::{check_access, confine, preview};
