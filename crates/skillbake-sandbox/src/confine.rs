@@ -431,7 +431,7 @@ fn file_controls(spec: &Spec, ll: Option<u32>, who: &str, s: &Summary) -> Vec<Co
             Guard::FileRead,
             Allowed,
             &[],
-            format!("any file {who} may read"),
+            format!("any file {who} may read{}", but_private(spec, s)),
         )
     } else if ll.is_some() && s.mount_view {
         control(
@@ -469,7 +469,7 @@ fn file_controls(spec: &Spec, ll: Option<u32>, who: &str, s: &Summary) -> Vec<Co
             Guard::FileWrite,
             Allowed,
             &[],
-            format!("anywhere {who} may write"),
+            format!("anywhere {who} may write{}", but_private(spec, s)),
         )
     } else if abi_at_least(3) {
         control(
@@ -499,6 +499,18 @@ fn file_controls(spec: &Spec, ll: Option<u32>, who: &str, s: &Summary) -> Vec<Co
     });
     out.push(execute_control(spec, ll, s.exec_guard));
     out
+}
+
+/// What a grant to read or write anywhere leaves out: the private folders of the view.
+fn but_private(spec: &Spec, s: &Summary) -> String {
+    if s.mount_view && !spec.private.is_empty() {
+        format!(
+            ", but in {}, which holds only the run's own folders",
+            names(&spec.private)
+        )
+    } else {
+        String::new()
+    }
 }
 
 /// Starting programs (Landlock, the exec guard).
