@@ -74,6 +74,7 @@ fn the_dry_run_prints_the_limits_and_what_is_enforced_and_writes_nothing() {
             "execute",
             "network",
             "other_processes",
+            "other_runs",
             "syscalls",
             "process_group",
             "root",

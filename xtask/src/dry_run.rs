@@ -1,7 +1,8 @@
 //! README's dry-run sample, generated from a real `skillbake run --dry-run` (for `cargo xtask
 //! codegen`): the debug binary runs the bundled `read-file` pack in a cleared environment with
 //! a scratch cache, and what depends on this machine is written the same way everywhere — the
-//! scratch folders as `~/.cache/skillbake`, `/home/me` and `/tmp/skillbake-run-read-file-…`,
+//! scratch folders as `~/.cache/skillbake`, `/home/me` and
+//! `/tmp/skillbake-runs-1000/skillbake-run-read-file-…`,
 //! the interpreter as `/usr/bin/python3`, and the sandbox's report (which depends on the kernel,
 //! see README's "Security model") as its keys with `…` values, its `env` kept.
 
@@ -98,20 +99,27 @@ fn normalise(text: &str, cache: &Path, scratch: &Path, program: &str) -> String 
     if !program.is_empty() {
         t = t.replace(&format!("\"{program}\""), "\"/usr/bin/python3\"");
     }
-    // `/tmp/skillbake-run-read-file-<pid>-<nanoseconds>-<n>`, and the run's home beside it.
-    for marker in ["/tmp/skillbake-run-read-file-", "/tmp/skillbake-home-"] {
-        let mut out = String::with_capacity(t.len());
-        let mut rest = t.as_str();
-        while let Some(at) = rest.find(marker) {
-            out.push_str(&rest[..at + marker.len()]);
-            out.push('…');
-            rest = rest[at + marker.len()..]
-                .trim_start_matches(|c: char| c.is_ascii_digit() || c == '-');
-        }
-        out.push_str(rest);
-        t = out;
+    // `/tmp/skillbake-runs-<uid>/skillbake-run-read-file-<pid>-<nanoseconds>-<n>`, and the
+    // run's home beside it: the folder of user 1000's runs, the unique part elided.
+    t = replace_digits_after(&t, "/tmp/skillbake-runs-", "1000");
+    for marker in ["/skillbake-run-read-file-", "/skillbake-home-"] {
+        t = replace_digits_after(&t, marker, "…");
     }
     t
+}
+
+/// `text` with the digits and dashes after every `marker` replaced by `with`.
+fn replace_digits_after(text: &str, marker: &str, with: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(marker) {
+        out.push_str(&rest[..at + marker.len()]);
+        out.push_str(with);
+        rest =
+            rest[at + marker.len()..].trim_start_matches(|c: char| c.is_ascii_digit() || c == '-');
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -120,10 +128,10 @@ mod tests {
 
     #[test]
     fn machine_paths_are_written_the_same_way() {
-        let text = "\"/x/c/packs/a\" \"/x\" \"/opt/py/bin/python3\" /tmp/skillbake-run-read-file-42-000123-7/b /tmp/skillbake-home-42-000124-8 \"\u{2026}elided\u{2026}\"";
+        let text = "\"/x/c/packs/a\" \"/x\" \"/opt/py/bin/python3\" /tmp/skillbake-runs-0/skillbake-run-read-file-42-000123-7/b /tmp/skillbake-runs-0/skillbake-home-42-000124-8 \"\u{2026}elided\u{2026}\"";
         assert_eq!(
             normalise(text, Path::new("/x/c"), Path::new("/x"), "/opt/py/bin/python3"),
-            "\"~/.cache/skillbake/packs/a\" \"/home/me\" \"/usr/bin/python3\" /tmp/skillbake-run-read-file-…/b /tmp/skillbake-home-… …"
+            "\"~/.cache/skillbake/packs/a\" \"/home/me\" \"/usr/bin/python3\" /tmp/skillbake-runs-1000/skillbake-run-read-file-…/b /tmp/skillbake-runs-1000/skillbake-home-… …"
         );
     }
 }

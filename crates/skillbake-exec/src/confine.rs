@@ -249,7 +249,7 @@ fn interpreter_prefix(program: &Path) -> Option<PathBuf> {
 /// (0550 when executable), owned by root with the user's group, in a new private folder.
 fn pack_view(pack: &Path, gid: u32) -> std::io::Result<PathBuf> {
     use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
-    let root = std::env::temp_dir().join(crate::paths::unique("skillbake-pack"));
+    let root = crate::paths::make_runs_dir()?.join(crate::paths::unique("skillbake-pack"));
     std::fs::DirBuilder::new().mode(0o700).create(&root)?;
     let copy = || -> std::io::Result<()> {
         let mut stack = vec![(pack.to_path_buf(), root.clone())];
@@ -478,7 +478,7 @@ fn hand_over(output: &Path, who: sandbox::Identity) -> Result<(), Failure> {
 /// `0770` when root hands the run to another user.
 fn private_home(who: sandbox::Identity, dropping: bool) -> std::io::Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
-    let home = std::env::temp_dir().join(crate::paths::unique("skillbake-home"));
+    let home = crate::paths::make_runs_dir()?.join(crate::paths::unique("skillbake-home"));
     std::fs::DirBuilder::new().mode(0o700).create(&home)?;
     if dropping {
         let fix = || -> std::io::Result<()> {
@@ -581,6 +581,8 @@ pub fn confine(
     apply: bool,
 ) -> Result<Confinement, Failure> {
     let mut spec = spec_for(declared, policy, timeout);
+    // No run sees another's folders.
+    spec.private.push(crate::paths::runs_dir());
     let who = identity(&spec);
     let dropping = sandbox::probe().root;
     if dropping && (who.uid == 0 || who.gid == 0) {
@@ -599,7 +601,7 @@ pub fn confine(
     }
     if !apply {
         // Where the run's private home would be.
-        let home = std::env::temp_dir().join(crate::paths::unique("skillbake-home"));
+        let home = crate::paths::runs_dir().join(crate::paths::unique("skillbake-home"));
         spec.env = environment(command, policy, &home, path);
         spec.read_only.push(folders.pack.clone());
         spec.read_write.push(folders.output.clone());

@@ -619,8 +619,7 @@ impl<'r> Executor<'r> {
         let (output_dir, output_given) = match &policy.output_dir {
             Some(d) => (absolute(d), true),
             None => (
-                absolute(&std::env::temp_dir())
-                    .join(paths::unique(&format!("skillbake-run-{}", skill.name()))),
+                paths::runs_dir().join(paths::unique(&format!("skillbake-run-{}", skill.name()))),
                 false,
             ),
         };
@@ -1009,6 +1008,9 @@ fn create_output_dir(dir: &Path, given: bool) -> std::io::Result<()> {
         // Made on the way by `confine::open_folder`, which follows no other user's link.
         return Ok(());
     }
+    if !given {
+        crate::paths::make_runs_dir()?;
+    }
     let mut b = std::fs::DirBuilder::new();
     b.mode(0o700).recursive(given);
     b.create(dir)
@@ -1019,6 +1021,7 @@ fn create_output_dir(dir: &Path, given: bool) -> std::io::Result<()> {
     if given {
         std::fs::create_dir_all(dir)
     } else {
+        crate::paths::make_runs_dir()?;
         std::fs::create_dir(dir)
     }
 }

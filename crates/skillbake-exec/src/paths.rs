@@ -1,6 +1,7 @@
 //! Names and places on the file system that every step of a run shares: the one `PATH` lookup
-//! ([`find_on`]) and the one unique-name helper ([`unique`]), for run folders, the private
-//! copies of packs and their temporary and discarded folders.
+//! ([`find_on`]), the one unique-name helper ([`unique`]), for run folders, the private
+//! copies of packs and their temporary and discarded folders, and the folder that holds every
+//! run's own folders ([`runs_dir`], private to each run in its view of the file system).
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -15,6 +16,54 @@ pub(crate) fn unique(prefix: &str) -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
     format!("{prefix}-{}-{nanos:09}-{n}", std::process::id())
+}
+
+/// The folder that holds the own folders of every run of this user (default output folders,
+/// private homes, readable copies of packs): `<temporary folder>/skillbake-runs-<uid>`. Each
+/// run's view of the file system replaces it by an empty folder with only that run's own
+/// folders in it, so that no run sees another's.
+pub(crate) fn runs_dir() -> PathBuf {
+    #[cfg(unix)]
+    let uid = rustix::process::geteuid().as_raw();
+    #[cfg(not(unix))]
+    let uid = 0;
+    std::path::absolute(std::env::temp_dir())
+        .unwrap_or_else(|_| std::env::temp_dir())
+        .join(format!("skillbake-runs-{uid}"))
+}
+
+/// [`runs_dir`], made when missing (`0711` for root, whose runs' users must pass through it to
+/// their own folders, else `0700`), and refused unless it is a folder of this user that no one
+/// else may write (not a link another user planted in the shared temporary folder).
+#[cfg(unix)]
+pub(crate) fn make_runs_dir() -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let dir = runs_dir();
+    let euid = rustix::process::geteuid();
+    let mode = if euid.is_root() { 0o711 } else { 0o700 };
+    match std::fs::DirBuilder::new().mode(mode).create(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let m = std::fs::symlink_metadata(&dir)?;
+    if !m.is_dir() || m.uid() != euid.as_raw() || m.mode() & 0o022 != 0 {
+        return Err(std::io::Error::other(format!(
+            "{} is not a folder of user {} that only it may write (owner {}, mode {:o}); remove it",
+            dir.display(),
+            euid.as_raw(),
+            m.uid(),
+            m.mode() & 0o7777
+        )));
+    }
+    Ok(dir)
+}
+
+#[cfg(not(unix))]
+pub(crate) fn make_runs_dir() -> std::io::Result<PathBuf> {
+    let dir = runs_dir();
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
 }
 
 /// The first file named `name` in the absolute folders of the search path `path` (a `PATH`

@@ -152,9 +152,8 @@ fn summary(spec: &Spec, probe: &Probe) -> Summary {
     let linux = cfg!(target_os = "linux");
     let userns = linux && probe.user_namespace;
     let dropped = probe.root;
-    // The view needs the mount namespace as root, or a user namespace to make it in; with a
-    // grant to write anywhere there is nothing to keep read-only.
-    let mount_view = linux && probe.mount_namespace && (dropped || userns) && !spec.write_anywhere;
+    // The view needs the mount namespace as root, or a user namespace to make it in.
+    let mount_view = linux && probe.mount_namespace && (dropped || userns);
     // Counting program starts only works when no other program is granted.
     let exec_guard =
         linux && seccomp && probe.exec_guard && !spec.exec_anywhere && spec.executables.is_empty();
@@ -192,41 +191,6 @@ struct Planned {
     summary: Summary,
     #[cfg(target_os = "linux")]
     child: crate::pre_exec::Plan,
-}
-
-/// The read-write trees, resolved, and the working folder, as the child's view needs them.
-#[cfg(target_os = "linux")]
-fn mount_view(spec: &Spec, cwd: Option<&Path>) -> Result<crate::pre_exec::MountView, Error> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = |p: &Path| {
-        std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(|_| Error::Path {
-            path: p.to_path_buf(),
-            source: std::io::Error::from(std::io::ErrorKind::InvalidInput),
-        })
-    };
-    let devices = crate::spec::system_devices();
-    let mut writable = Vec::new();
-    for p in &spec.read_write {
-        // Device files stay usable on a read-only mount.
-        if devices.contains(p) {
-            continue;
-        }
-        let real = std::fs::canonicalize(p).map_err(|source| Error::Path {
-            path: p.clone(),
-            source,
-        })?;
-        let real = c(&real)?;
-        if !writable.contains(&real) {
-            writable.push(real);
-        }
-    }
-    // Without a working folder of its own, the child starts in the parent's.
-    let cwd = match cwd {
-        Some(d) => std::path::absolute(d).ok(),
-        None => std::env::current_dir().ok(),
-    };
-    let cwd = cwd.as_deref().map(c).transpose()?;
-    Ok(crate::pre_exec::MountView { writable, cwd })
 }
 
 #[cfg(target_os = "linux")]
@@ -293,12 +257,12 @@ fn plan(
     for (resource, value) in [
         (Resource::As, limits.address_space),
         (Resource::Fsize, limits.file_size),
-        (Resource::Nofile, limits.open_files),
     ] {
         if let Some(v) = value {
             rlimits.push((resource, rlimit(resource, v, v)));
         }
     }
+    let nofile = limits.open_files.map(|v| rlimit(Resource::Nofile, v, v));
     // The process count is per user: meaningful for a run only in its own user namespace, or
     // for the dropped user (then shared with that user's other processes).
     let nproc = match limits.processes {
@@ -310,9 +274,15 @@ fn plan(
         summary: s,
         child: crate::pre_exec::Plan {
             rlimits,
+            nofile,
             netns_as_root: want_netns && probe.root,
             private_ipc: s.ipcns,
-            mount_view: s.mount_view.then(|| mount_view(spec, cwd)).transpose()?,
+            mount_view: s
+                .mount_view
+                .then(|| crate::view::plan(spec, executables, cwd))
+                .transpose()?,
+            id_map: (s.mount_view && !probe.root)
+                .then(|| crate::pre_exec::IdMap::of(probe.uid, probe.gid)),
             drop_to: probe.root.then_some((identity.uid, identity.gid)),
             userns: s.userns,
             netns_in_userns: want_netns && !probe.root,
@@ -402,7 +372,7 @@ fn names(paths: &[PathBuf]) -> String {
 fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applied {
     let ll = s.landlock_abi;
     let who = format!("user {}", identity.uid);
-    let mut c = file_controls(spec, ll, &who, s.exec_guard);
+    let mut c = file_controls(spec, ll, &who, s);
     c.insert(2, metadata_control(spec, s, &who));
     c.push(network_control(
         &spec.network,
@@ -410,6 +380,7 @@ fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applie
         ll.is_some_and(|a| a >= 4),
     ));
     c.push(other_processes_control(ll, s.ipcns, &who));
+    c.push(other_runs_control(spec, s, &who));
     c.extend(process_controls(s.seccomp));
     c.push(root_control(s.dropped, identity));
     c.extend(environment_controls(spec));
@@ -449,7 +420,7 @@ const NO_LANDLOCK: &str = "Landlock is not available on this kernel (Linux 5.13 
                            `landlock` in the `lsm=` boot list)";
 
 /// Reading, writing and executing files (Landlock, ABI `ll`).
-fn file_controls(spec: &Spec, ll: Option<u32>, who: &str, exec_guard: bool) -> Vec<Control> {
+fn file_controls(spec: &Spec, ll: Option<u32>, who: &str, s: &Summary) -> Vec<Control> {
     use Mechanism as M;
     use State::*;
     let no_landlock = NO_LANDLOCK;
@@ -460,14 +431,30 @@ fn file_controls(spec: &Spec, ll: Option<u32>, who: &str, exec_guard: bool) -> V
             Guard::FileRead,
             Allowed,
             &[],
-            format!("any file {who} may read"),
+            format!("any file {who} may read{}", but_private(spec, s)),
+        )
+    } else if ll.is_some() && s.mount_view {
+        control(
+            Guard::FileRead,
+            Enforced,
+            &[M::Landlock, M::MountNamespace],
+            format!(
+                "only {} and the read-write trees; no other path of the host exists in the \
+                 run's view (none can be found by stat, watched or listed, /proc is not \
+                 mounted)",
+                names(&spec.read_only)
+            ),
         )
     } else if ll.is_some() {
         control(
             Guard::FileRead,
-            Enforced,
+            Partial,
             &[M::Landlock],
-            format!("only {} and the read-write trees", names(&spec.read_only)),
+            format!(
+                "only {} and the read-write trees, but stat and readlink of any other path \
+                 answer (hiding them needs a mount namespace)",
+                names(&spec.read_only)
+            ),
         )
     } else {
         control(
@@ -482,7 +469,7 @@ fn file_controls(spec: &Spec, ll: Option<u32>, who: &str, exec_guard: bool) -> V
             Guard::FileWrite,
             Allowed,
             &[],
-            format!("anywhere {who} may write"),
+            format!("anywhere {who} may write{}", but_private(spec, s)),
         )
     } else if abi_at_least(3) {
         control(
@@ -510,8 +497,20 @@ fn file_controls(spec: &Spec, ll: Option<u32>, who: &str, exec_guard: bool) -> V
             format!("{no_landlock}: the child writes wherever {who} may write"),
         )
     });
-    out.push(execute_control(spec, ll, exec_guard));
+    out.push(execute_control(spec, ll, s.exec_guard));
     out
+}
+
+/// What a grant to read or write anywhere leaves out: the private folders of the view.
+fn but_private(spec: &Spec, s: &Summary) -> String {
+    if s.mount_view && !spec.private.is_empty() {
+        format!(
+            ", but in {}, which holds only the run's own folders",
+            names(&spec.private)
+        )
+    } else {
+        String::new()
+    }
 }
 
 /// Starting programs (Landlock, the exec guard).
@@ -674,6 +673,82 @@ fn other_processes_control(ll: Option<u32>, ipcns: bool, who: &str) -> Control {
             if ipcns { &[M::IpcNamespace][..] } else { &[] },
             format!("{no_landlock}: the child may signal other processes of {who}{ipc}{ipc_gap}"),
         )
+    }
+}
+
+/// Other runs of the same user: their folders and their processes (a mount view, Landlock).
+fn other_runs_control(spec: &Spec, s: &Summary, who: &str) -> Control {
+    use Mechanism as M;
+    use State::*;
+    let anywhere = spec.read_anywhere || spec.write_anywhere;
+    let ll = s.landlock_abi.is_some();
+    let mut by = Vec::new();
+    if s.mount_view {
+        by.push(M::MountNamespace);
+    }
+    if ll {
+        by.push(M::Landlock);
+    }
+    let own = if spec.private.is_empty() {
+        "no folder is private to the run".to_string()
+    } else {
+        format!(
+            "{} (where runs keep their own folders) is private to each run",
+            names(&spec.private)
+        )
+    };
+    match (s.mount_view, anywhere, ll) {
+        (true, false, _) => control(
+            Guard::OtherRuns,
+            Enforced,
+            &by,
+            "nothing of another run exists in the run's view (only the granted trees are \
+             bound in; /tmp and /dev/shm are its own; /proc is not mounted)",
+        ),
+        (true, true, true) if !spec.private.is_empty() => control(
+            Guard::OtherRuns,
+            Enforced,
+            &by,
+            format!(
+                "{own}; the /proc entries of other runs' processes (root, cwd, fd) are closed \
+                 by Landlock; an output folder the caller names elsewhere is shared with \
+                 runs granted to read or write anywhere"
+            ),
+        ),
+        (true, true, true) => control(
+            Guard::OtherRuns,
+            Partial,
+            &by,
+            format!(
+                "{own}: the run sees the host's tree, other runs' folders included; the /proc \
+                 entries of their processes are closed by Landlock"
+            ),
+        ),
+        (true, true, false) => control(
+            Guard::OtherRuns,
+            Partial,
+            &by,
+            format!(
+                "{own}, but the /proc entries of other runs' processes (root, cwd, fd) of \
+                 {who} are open ({NO_LANDLOCK})"
+            ),
+        ),
+        (false, false, true) => control(
+            Guard::OtherRuns,
+            Partial,
+            &by,
+            "Landlock keeps other runs' files closed, but their names are found by stat (a \
+             private view needs a mount namespace)",
+        ),
+        (false, _, _) => control(
+            Guard::OtherRuns,
+            NotEnforced,
+            &by,
+            format!(
+                "every run is {who}: a concurrent run's folders and files can be read and \
+                 changed (a private view needs a mount namespace)"
+            ),
+        ),
     }
 }
 

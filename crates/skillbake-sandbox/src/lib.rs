@@ -40,7 +40,8 @@
 //! |---|---|
 //! | files read, written, executed | Landlock (every file-system right of the kernel's ABI handled) |
 //! | other programs | the exec guard: seccomp user notifications answered by a thread of the parent, which lets only the program's own start through |
-//! | file mode, owner, times, extended attributes | a new mount namespace, read-only but for the read-write trees; seccomp (never set-id bits; without the view, no change at all) |
+//! | host paths outside the grant, other runs' folders | a new mount namespace: an empty root with only the granted trees bound in (or the host's tree with [`Spec::private`] folders emptied), a private `/tmp` and `/dev/shm`, no `/proc` |
+//! | file mode, owner, times, extended attributes | that view, read-only but for the read-write trees; seccomp (never set-id bits; without the view, no change at all) |
 //! | network denied | seccomp (no `socket`), empty network namespace, Landlock TCP rules |
 //! | network to some TCP ports | Landlock TCP connect rules (ABI 4), seccomp (TCP sockets only) |
 //! | other processes | Landlock scopes (ABI 6): signals and abstract sockets stay in the run; an IPC namespace for System V IPC |
@@ -72,6 +73,8 @@ mod report;
 #[cfg(target_os = "linux")]
 mod seccomp_filter;
 mod spec;
+#[cfg(target_os = "linux")]
+mod view;
 
 pub use access::Access;
 pub use confine::{check_access, confine, preview};

@@ -25,11 +25,16 @@ use std::process::{Command, Stdio};
 pub(crate) struct Plan {
     /// `setrlimit` calls made first (while still root, when the parent is root).
     pub(crate) rlimits: Vec<(Resource, Rlimit)>,
+    /// `RLIMIT_NOFILE`, set once the mount view (which holds a descriptor per bound tree while
+    /// it is made) exists.
+    pub(crate) nofile: Option<Rlimit>,
     /// `unshare(CLONE_NEWNET)` while still root.
     pub(crate) netns_as_root: bool,
     /// A private, read-only view of the file system (see [`MountView`]): made as root before
     /// the switch, or inside the new user namespace when the parent is not root.
     pub(crate) mount_view: Option<MountView>,
+    /// The caller's ids mapped in the new user namespace (made when the view is made in it).
+    pub(crate) id_map: Option<IdMap>,
     /// A private IPC namespace (System V IPC, POSIX message queues): as root with the network
     /// namespace, otherwise inside the new user namespace.
     pub(crate) private_ipc: bool,
@@ -242,16 +247,71 @@ fn answer_execs(listener: &std::os::fd::OwnedFd, allowed: u32) {
     }
 }
 
-/// A new mount namespace in which every mount is read-only and `nosuid`, except bind mounts
-/// of the read-write trees (which stay writable, and `nosuid`): whatever Landlock does not
-/// cover (mode, owner, times, extended attributes) cannot change outside them.
+/// A new mount namespace with a view of the file system made for the run (what `bwrap` and
+/// `firejail` give): every mount `nosuid` and read-only but for the read-write trees and the
+/// private temporary folders; whatever Landlock does not cover (mode, owner, times, extended
+/// attributes, `stat`, file watches) cannot reach past it.
+///
+/// * [`Root::Empty`]: a new, empty root (a `tmpfs`) into which only the granted trees are bound
+///   (read-only, or writable for the read-write trees) and their symbolic links recreated:
+///   no other host path exists, `/proc` is not mounted, `/tmp` and `/dev/shm` are the run's own.
+/// * [`Root::Host`]: the host's tree (a grant to read or write anywhere), with its temporary
+///   folders (where every run keeps its own folders) replaced by private ones and the run's
+///   own folders bound back into them.
 pub(crate) struct MountView {
-    /// The read-write trees (resolved), each bound onto itself.
-    pub(crate) writable: Vec<CString>,
-    /// The working folder to enter again once the view exists (the command's `chdir` happened
+    pub(crate) root: Root,
+    /// What to mount, in order (parents before children). Paths are the final ones.
+    pub(crate) steps: Vec<Step>,
+    /// The `tmpfs` options of the private folders (`mode=1777,size=…`).
+    pub(crate) tmpfs_options: CString,
+    /// The working folder to enter once the view exists (the command's `chdir` happened
     /// before, on the mount underneath).
     pub(crate) cwd: Option<CString>,
 }
+
+/// Where the view's root comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Root {
+    /// A new, empty `tmpfs`, built at [`STAGE`] and then made the root (`pivot_root`).
+    Empty,
+    /// The host's own tree, writable when `writable` (a grant to write anywhere).
+    Host { writable: bool },
+}
+
+/// The folder on which the empty root is built before it becomes `/`: every Linux system has
+/// it, and the mount made there is the child's own.
+pub(crate) const STAGE: &CStr = c"/tmp";
+
+/// One mount of a [`MountView`].
+pub(crate) struct Step {
+    /// The final path in the view.
+    pub(crate) path: CString,
+    /// Where to make it while the view is built (under [`STAGE`] for an empty root).
+    pub(crate) at: CString,
+    /// Folders to create first (as `at` is, under the stage), outermost first.
+    pub(crate) parents: Vec<CString>,
+    pub(crate) kind: StepKind,
+}
+
+/// What a [`Step`] mounts.
+pub(crate) enum StepKind {
+    /// A private, writable `tmpfs`.
+    Private,
+    /// The host tree `source` bound here; a folder or a file; writable or read-only.
+    Bind {
+        source: CString,
+        dir: bool,
+        writable: bool,
+    },
+    /// A symbolic link with this target (as the host has it).
+    Symlink { target: CString },
+    /// An empty folder of the (read-only) root: the working folder, when no granted tree
+    /// holds it.
+    Folder,
+}
+
+/// The most trees a view binds in (their descriptors are held on the stack of the child).
+pub(crate) const MAX_BINDS: usize = 256;
 
 /// `struct mount_attr` of `<linux/mount.h>`.
 #[repr(C)]
@@ -265,9 +325,19 @@ struct MountAttr {
 const MOUNT_ATTR_RDONLY: u64 = 0x1;
 const MOUNT_ATTR_NOSUID: u64 = 0x2;
 const AT_RECURSIVE: libc::c_uint = 0x8000;
+const OPEN_TREE_CLONE: libc::c_uint = 1;
+const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
 
 fn last_errno() -> io::Error {
     io::Error::last_os_error()
+}
+
+fn check(r: libc::c_long) -> io::Result<()> {
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(last_errno())
+    }
 }
 
 /// `mount_setattr(path, flags, set, clear)`.
@@ -280,7 +350,7 @@ fn mount_setattr(path: &CStr, flags: libc::c_uint, set: u64, clear: u64) -> io::
     };
     // SAFETY: the path is a NUL-terminated string and `attr` a live `struct mount_attr` whose
     // size is passed along; the kernel only reads both.
-    let r = unsafe {
+    check(unsafe {
         libc::syscall(
             libc::SYS_mount_setattr,
             libc::AT_FDCWD,
@@ -289,53 +359,273 @@ fn mount_setattr(path: &CStr, flags: libc::c_uint, set: u64, clear: u64) -> io::
             &attr as *const MountAttr,
             std::mem::size_of::<MountAttr>(),
         )
-    };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(last_errno())
-    }
+    })
 }
 
-/// `mount(source, target, NULL, flags, NULL)`.
-fn mount(source: Option<&CStr>, target: &CStr, flags: libc::c_ulong) -> io::Result<()> {
+/// `mount(source, target, fstype, flags, data)`.
+fn mount(
+    source: Option<&CStr>,
+    target: &CStr,
+    fstype: Option<&CStr>,
+    flags: libc::c_ulong,
+    data: Option<&CStr>,
+) -> io::Result<()> {
+    let ptr = |s: Option<&CStr>| s.map_or(std::ptr::null(), CStr::as_ptr);
     // SAFETY: NUL-terminated strings (or NULL) that the kernel only reads.
     let r = unsafe {
         libc::mount(
-            source.map_or(std::ptr::null(), CStr::as_ptr),
+            ptr(source),
             target.as_ptr(),
-            std::ptr::null(),
+            ptr(fstype),
             flags,
-            std::ptr::null(),
+            ptr(data).cast(),
         )
     };
-    if r == 0 {
+    check(r.into())
+}
+
+/// `mkdir(path, 0755)`, an existing entry being fine.
+fn mkdir(path: &CStr) -> io::Result<()> {
+    // SAFETY: a NUL-terminated string the kernel only reads.
+    if unsafe { libc::mkdir(path.as_ptr(), 0o755) } == 0 {
+        return Ok(());
+    }
+    let e = last_errno();
+    if e.raw_os_error() == Some(libc::EEXIST) {
         Ok(())
     } else {
-        Err(last_errno())
+        Err(e)
+    }
+}
+
+/// An empty regular file at `path` to mount a file on, an existing entry being fine.
+fn mount_point_file(path: &CStr) -> io::Result<()> {
+    // SAFETY: a NUL-terminated string the kernel only reads; no device number is used.
+    if unsafe { libc::mknod(path.as_ptr(), libc::S_IFREG | 0o644, 0) } == 0 {
+        return Ok(());
+    }
+    let e = last_errno();
+    if e.raw_os_error() == Some(libc::EEXIST) {
+        Ok(())
+    } else {
+        Err(e)
+    }
+}
+
+/// `open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | AT_RECURSIVE | OPEN_TREE_CLOEXEC)`: a detached
+/// copy of the tree at `path` (a bind mount not attached anywhere yet).
+fn open_tree(path: &CStr) -> io::Result<libc::c_int> {
+    // SAFETY: a NUL-terminated string the kernel only reads; integer flags.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_open_tree,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            OPEN_TREE_CLONE | AT_RECURSIVE | libc::O_CLOEXEC as libc::c_uint,
+        )
+    };
+    libc::c_int::try_from(fd)
+        .ok()
+        .filter(|&fd| fd >= 0)
+        .ok_or_else(last_errno)
+}
+
+/// `move_mount(fd, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH)`: attaches a detached tree.
+fn move_mount(fd: libc::c_int, target: &CStr) -> io::Result<()> {
+    // SAFETY: NUL-terminated strings the kernel only reads; `fd` is a live descriptor.
+    check(unsafe {
+        libc::syscall(
+            libc::SYS_move_mount,
+            fd,
+            c"".as_ptr(),
+            libc::AT_FDCWD,
+            target.as_ptr(),
+            MOVE_MOUNT_F_EMPTY_PATH,
+        )
+    })
+}
+
+/// Closes the descriptors the view opened.
+fn close_all(fds: &[libc::c_int]) {
+    for &fd in fds {
+        // SAFETY: descriptors this process opened and still owns.
+        unsafe { libc::close(fd) };
     }
 }
 
 impl MountView {
     /// Makes the view in the current (new, single-process) mount namespace.
     fn apply(&self) -> io::Result<()> {
-        let root = c"/";
         // Nothing done here reaches the parent's namespace.
-        mount(None, root, libc::MS_REC | libc::MS_PRIVATE)?;
-        for dir in &self.writable {
-            mount(Some(dir), dir, libc::MS_BIND | libc::MS_REC)?;
+        mount(None, c"/", None, libc::MS_REC | libc::MS_PRIVATE, None)?;
+        // Every granted tree is copied before anything hides it.
+        let mut fds: [libc::c_int; MAX_BINDS] = [-1; MAX_BINDS];
+        let mut n = 0;
+        for step in &self.steps {
+            if let StepKind::Bind { source, .. } = &step.kind {
+                if n == MAX_BINDS {
+                    close_all(&fds[..n]);
+                    return Err(io::Error::from_raw_os_error(libc::E2BIG));
+                }
+                match open_tree(source) {
+                    Ok(fd) => fds[n] = fd,
+                    Err(e) => {
+                        close_all(&fds[..n]);
+                        return Err(e);
+                    }
+                }
+                n += 1;
+            }
         }
-        mount_setattr(root, AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0)?;
-        for dir in &self.writable {
-            mount_setattr(dir, 0, 0, MOUNT_ATTR_RDONLY)?;
-        }
+        let built = self.build(&fds[..n]);
+        close_all(&fds[..n]);
+        built?;
+        self.seal()?;
         if let Some(cwd) = &self.cwd {
             // SAFETY: a NUL-terminated string the kernel only reads.
-            if unsafe { libc::chdir(cwd.as_ptr()) } != 0 {
-                return Err(last_errno());
+            check(unsafe { libc::chdir(cwd.as_ptr()) }.into())?;
+        }
+        Ok(())
+    }
+
+    /// Mounts the steps (with `trees`, the copies of the bound trees in order), and for an
+    /// empty root makes it `/`.
+    fn build(&self, trees: &[libc::c_int]) -> io::Result<()> {
+        let private = libc::MS_NOSUID | libc::MS_NODEV;
+        let stage = STAGE;
+        if self.root == Root::Empty {
+            mount(
+                Some(c"tmpfs"),
+                stage,
+                Some(c"tmpfs"),
+                private,
+                Some(c"mode=0755"),
+            )?;
+        }
+        let mut next = 0;
+        for step in &self.steps {
+            for dir in &step.parents {
+                mkdir(dir)?;
+            }
+            match &step.kind {
+                StepKind::Private => {
+                    mkdir(&step.at)?;
+                    mount(
+                        Some(c"tmpfs"),
+                        &step.at,
+                        Some(c"tmpfs"),
+                        private,
+                        Some(&self.tmpfs_options),
+                    )?;
+                }
+                StepKind::Bind { dir, .. } => {
+                    if *dir {
+                        mkdir(&step.at)?;
+                    } else {
+                        mount_point_file(&step.at)?;
+                    }
+                    let fd = trees
+                        .get(next)
+                        .copied()
+                        .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
+                    next += 1;
+                    move_mount(fd, &step.at)?;
+                }
+                StepKind::Folder => mkdir(&step.at)?,
+                StepKind::Symlink { target } => {
+                    // SAFETY: NUL-terminated strings the kernel only reads.
+                    let r = unsafe { libc::symlink(target.as_ptr(), step.at.as_ptr()) };
+                    if r != 0 && last_errno().raw_os_error() != Some(libc::EEXIST) {
+                        return Err(last_errno());
+                    }
+                }
+            }
+        }
+        if self.root == Root::Empty {
+            // The stage becomes `/`; the host's tree underneath is detached from the view.
+            // SAFETY: NUL-terminated strings the kernel only reads.
+            check(unsafe { libc::chdir(stage.as_ptr()) }.into())?;
+            // SAFETY: as above; `pivot_root(".", ".")` stacks the old root on the new one.
+            check(unsafe { libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) })?;
+            // SAFETY: as above.
+            check(unsafe { libc::umount2(c".".as_ptr(), libc::MNT_DETACH) }.into())?;
+            // SAFETY: as above.
+            check(unsafe { libc::chdir(c"/".as_ptr()) }.into())?;
+        }
+        Ok(())
+    }
+
+    /// Everything `nosuid`, and read-only but for the private folders and the writable trees.
+    fn seal(&self) -> io::Result<()> {
+        let writable_root = matches!(self.root, Root::Host { writable: true });
+        let set = if writable_root {
+            MOUNT_ATTR_NOSUID
+        } else {
+            MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
+        };
+        mount_setattr(c"/", AT_RECURSIVE, set, 0)?;
+        if writable_root {
+            return Ok(());
+        }
+        for step in &self.steps {
+            let writable = match &step.kind {
+                StepKind::Private => true,
+                StepKind::Bind { writable, .. } => *writable,
+                StepKind::Symlink { .. } | StepKind::Folder => false,
+            };
+            if writable {
+                mount_setattr(&step.path, 0, 0, MOUNT_ATTR_RDONLY)?;
             }
         }
         Ok(())
+    }
+}
+
+/// Maps the caller's own user and group onto themselves in the new user namespace (nothing
+/// else is mapped), so that the view's folders can be made: the kernel creates no file for an
+/// unmapped owner.
+pub(crate) struct IdMap {
+    pub(crate) uid_map: CString,
+    pub(crate) gid_map: CString,
+}
+
+/// Writes `data` to the file `path` (one `write`).
+fn write_file(path: &CStr, data: &CStr) -> io::Result<()> {
+    // SAFETY: NUL-terminated strings the kernel only reads; the descriptor is closed below.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(last_errno());
+    }
+    let bytes = data.to_bytes();
+    // SAFETY: `bytes` is live for `len` bytes; the kernel only reads it.
+    let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+    let err = last_errno();
+    // SAFETY: the descriptor opened above.
+    unsafe { libc::close(fd) };
+    if usize::try_from(n).ok() == Some(bytes.len()) {
+        Ok(())
+    } else {
+        Err(err)
+    }
+}
+
+impl IdMap {
+    /// The map of user `uid` and group `gid` onto themselves.
+    pub(crate) fn of(uid: u32, gid: u32) -> IdMap {
+        let line = |id: u32| {
+            // Digits and spaces only: no NUL can occur.
+            CString::new(format!("{id} {id} 1")).unwrap_or_default()
+        };
+        IdMap {
+            uid_map: line(uid),
+            gid_map: line(gid),
+        }
+    }
+
+    fn apply(&self) -> io::Result<()> {
+        write_file(c"/proc/self/setgroups", c"deny")?;
+        write_file(c"/proc/self/uid_map", &self.uid_map)?;
+        write_file(c"/proc/self/gid_map", &self.gid_map)
     }
 }
 
@@ -390,6 +680,14 @@ impl Plan {
             unsafe { rustix::thread::unshare_unsafe(UnshareFlags::NEWNS) }.map_err(errno)?;
             view.apply()?;
         }
+        let nofile = || match &self.nofile {
+            Some(limit) => rustix::process::setrlimit(Resource::Nofile, *limit).map_err(errno),
+            None => Ok(()),
+        };
+        let view_in_userns = !view_as_root && self.mount_view.is_some();
+        if !view_in_userns {
+            nofile()?;
+        }
         if let Some((uid, gid)) = self.drop_to {
             use rustix::process::{Gid, Uid};
             let (uid, gid) = (Uid::from_raw(uid), Gid::from_raw(gid));
@@ -416,7 +714,11 @@ impl Plan {
             // process; CLONE_FILES is not involved.
             unsafe { rustix::thread::unshare_unsafe(flags) }.map_err(errno)?;
             if let Some(view) = view {
+                if let Some(map) = &self.id_map {
+                    map.apply()?;
+                }
                 view.apply()?;
+                nofile()?;
             }
         }
         if let Some(limit) = &self.nproc {
@@ -530,6 +832,30 @@ pub(crate) fn probe_child(root: bool) -> Found {
     });
     let notify = crate::seccomp_filter::exec_notify_filter().ok();
     let nobody = crate::Identity::NOBODY;
+    let probe_view = MountView {
+        root: Root::Empty,
+        steps: vec![
+            Step {
+                path: c"/tmp".into(),
+                at: c"/tmp/tmp".into(),
+                parents: Vec::new(),
+                kind: StepKind::Private,
+            },
+            Step {
+                path: c"/usr".into(),
+                at: c"/tmp/usr".into(),
+                parents: Vec::new(),
+                kind: StepKind::Bind {
+                    source: c"/usr".into(),
+                    dir: true,
+                    writable: false,
+                },
+            },
+        ],
+        tmpfs_options: c"mode=1777,size=1m".into(),
+        cwd: None,
+    };
+    let id_map = IdMap::of(getuid().as_raw(), rustix::process::getgid().as_raw());
     let test = move || -> i32 {
         let mut found = PROBED;
         let unshare = |flags| {
@@ -537,14 +863,9 @@ pub(crate) fn probe_child(root: bool) -> Found {
             // exits right after.
             unsafe { rustix::thread::unshare_unsafe(flags) }.is_ok()
         };
-        // What `MountView::apply` does first: a private, read-only copy of the mount table.
-        let view = || {
-            let view = MountView {
-                writable: Vec::new(),
-                cwd: None,
-            };
-            unshare(UnshareFlags::NEWNS) && view.apply().is_ok()
-        };
+        // What `MountView::apply` does: an empty root with one tree bound in and a private
+        // `/tmp`, made `/`.
+        let view = || unshare(UnshareFlags::NEWNS) && probe_view.apply().is_ok();
         if root {
             if unshare(UnshareFlags::NEWNET) {
                 found |= NETNS;
@@ -568,7 +889,7 @@ pub(crate) fn probe_child(root: bool) -> Found {
         } else if unshare(UnshareFlags::NEWUSER) {
             found |= USERNS;
         }
-        if !root && found & USERNS != 0 && view() {
+        if !root && found & USERNS != 0 && id_map.apply().is_ok() && view() {
             found |= MOUNTNS;
         }
         if !root && found & USERNS != 0 && unshare(UnshareFlags::NEWIPC) {

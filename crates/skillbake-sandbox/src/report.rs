@@ -76,6 +76,8 @@ pub enum Guard {
     /// Signalling, tracing, connecting to abstract sockets of, or sharing System V IPC with
     /// processes outside the run.
     OtherProcesses,
+    /// Seeing or changing another run's folders or processes (every run is the same user).
+    OtherRuns,
     /// Privileged or kernel-attack-surface system calls (namespaces, mounts, BPF, keyrings,
     /// `io_uring`, `ptrace`, terminal injection, the mount list, file watches).
     Syscalls,
@@ -108,6 +110,7 @@ impl Guard {
         Guard::Execute,
         Guard::Network,
         Guard::OtherProcesses,
+        Guard::OtherRuns,
         Guard::Syscalls,
         Guard::ProcessGroup,
         Guard::Root,
@@ -129,6 +132,7 @@ impl Guard {
             Guard::Execute => "execute",
             Guard::Network => "network",
             Guard::OtherProcesses => "other_processes",
+            Guard::OtherRuns => "other_runs",
             Guard::Syscalls => "syscalls",
             Guard::ProcessGroup => "process_group",
             Guard::Root => "root",

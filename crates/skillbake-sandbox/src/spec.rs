@@ -24,6 +24,12 @@ pub struct Spec {
     /// allowed, together with its ELF interpreter and, for a `#!` script, the interpreter named
     /// on its first line). Ignored when [`Spec::exec_anywhere`] is set.
     pub executables: Vec<PathBuf>,
+    /// Folders the child's view of the file system replaces by empty, private ones (where a
+    /// mount namespace makes the view): the granted trees inside them are bound back, nothing
+    /// else of them is visible, even with [`Spec::read_anywhere`]. Name the folder where runs
+    /// keep their own folders, so that no run sees another's. The view of a child that may not
+    /// read anywhere has only the granted trees anyway, and a private `/tmp` and `/dev/shm`.
+    pub private: Vec<PathBuf>,
     /// Read (and list) any file the child's user may read, not only the granted trees.
     pub read_anywhere: bool,
     /// Write anywhere the child's user may write, not only the [`Spec::read_write`] trees.
@@ -91,6 +97,12 @@ impl Spec {
     /// Adds one variable to the child's environment.
     pub fn env(mut self, name: impl Into<OsString>, value: impl Into<OsString>) -> Self {
         self.env.push((name.into(), value.into()));
+        self
+    }
+
+    /// Adds a folder the child's view replaces by an empty, private one (see [`Spec::private`]).
+    pub fn private(mut self, path: impl Into<PathBuf>) -> Self {
+        self.private.push(path.into());
         self
     }
 

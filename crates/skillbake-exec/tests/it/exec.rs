@@ -59,6 +59,9 @@ impl Env {
         let s = text.replace(&self.tmp.path().display().to_string(), "[TMP]");
         let temp = std::env::temp_dir().display().to_string();
         let s = s.replace(&format!("{}/", temp.trim_end_matches('/')), "[TEMP]/");
+        // The folder of this user's runs.
+        let uid = rustix::process::geteuid().as_raw();
+        let s = s.replace(&format!("skillbake-runs-{uid}/"), "skillbake-runs-[UID]/");
         // skillbake-run-<skill>-<pid>-<nanos>-<n>
         let mut out = String::new();
         let mut rest = s.as_str();
