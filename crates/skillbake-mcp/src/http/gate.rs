@@ -112,12 +112,6 @@ impl Gate {
         }
     }
 
-    /// The live sessions this server holds.
-    #[cfg(test)]
-    pub(crate) fn session_count(&self) -> usize {
-        self.table().sessions.len()
-    }
-
     /// Answers one request to the MCP path.
     pub(crate) async fn handle(self: Arc<Self>, request: Request<Body>) -> Response {
         let origin = request
