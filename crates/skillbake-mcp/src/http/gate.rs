@@ -16,8 +16,9 @@
 //!    `notifications/cancelled` for the request, which stops its run.
 
 use super::jsonrpc::{self, Message, Refusal, INVALID_REQUEST};
+use super::options::{Limits, Options};
+use super::reply::json_response;
 use super::tokens::Tokens;
-use super::{json_response, Limits};
 use crate::agent::Agent;
 use crate::Server;
 use axum::body::{Body, Bytes};
@@ -79,7 +80,7 @@ impl Gate {
     pub(crate) fn new(
         mcp: StreamableHttpService<Server, LocalSessionManager>,
         sessions: Arc<LocalSessionManager>,
-        options: &super::Options,
+        options: &Options,
     ) -> Gate {
         Gate {
             mcp,
