@@ -29,6 +29,7 @@ impl Agent {
     }
 
     /// An agent a token authenticated.
+    #[cfg(feature = "http")]
     pub(crate) fn authenticated(name: Arc<str>) -> Self {
         Agent {
             name,
