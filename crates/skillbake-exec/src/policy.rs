@@ -332,6 +332,13 @@ impl Policy {
     }
 }
 
+/// Whether any of the cancel flags is set.
+pub(crate) fn any_set(flags: &[Arc<AtomicBool>]) -> bool {
+    flags
+        .iter()
+        .any(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -362,11 +369,4 @@ mod tests {
         let p = Policy::new().timeout(Duration::from_secs(1 << 40));
         assert_eq!(p.timeout_override(), Some(MAX_TIMEOUT));
     }
-}
-
-/// Whether any of the cancel flags is set.
-pub(crate) fn any_set(flags: &[Arc<AtomicBool>]) -> bool {
-    flags
-        .iter()
-        .any(|f| f.load(std::sync::atomic::Ordering::Relaxed))
 }

@@ -15,6 +15,10 @@
 //!    graceful stop); a stream dropped before its end (the client went away) sends the session
 //!    `notifications/cancelled` for the request, which stops its run.
 
+// The error of these checks is the HTTP reply itself, made once per refused request and sent
+// as it is: boxing it would only add an allocation.
+#![allow(clippy::result_large_err)]
+
 use super::jsonrpc::{self, Message, Refusal, INVALID_REQUEST};
 use super::options::{Limits, Options};
 use super::reply::json_response;

@@ -204,7 +204,10 @@ mod tests {
 
     #[test]
     fn clear_and_hashed_tokens_name_their_agents() {
-        let hashed = format!("{:x}", Sha256::digest(b"0123456789abcdef-beta"));
+        let hashed: String = Sha256::digest(b"0123456789abcdef-beta")
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         let text = format!(
             "# agents\n\nalpha  0123456789abcdef-alpha\nbeta sha256:{}\n",
             hashed.to_uppercase()
