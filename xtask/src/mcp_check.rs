@@ -419,13 +419,15 @@ fn with_token(
         String::from_utf8_lossy(&out.stderr)
     );
     println!("{}", said.trim_end());
-    if out.status.success() || !said.contains("401") || said.contains("\"tools\"") {
+    // The Inspector reads a 401 as a server that wants OAuth, and says so (`auth_required`).
+    let refused = said.contains("401") || said.contains("auth_required");
+    if out.status.success() || !refused || said.contains("\"tools\"") {
         return Err(format!(
             "mcp-check: a call without a token was not refused with 401 (exit status {})",
             out.status
         ));
     }
-    println!("ok: refused with 401, no tools listed");
+    println!("ok: refused (401, which the Inspector reports as `auth_required`), no tools listed");
     let _ = std::fs::remove_file(&file);
     Ok(())
 }
@@ -580,7 +582,7 @@ fn shown(root: &Path, p: &Path) -> String {
     p.strip_prefix(root).unwrap_or(p).display().to_string()
 }
 
-fn npm() -> &'static str {
+pub(crate) fn npm() -> &'static str {
     if cfg!(windows) {
         "npm.cmd"
     } else {

@@ -169,6 +169,8 @@ codes! {
     FileTooLarge = "file-too-large", Warning, "validate/size.rs", "A file of a pack is larger than `[limits] max-file-size` (default 1 MiB).";
     /// A pack above the size limit.
     PackTooLarge = "pack-too-large", Warning, "validate/size.rs", "A pack's files add up to more than `[limits] max-pack-size` (default 10 MiB).";
+    /// A pack over the MCP Skills extension's limits per skill.
+    PackOverMcpLimits = "pack-over-mcp-limits", Warning, "validate/size.rs", "A pack holds more than 512 files or 16 MiB of files, the MCP Skills extension's limits per skill, so hosts may decline it.";
     /// `skillbake.toml` problems.
     ConfigInvalid = "config-invalid", Error, "config.rs", "`skillbake.toml` is not valid TOML or has unknown keys, values or wrong types.";
     /// `version` is not semver.

@@ -31,6 +31,8 @@
 //!
 //! `cargo xtask bench exec` measures running a skill instead (see [`exec`]).
 //! `cargo xtask bench http` measures serving many agents over HTTP (see [`http`]).
+//! `cargo xtask bench skills` measures the MCP Skills extension's methods against the
+//! TypeScript SDK's server (see [`skills`]).
 
 mod args;
 mod build_cost;
@@ -45,6 +47,7 @@ mod peers;
 mod process;
 mod report;
 mod report_build;
+mod skills;
 mod svg;
 mod timing;
 
@@ -87,6 +90,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
     if args.first().map(String::as_str) == Some("http") {
         return http::run(args.get(1..).unwrap_or(&[]));
+    }
+    if args.first().map(String::as_str) == Some("skills") {
+        return skills::run(args.get(1..).unwrap_or(&[]));
     }
     let opts = options(args)?;
     let root = root();

@@ -12,7 +12,7 @@
 //! | [`tools`] | `unknown-tool` |
 //! | [`schema`] | `schema-json-syntax`, `schema-invalid`, `schema-remote-ref`, `schema-unresolved-ref`, `schema-ref-cycle`, `schema-unknown-format` |
 //! | [`body`] | `body-jinja`, `body-empty`, `body-too-long` |
-//! | [`size`] | `file-too-large`, `pack-too-large` |
+//! | [`size`] | `file-too-large`, `pack-too-large`, `pack-over-mcp-limits` |
 //! | [`version`] | `version-invalid`, `version-dir-mismatch` |
 //! | [`requires`] | `requires-invalid`, `requires-unsatisfied`, `requires-cycle`, `agent-requires-unsatisfied`, `requires-deprecated` |
 //! | [`route`] | `route-test-failed`, `description-near-duplicate`, `catalog-over-budget` |

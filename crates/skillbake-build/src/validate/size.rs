@@ -1,8 +1,15 @@
 //! File and pack sizes: everything embedded ends up in the binary and, when loaded, in an
-//! agent's context. Warns above `[limits] max-file-size` and `max-pack-size`.
+//! agent's context. Warns above `[limits] max-file-size` and `max-pack-size`, and above the MCP
+//! Skills extension's publication limits per skill ([`MCP_MAX_FILES`] files, [`MCP_MAX_BYTES`]
+//! bytes: `pack-over-mcp-limits`), past which hosts of the extension may decline the skill.
 
 use super::PackCtx;
 use crate::diagnostic::{Code, Diagnostic};
+
+/// Most files one skill may publish under the MCP Skills extension (`SKILL.md` included).
+pub const MCP_MAX_FILES: usize = 512;
+/// Most bytes the files of one skill may add up to under the MCP Skills extension (16 MiB).
+pub const MCP_MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 /// `1536` → `1.5 KiB`.
 pub fn human_size(n: u64) -> String {
@@ -51,6 +58,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             );
         }
     }
+    mcp_limits(ctx, total, diags);
     if total > cfg.max_pack_size {
         diags.push(
             Diagnostic::new(
@@ -65,6 +73,36 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             .help("move large assets out of the pack, or raise `[limits] max-pack-size` in skillbake.toml"),
         );
     }
+}
+
+/// `pack-over-mcp-limits`: more files or bytes than one skill may publish over MCP.
+fn mcp_limits(ctx: &PackCtx<'_>, total: u64, diags: &mut Vec<Diagnostic>) {
+    let files = ctx.pack.files.len();
+    let mut over = Vec::new();
+    if files > MCP_MAX_FILES {
+        over.push(format!("{files} files (the limit is {MCP_MAX_FILES})"));
+    }
+    if total > MCP_MAX_BYTES {
+        over.push(format!(
+            "{} of files (the limit is {})",
+            describe(total),
+            human_size(MCP_MAX_BYTES)
+        ));
+    }
+    if over.is_empty() {
+        return;
+    }
+    diags.push(
+        Diagnostic::new(
+            Code::PackOverMcpLimits,
+            &ctx.file,
+            format!(
+                "the pack holds {}, over the MCP Skills extension's limits per skill: hosts may decline it",
+                over.join(" and ")
+            ),
+        )
+        .help("move bulk data (datasets, generated files, vendored trees) out of the pack or split it into smaller skills; `SKILL.md` counts as a file"),
+    );
 }
 
 #[cfg(test)]

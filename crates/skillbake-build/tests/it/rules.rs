@@ -34,6 +34,12 @@ fn generated_fail(code: Code, pass: &Path, tmp: &Path) -> PathBuf {
             let name = std::ffi::OsStr::from_bytes(b"\xff.md");
             std::fs::write(root.join("my-skill").join(name), "x").unwrap();
         }
+        Code::PackOverMcpLimits => {
+            let data = root.join("my-skill/data");
+            for i in 0..511 {
+                std::fs::write(data.join(format!("part-{i:03}.csv")), "units\n1\n").unwrap();
+            }
+        }
         other => panic!("no generator for {other}"),
     }
     root

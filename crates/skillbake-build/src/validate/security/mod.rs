@@ -137,6 +137,9 @@ pub fn scan_patterns(path: &str, bytes: &[u8], kind: Kind, hits: &mut Vec<Hit>) 
             {
                 continue;
             }
+            if *code == Code::AgentHijack && hijack::is_quoted_element(bytes, start, end, kind) {
+                continue;
+            }
             let at = start + found.start();
             let len = String::from_utf8_lossy(found.as_bytes()).chars().count();
             hits.push(Hit {
