@@ -43,6 +43,30 @@ pub struct ServeArgs {
     /// [default: the number of CPUs].
     #[arg(long, value_name = "N")]
     max_runs: Option<usize>,
+    /// With --http: require a bearer token of FILE on every MCP request. One `AGENT TOKEN`
+    /// line per token (the token in clear, or `sha256:HEX` of it); `#` comments and blank
+    /// lines are skipped. /healthz stays open.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    token_file: Option<PathBuf>,
+    /// With --http: live MCP sessions in all; at the cap a new one evicts the oldest idle one.
+    #[arg(long, value_name = "N", default_value_t = http::Limits::DEFAULT_MAX_SESSIONS, requires = "http")]
+    max_sessions: usize,
+    /// With --http: live MCP sessions of one agent (without --token-file, of all clients).
+    #[arg(long, value_name = "N", default_value_t = http::Limits::DEFAULT_MAX_SESSIONS_PER_AGENT, requires = "http")]
+    max_sessions_per_agent: usize,
+    /// With --http: time a client has to send a request's headers (such as 10s or 500ms).
+    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = parse_duration, requires = "http")]
+    header_timeout: Duration,
+    /// With --http: time a client has to send a request's body.
+    #[arg(long, value_name = "TIME", default_value = "30s", value_parser = parse_duration, requires = "http")]
+    body_timeout: Duration,
+    /// With --http: the largest request body, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = http::Limits::DEFAULT_MAX_BODY_BYTES, requires = "http")]
+    max_body: usize,
+    /// With --http: on Ctrl-C or SIGTERM, how long calls in progress may finish before their
+    /// runs are stopped (they then answer cancelled).
+    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = parse_duration, requires = "http")]
+    shutdown_grace: Duration,
     #[command(flatten)]
     policy: PolicyArgs,
 }
@@ -78,7 +102,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     }
     .context("cannot start the async runtime")?;
     let result = match args.http {
-        Some(addr) => runtime.block_on(serve_http(server, addr, &args, &session_over)),
+        Some(addr) => runtime.block_on(serve_http(server, addr, &args)),
         None => runtime
             .block_on(skillbake_mcp::serve(server))
             .map_err(anyhow::Error::from),
@@ -91,20 +115,36 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Serves until Ctrl-C or SIGTERM, which also sets `stopping`: scripts still running are
-/// stopped, so that their calls answer and the server can finish.
-async fn serve_http(
-    server: Server,
-    addr: SocketAddr,
-    args: &ServeArgs,
-    stopping: &Arc<AtomicBool>,
-) -> Result<()> {
+/// Serves until Ctrl-C or SIGTERM; then calls in progress get the grace period, and scripts
+/// still running after it are stopped, so that their calls answer and the server can finish.
+async fn serve_http(server: Server, addr: SocketAddr, args: &ServeArgs) -> Result<()> {
+    // Installed before anything is printed: a SIGTERM right after the banner stops the server
+    // gracefully, never by the default action.
+    let signals = StopSignal::install()?;
+    let tokens = match &args.token_file {
+        Some(path) => Some(Arc::new(http::Tokens::load(path)?)),
+        None => None,
+    };
     let options = http::Options {
         path: args.http_path.clone(),
         allowed_hosts: args.allowed_hosts.clone(),
         allowed_origins: args.allowed_origins.clone(),
+        tokens,
+        limits: http::Limits {
+            max_sessions: args.max_sessions,
+            max_sessions_per_agent: args.max_sessions_per_agent,
+            header_timeout: args.header_timeout,
+            body_timeout: args.body_timeout,
+            max_body_bytes: args.max_body,
+            shutdown_grace: args.shutdown_grace,
+        },
     };
     options.check()?;
+    if !addr.ip().is_loopback() && server.executes() && options.tokens.is_none() {
+        bail!(
+            "refusing to run packs for any client that can reach {addr}: with --execute or --allow beyond loopback, give --token-file FILE (or bind to 127.0.0.1)"
+        );
+    }
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
@@ -112,8 +152,18 @@ async fn serve_http(
         .local_addr()
         .with_context(|| format!("cannot read the address bound for {addr}"))?;
     let skills = BUNDLED.len();
+    let auth = match &options.tokens {
+        Some(t) => {
+            let n = t.agents().len();
+            format!(
+                ", bearer tokens of {n} agent{}",
+                if n == 1 { "" } else { "s" }
+            )
+        }
+        None => String::new(),
+    };
     eprintln!(
-        "skillbake: serving {skills} skill{} over MCP at http://{bound}{} (health: http://{bound}{}); Ctrl-C stops",
+        "skillbake: serving {skills} skill{} over MCP at http://{bound}{} (health: http://{bound}{}{auth}); Ctrl-C stops",
         if skills == 1 { "" } else { "s" },
         options.path,
         http::HEALTH_PATH,
@@ -124,41 +174,77 @@ async fn serve_http(
                 "skillbake: note: only loopback host names are accepted; clients reaching {bound} by another name or address need --allowed-host NAME"
             );
         }
-        if server.executes() {
+        if options.tokens.is_none() {
             eprintln!(
-                "skillbake: warning: packs run for any client that can reach {bound}, and this server has no authentication: put it behind a proxy that authenticates, or bind it to 127.0.0.1"
+                "skillbake: warning: any client that can reach {bound} can read every skill: give --token-file FILE, or bind to 127.0.0.1"
             );
         }
     }
-    let stopping = Arc::clone(stopping);
-    let stop = async move {
-        stop_signal().await;
-        stopping.store(true, Ordering::Relaxed);
-    };
-    http::serve(server, listener, options, stop)
+    http::serve(server, listener, options, signals.recv())
         .await
         .map_err(anyhow::Error::from)
 }
 
-/// Completes on Ctrl-C, or SIGTERM on Unix.
-async fn stop_signal() {
+/// Ctrl-C and, on Unix, SIGTERM, with their handlers installed.
+struct StopSignal {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
+    term: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    int: tokio::signal::unix::Signal,
+}
+
+impl StopSignal {
+    /// Installs the handlers (from then on the signals no longer kill the process).
+    fn install() -> Result<Self> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            Ok(StopSignal {
+                term: signal(SignalKind::terminate())
+                    .context("cannot install the SIGTERM handler")?,
+                int: signal(SignalKind::interrupt())
+                    .context("cannot install the SIGINT handler")?,
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(StopSignal {})
+    }
+
+    /// Completes on the first of the signals.
+    async fn recv(self) {
+        #[cfg(unix)]
+        {
+            let StopSignal { mut term, mut int } = self;
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
             }
         }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
+}
+
+/// A duration such as `10s`, `500ms`, `2m` or `1.5` (seconds).
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60.0)
+    } else {
+        (t, 1.0)
+    };
+    match number.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 && v * scale < 1e9 => {
+            Ok(Duration::from_secs_f64(v * scale))
+        }
+        _ => Err(format!(
+            "`{text}` is not a duration: write a number of seconds, or one with `ms`, `s` or `m` (such as 500ms or 10s)"
+        )),
     }
 }

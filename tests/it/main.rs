@@ -15,6 +15,7 @@ mod dbgpt_exec;
 mod diff_cli;
 mod mcp;
 mod mcp_http;
+mod mcp_http_hardened;
 mod registry;
 mod route;
 mod run_cli;

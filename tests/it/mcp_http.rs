@@ -15,18 +15,18 @@ use std::time::{Duration, Instant};
 
 /// The bound of every wait on the server (a reply, a connection, its exit): generous, since a
 /// wait ends as soon as the thing happens.
-const IO_TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const IO_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// A running `skillbake serve --http 127.0.0.1:0`, killed when dropped.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    pub(crate) addr: SocketAddr,
     /// What the server printed to stderr on start.
-    banner: String,
+    pub(crate) banner: String,
 }
 
 impl Server {
-    fn start(extra: &[&str]) -> Server {
+    pub(crate) fn start(extra: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_skillbake"))
             .args(["serve", "--http", "127.0.0.1:0"])
             .args(extra)
@@ -59,12 +59,17 @@ impl Server {
 
     /// Sends SIGTERM and waits (bounded) for the exit status.
     #[cfg(unix)]
-    fn terminate(&mut self) -> std::process::ExitStatus {
+    pub(crate) fn terminate(&mut self) -> std::process::ExitStatus {
         let status = Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status()
             .unwrap();
         assert!(status.success());
+        self.terminate_wait()
+    }
+
+    /// Waits (bounded) for the exit status of a server sent SIGTERM.
+    pub(crate) fn terminate_wait(&mut self) -> std::process::ExitStatus {
         let deadline = Instant::now() + IO_TIMEOUT;
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -88,14 +93,14 @@ impl Drop for Server {
 
 /// An HTTP response: status, lower-cased headers, body (chunked encoding decoded).
 #[derive(Debug)]
-struct Response {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
+pub(crate) struct Response {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: String,
 }
 
 impl Response {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(k, _)| k == name)
@@ -104,7 +109,7 @@ impl Response {
 
     /// The JSON-RPC messages of the body: one JSON body, or the `data:` lines of an event
     /// stream.
-    fn messages(&self) -> Vec<Value> {
+    pub(crate) fn messages(&self) -> Vec<Value> {
         if self
             .header("content-type")
             .is_some_and(|t| t.starts_with("application/json"))
@@ -121,7 +126,7 @@ impl Response {
     }
 
     /// The message answering request `id`.
-    fn reply(&self, id: u64) -> Value {
+    pub(crate) fn reply(&self, id: u64) -> Value {
         self.messages()
             .into_iter()
             .find(|m| m["id"] == json!(id))
@@ -132,7 +137,7 @@ impl Response {
 /// The bytes of one HTTP/1.1 request: `Host` unless `headers` has one, `Connection: close` when
 /// `close`, then `headers`, the length and the body (written at once, so no part waits for the
 /// ACK of another).
-fn request_text(
+pub(crate) fn request_text(
     addr: SocketAddr,
     method: &str,
     path: &str,
@@ -155,7 +160,7 @@ fn request_text(
 }
 
 /// One HTTP/1.1 request on a new connection (`Connection: close`), read to the end.
-fn request(
+pub(crate) fn request(
     addr: SocketAddr,
     method: &str,
     path: &str,
@@ -172,7 +177,7 @@ fn request(
     parse_response(&raw)
 }
 
-fn parse_response(raw: &[u8]) -> Response {
+pub(crate) fn parse_response(raw: &[u8]) -> Response {
     let split = raw
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
@@ -219,7 +224,7 @@ fn dechunk(mut rest: &[u8]) -> Vec<u8> {
     }
 }
 
-const JSON_AND_SSE: [(&str, &str); 2] = [
+pub(crate) const JSON_AND_SSE: [(&str, &str); 2] = [
     ("Content-Type", "application/json"),
     ("Accept", "application/json, text/event-stream"),
 ];
@@ -302,7 +307,7 @@ impl Session {
     }
 }
 
-fn only_text(result: &Value) -> &str {
+pub(crate) fn only_text(result: &Value) -> &str {
     let content = result["content"].as_array().expect("no content");
     assert_eq!(content.len(), 1, "{result}");
     content[0]["text"].as_str().expect("not text")
@@ -369,7 +374,7 @@ fn many_clients_get_load_skill_byte_for_byte() {
 }
 
 /// Reads one HTTP/1.1 response from a kept-open connection (length-delimited or chunked).
-fn read_response(reader: &mut BufReader<TcpStream>) -> Response {
+pub(crate) fn read_response(reader: &mut BufReader<TcpStream>) -> Response {
     let mut raw = Vec::new();
     loop {
         let mut line = Vec::new();
@@ -604,7 +609,7 @@ fn runs_a_pack_over_http() {
 
 /// The processes whose command line contains `needle`.
 #[cfg(target_os = "linux")]
-fn processes_running(needle: &str) -> Vec<u32> {
+pub(crate) fn processes_running(needle: &str) -> Vec<u32> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {

@@ -1,6 +1,7 @@
 //! `cargo xtask mcp-check [--full] [--inspector VERSION]`: drives `skillbake serve` with the
 //! official MCP Inspector CLI (`npx @modelcontextprotocol/inspector --cli`), over stdio and then
-//! over Streamable HTTP (`skillbake serve --http` on a loopback port), and checks every answer
+//! over Streamable HTTP (`skillbake serve --http` on a loopback port, without and then with
+//! `--token-file`, the Inspector sending the bearer token with `--header`), and checks every answer
 //! against the binary's own CLI (`tools --format mcp`, `load`, `list`, `cat`).
 //!
 //! Then the MCP Skills extension's own client SDK lists, gets, reads, verifies and browses every
@@ -96,9 +97,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     ];
     drive(&calls, &http, &http.join(" "), &inspector_dir, full)?;
     drop(server);
+    with_token(&root, &binary, &shown_binary, &calls, &inspector_dir, full)?;
     let total = calls.len();
     println!(
-        "\nmcp-check: {total} Inspector calls over stdio and {total} over HTTP, all as expected"
+        "\nmcp-check: {total} Inspector calls over stdio, {total} over HTTP and {total} over HTTP with a bearer token (and one without, refused), all as expected"
     );
     crate::skills_client::check(&root, &binary)
 }
@@ -361,6 +363,75 @@ fn resource_calls(refs: References) -> Vec<Call> {
     ]
 }
 
+/// The same calls over HTTP against `serve --http --token-file`, the Inspector sending the
+/// token with `--header`; then one call without it, which the server must refuse with 401.
+fn with_token(
+    root: &Path,
+    binary: &Path,
+    shown_binary: &Path,
+    calls: &[Call],
+    inspector_dir: &Path,
+    full: bool,
+) -> Result<(), String> {
+    // A token for this run only: the clock and the process id, never reused.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let token = format!("{nanos:032x}{:08x}", std::process::id());
+    let file = target_dir(root).join("mcp-check-tokens.txt");
+    std::fs::write(&file, format!("# mcp-check\ninspector {token}\n"))
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    let file_arg = file.display().to_string();
+    let server = HttpServer::start_with(binary, &["--token-file", &file_arg])?;
+    println!(
+        "\n$ {} serve --http 127.0.0.1:0 --token-file {}",
+        shown_binary.display(),
+        shown(root, &file)
+    );
+    println!("{}", server.banner.trim_end());
+    let header = format!("Authorization: Bearer {token}");
+    let target = [
+        server.url.clone(),
+        "--transport".to_string(),
+        "http".to_string(),
+        "--header".to_string(),
+        header,
+    ];
+    let shown_target = format!(
+        "{} --transport http --header 'Authorization: Bearer <the token of {}>'",
+        server.url,
+        shown(root, &file)
+    );
+    drive(calls, &target, &shown_target, inspector_dir, full)?;
+    println!(
+        "\n$ npx {PACKAGE} --cli {} --transport http --method tools/list   (no token)",
+        server.url
+    );
+    let mut cmd = Command::new(npx());
+    cmd.current_dir(inspector_dir)
+        .env("MCP_INSPECTOR_SECRET_STORE", "memory")
+        .args(["--no", "--", PACKAGE, "--cli", &server.url])
+        .args(["--transport", "http", "--method", "tools/list"]);
+    let out = run_with_timeout(cmd, CALL_TIMEOUT)?;
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("{}", said.trim_end());
+    // The Inspector reads a 401 as a server that wants OAuth, and says so (`auth_required`).
+    let refused = said.contains("401") || said.contains("auth_required");
+    if out.status.success() || !refused || said.contains("\"tools\"") {
+        return Err(format!(
+            "mcp-check: a call without a token was not refused with 401 (exit status {})",
+            out.status
+        ));
+    }
+    println!("ok: refused (401, which the Inspector reports as `auth_required`), no tools listed");
+    let _ = std::fs::remove_file(&file);
+    Ok(())
+}
+
 /// A `skillbake serve --http 127.0.0.1:0` (for the Inspector here, for the clients of
 /// `bench http`); killed when dropped.
 pub(crate) struct HttpServer {
@@ -375,8 +446,14 @@ pub(crate) struct HttpServer {
 
 impl HttpServer {
     pub(crate) fn start(binary: &Path) -> Result<HttpServer, String> {
+        HttpServer::start_with(binary, &[])
+    }
+
+    /// The same with more `serve` arguments.
+    pub(crate) fn start_with(binary: &Path, extra: &[&str]) -> Result<HttpServer, String> {
         let mut child = Command::new(binary)
             .args(["serve", "--http", "127.0.0.1:0"])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

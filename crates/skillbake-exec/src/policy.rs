@@ -153,7 +153,7 @@ pub struct Policy {
     pub(crate) retries: u32,
     pub(crate) interpreters: BTreeMap<Interpreter, PathBuf>,
     pub(crate) env: Vec<(String, String)>,
-    pub(crate) cancel: Option<Arc<AtomicBool>>,
+    pub(crate) cancel: Vec<Arc<AtomicBool>>,
     /// The sandbox's settings (`crate::confine` reads them).
     pub(crate) sandbox: SandboxPolicy,
 }
@@ -179,7 +179,7 @@ impl Policy {
             retries: 0,
             interpreters: BTreeMap::new(),
             env: Vec::new(),
-            cancel: None,
+            cancel: Vec::new(),
             sandbox: Default::default(),
         }
     }
@@ -266,16 +266,16 @@ impl Policy {
 
     /// Stops a running script, with its whole process group, once `flag` is true (set it from a
     /// signal handler, or when the caller goes away); the call then answers `EXEC_FAILED`, and
-    /// nothing starts while the flag is set. The flag is looked at every 50 ms.
+    /// nothing starts while the flag is set. The flag is looked at every 50 ms. Calling it again
+    /// adds a flag: the run stops when any of them is set (one for the whole server, one for
+    /// the call whose caller went away).
     pub fn cancel_on(mut self, flag: Arc<AtomicBool>) -> Self {
-        self.cancel = Some(flag);
+        self.cancel.push(flag);
         self
     }
 
     pub(crate) fn cancelled(&self) -> bool {
-        self.cancel
-            .as_ref()
-            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+        any_set(&self.cancel)
     }
 
     /// Sets an environment variable for every script.
@@ -330,6 +330,13 @@ impl Policy {
     pub fn unconfined_allowed(&self) -> bool {
         self.sandbox.allow_unconfined
     }
+}
+
+/// Whether any of the cancel flags is set.
+pub(crate) fn any_set(flags: &[Arc<AtomicBool>]) -> bool {
+    flags
+        .iter()
+        .any(|f| f.load(std::sync::atomic::Ordering::Relaxed))
 }
 
 #[cfg(test)]

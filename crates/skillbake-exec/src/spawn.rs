@@ -30,7 +30,7 @@ pub(crate) struct RunLimits {
     /// The output folder, opened once: the overflow file is made in it through this, whatever
     /// the path has been replaced with since.
     pub output_fd: Option<DirFd>,
-    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    pub cancel: Vec<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// Creates `name` in the output folder: through its descriptor when there is one (a new file,
@@ -313,10 +313,7 @@ impl<'l> Running<'l> {
     }
 
     fn cancel_requested(&self) -> bool {
-        self.limits
-            .cancel
-            .as_ref()
-            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+        crate::policy::any_set(&self.limits.cancel)
     }
 
     /// Looks at the process: reaps it when it exited (killing what it left in its
@@ -354,7 +351,7 @@ impl<'l> Running<'l> {
         // Without a pidfd, look at the process every 10 ms; at a cancel flag every 50 ms.
         Watch::Poll(if self.pidfd.is_none() && self.status.is_none() {
             wait.min(Duration::from_millis(10))
-        } else if self.limits.cancel.is_some() && self.status.is_none() {
+        } else if !self.limits.cancel.is_empty() && self.status.is_none() {
             wait.min(Duration::from_millis(50))
         } else {
             wait

@@ -49,10 +49,17 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let args = request.arguments.unwrap_or_default();
-        match self.call(request.name.as_ref(), args).await {
+        // `notifications/cancelled` for this request (sent by the client, or by the HTTP
+        // transport when the client went away) stops its run.
+        let ct = context.ct.clone();
+        let cancelled = async move { ct.cancelled().await };
+        match self
+            .call_until(request.name.as_ref(), args, cancelled)
+            .await
+        {
             Ok(reply) => Ok(tool_result(reply).into()),
             Err(CallError::UnknownTool(m)) => Err(McpError::invalid_params(m, None)),
             Err(CallError::Failed(m)) => Err(McpError::internal_error(m, None)),

@@ -73,6 +73,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod agent;
 mod error;
 mod handler;
 #[cfg(feature = "http")]
@@ -87,6 +88,7 @@ mod uri;
 /// `rmcp::ServerHandler`) over a transport of your own with the same rmcp version.
 pub use rmcp;
 
+pub use agent::{Agent, ANONYMOUS};
 pub use error::Error;
 pub use server::{
     Arguments, CallError, Contents, ResourceInfo, Server, ToolReply, FIND_SKILLS, FIND_SKILLS_MAX,

@@ -12,6 +12,7 @@ use skillbake_format::file_type::mime_type;
 use skillbake_format::suggest::{closest, did_you_mean};
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Name of the `load_skill` tool.
@@ -137,6 +138,8 @@ pub struct Server {
     runs: Option<Arc<tokio::sync::Semaphore>>,
     /// Skills per `skills/list` page.
     pub(crate) skills_page: usize,
+    /// Set by [`Server::stop_runs`]: every run of this server and its clones stops.
+    stop: Arc<AtomicBool>,
 }
 
 impl fmt::Debug for Server {
@@ -186,14 +189,23 @@ impl Server {
             executor: None,
             runs: None,
             skills_page: crate::skills::SKILLS_PAGE,
+            stop: Arc::new(AtomicBool::new(false)),
         })
     }
 
     /// A server whose pack tools run runnable packs under `policy` (see the crate docs).
     pub fn with_policy(registry: &'static Registry, policy: Policy) -> Result<Self, Error> {
         let mut server = Server::new(registry)?;
+        let policy = policy.cancel_on(Arc::clone(&server.stop));
         server.executor = Some(Arc::new(Executor::new(registry, policy)));
         Ok(server)
+    }
+
+    /// Stops every script this server and its clones are running, with their process groups
+    /// (their calls answer the executor's cancelled result), and every run asked for later: for
+    /// a server that is shutting down.
+    pub fn stop_runs(&self) {
+        self.stop.store(true, Ordering::Relaxed);
     }
 
     /// Runs at most `n` scripts at once (at least 1), across every client of this server and its
@@ -305,18 +317,46 @@ impl Server {
     /// pack tool's arguments go through [`ParamCheck`] (the executor's own check: defaults
     /// applied, one message format) whether the server runs it or not.
     pub async fn call(&self, name: &str, args: Arguments) -> Result<ToolReply, CallError> {
+        self.call_until(name, args, std::future::pending()).await
+    }
+
+    /// [`Server::call`], cancelled when `cancelled` completes (the caller sent
+    /// `notifications/cancelled` or went away) or when this future is dropped: a running script
+    /// is stopped with its whole process group, its run slot freed, and the call answers the
+    /// executor's cancelled result. `find_skills` and `list_skills` run on tokio's blocking
+    /// pool, so a long query or a big catalog never holds up the async workers.
+    pub async fn call_until(
+        &self,
+        name: &str,
+        args: Arguments,
+        cancelled: impl std::future::Future<Output = ()>,
+    ) -> Result<ToolReply, CallError> {
         Ok(match name {
             LOAD_SKILL => self.load_skill(&args),
-            LIST_SKILLS => self.list_skills(&args),
-            FIND_SKILLS => self.find_skills(&args),
+            LIST_SKILLS => self.blocking(move |s| s.list_skills(&args)).await?,
+            FIND_SKILLS => self.blocking(move |s| s.find_skills(&args)).await?,
             name => match self.packs.get(name) {
                 Some(&skill) => match (&self.executor, self.runnable(skill)) {
-                    (Some(executor), true) => self.run(Arc::clone(executor), skill, args).await?,
+                    (Some(executor), true) => {
+                        self.run(Arc::clone(executor), skill, args, cancelled)
+                            .await?
+                    }
                     _ => self.pack_tool(name, skill, args),
                 },
                 None => return Err(CallError::UnknownTool(self.unknown_tool(name))),
             },
         })
+    }
+
+    /// Runs `f` on tokio's blocking pool.
+    async fn blocking(
+        &self,
+        f: impl FnOnce(&Server) -> ToolReply + Send + 'static,
+    ) -> Result<ToolReply, CallError> {
+        let server = self.clone();
+        tokio::task::spawn_blocking(move || f(&server))
+            .await
+            .map_err(|e| CallError::Failed(format!("the call failed: {e}")))
     }
 
     /// `name` is no tool: the message lists the tools, with a suggestion when one is close.
@@ -333,14 +373,19 @@ impl Server {
     }
 
     /// Runs a runnable pack off the server's thread (a run blocks for up to its timeout), in a
-    /// run slot when the server has a limit. The slot goes with the run, so a run whose call was
-    /// cancelled still counts until it has ended.
+    /// run slot when the server has a limit. The slot goes with the run, so a cancelled run
+    /// still counts until its process group is dead (within 50 ms of the cancel).
     async fn run(
         &self,
         executor: Arc<Executor<'static>>,
         skill: &'static str,
         args: Arguments,
+        cancelled: impl std::future::Future<Output = ()>,
     ) -> Result<ToolReply, CallError> {
+        // Set when the call is cancelled or its future dropped: the run stops either way.
+        let flag = Arc::new(AtomicBool::new(false));
+        let _cancel_on_drop = SetOnDrop(Arc::clone(&flag));
+        let policy = executor.policy().clone().cancel_on(Arc::clone(&flag));
         let failed = |e: &dyn fmt::Display| CallError::Failed(format!("the run failed: {e}"));
         let slot = match &self.runs {
             Some(runs) => Some(
@@ -351,12 +396,19 @@ impl Server {
             ),
             None => None,
         };
-        let outcome = tokio::task::spawn_blocking(move || {
-            let outcome = executor.execute(skill, Value::Object(args));
+        let mut handle = tokio::task::spawn_blocking(move || {
+            let outcome = executor.execute_with(skill, Value::Object(args), &policy);
             drop(slot);
             outcome
-        })
-        .await
+        });
+        let cancelled = std::pin::pin!(cancelled);
+        let outcome = tokio::select! {
+            outcome = &mut handle => outcome,
+            () = cancelled => {
+                flag.store(true, Ordering::Relaxed);
+                handle.await
+            }
+        }
         .map_err(|e| failed(&e))?;
         Ok(ToolReply {
             texts: vec![outcome.to_json()],
@@ -525,6 +577,15 @@ impl Server {
 /// The registry's MCP tool definitions with the built-in tools first among equals: a pack named
 /// like a built-in tool loses its tool (tool names must be unique), and `list_skills` is added
 /// by the server.
+/// Sets its flag when dropped.
+struct SetOnDrop(Arc<AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
 fn builtin_first(registry: &Registry) -> Result<Vec<rmcp::model::Tool>, Error> {
     let mut tools: Vec<rmcp::model::Tool> =
         serde_json::from_str(registry.tools_json(ToolsFormat::Mcp))

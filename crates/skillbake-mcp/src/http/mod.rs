@@ -13,7 +13,22 @@
 //! Requests to the MCP path are checked before they reach a session: the `Host` header must
 //! name an allowed host (by default only loopback names: `localhost`, `127.0.0.1`, `::1`, which
 //! defeats DNS rebinding against a server on this machine), and a request carrying an `Origin`
-//! header (a browser) is refused unless that origin is allowed; agents do not send one.
+//! header (a browser) is refused unless that origin is allowed; agents do not send one. An
+//! allowed origin gets CORS replies (`Access-Control-Allow-Origin`, and the `OPTIONS`
+//! preflight answered).
+//!
+//! With [`Options::tokens`], every request to the MCP path needs `Authorization: Bearer
+//! TOKEN` with a token of the [`Tokens`] (401 and a `WWW-Authenticate: Bearer` challenge
+//! otherwise, and nothing else); the [`Agent`](crate::Agent) it names reaches the request
+//! handling ([`Agent::of`](crate::Agent::of)), and a session belongs to the agent that opened
+//! it (404 for any other). `/healthz` stays open.
+//!
+//! [`Limits`] bound what a client can hold: live sessions (per agent and in all, the oldest
+//! idle one evicted to make room), the time to send the headers and the body, the body's size;
+//! and how long a graceful stop waits for calls in progress. A call whose client goes away is
+//! cancelled (its run stopped), a request id reused while in progress is answered with an
+//! error, and a body that is not one JSON-RPC message gets HTTP 400 with the JSON-RPC error
+//! code.
 //!
 //! ```no_run
 //! use skillbake_mcp::{http, Server};
@@ -33,69 +48,32 @@
 //! ```
 
 use crate::{Error, Server};
-use axum::http::{header, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::serve::ListenerExt as _;
+use axum::http::StatusCode;
+use axum::routing::{any, get};
 use axum::Router;
+use gate::Gate;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
 use std::future::Future;
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-/// The default path of the MCP endpoint.
-pub const MCP_PATH: &str = "/mcp";
+mod gate;
+mod jsonrpc;
+mod listen;
+mod options;
+mod reply;
+mod tokens;
 
-/// The path of the health endpoint.
-pub const HEALTH_PATH: &str = "/healthz";
-
-/// How the HTTP server checks and routes requests.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Options {
-    /// The path of the MCP endpoint ([`MCP_PATH`] by default); must start with `/`.
-    pub path: String,
-    /// Hosts (`name` or `name:port`) the `Host` header may name. Empty means the loopback names
-    /// only (`localhost`, `127.0.0.1`, `::1`); list the names clients use to reach a server
-    /// bound to another address.
-    pub allowed_hosts: Vec<String>,
-    /// Browser origins (`scheme://host:port`, `:*` for any port) allowed to call the MCP
-    /// endpoint. Empty (the default) refuses every request that carries an `Origin` header.
-    pub allowed_origins: Vec<String>,
-}
-
-impl Options {
-    /// Checks the options [`router`] and [`serve`] would refuse: a path that does not start with
-    /// `/`, holds anything but letters, digits and `-._~/` (route syntax such as `{…}` or `*`
-    /// included), has an empty segment, or is the health path.
-    pub fn check(&self) -> Result<(), Error> {
-        let path = self.path.as_str();
-        let plain = path
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-._~/".contains(&b));
-        if !path.starts_with('/') || !plain || path.contains("//") || path == HEALTH_PATH {
-            return Err(Error::Config(format!(
-                "the MCP path must start with `/`, hold only letters, digits and `-._~/` (no \
-                 empty segment) and differ from `{HEALTH_PATH}`, not `{path}`"
-            )));
-        }
-        Ok(())
-    }
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            path: MCP_PATH.to_string(),
-            allowed_hosts: Vec::new(),
-            allowed_origins: Vec::new(),
-        }
-    }
-}
+pub use options::{Limits, Options, HEALTH_PATH, MCP_PATH};
+use reply::json_response;
+pub use tokens::{Tokens, MIN_TOKEN_LEN};
 
 /// Serves `server` on `listener` until `shutdown` completes, then stops accepting connections,
-/// ends every MCP session and returns once the open requests are answered. Must run inside a
-/// tokio runtime with I/O and time enabled (a multi-threaded one serves clients in parallel).
+/// lets the calls in progress finish within [`Limits::shutdown_grace`] (then stops their runs,
+/// so that they answer cancelled), ends every MCP session and returns. Must run inside a tokio
+/// runtime with I/O and time enabled (a multi-threaded one serves clients in parallel).
 pub async fn serve(
     server: Server,
     listener: tokio::net::TcpListener,
@@ -103,29 +81,36 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), Error> {
     let stop = CancellationToken::new();
-    let app = router(server, &options, stop.child_token())?;
-    let stopping = stop.clone();
-    // Replies go out as several small writes (event-stream chunks): without TCP_NODELAY a client
-    // that keeps its connection open waits for its delayed ACK, about 40 ms, on every request.
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            // Ends the sessions' event streams, so that the open connections can close.
-            stopping.cancel();
-        })
-        .await
-        .map_err(|e| Error::Serve(Box::new(e)))
+    let (app, gate) = build(server.clone(), &options, stop.child_token())?;
+    listen::serve(listen::Stopping {
+        app,
+        gate,
+        server,
+        listener,
+        header_timeout: options.limits.header_timeout,
+        grace: options.limits.shutdown_grace,
+        stop,
+        shutdown,
+    })
+    .await
 }
 
 /// The routes of [`serve`], for embedding the MCP endpoint in an application's own server.
-/// `stop` ends every session when cancelled.
+/// `stop` ends every session when cancelled. The header timeout and the graceful stop are
+/// [`serve`]'s: an application's own server sets its own.
 pub fn router(server: Server, options: &Options, stop: CancellationToken) -> Result<Router, Error> {
+    build(server, options, stop).map(|(app, _)| app)
+}
+
+fn build(
+    server: Server,
+    options: &Options,
+    stop: CancellationToken,
+) -> Result<(Router, Arc<Gate>), Error> {
     options.check()?;
     let mut config = StreamableHttpServerConfig::default()
         .with_cancellation_token(stop)
+        .with_max_request_body_bytes(options.limits.max_body_bytes)
         .enforce_origin_validation();
     if !options.allowed_hosts.is_empty() {
         config = config.with_allowed_hosts(options.allowed_hosts.iter().cloned());
@@ -135,8 +120,10 @@ pub fn router(server: Server, options: &Options, stop: CancellationToken) -> Res
     }
     let skills = server.registry().len();
     let factory = server.clone();
+    let sessions = Arc::new(LocalSessionManager::default());
     let mcp: StreamableHttpService<Server, LocalSessionManager> =
-        StreamableHttpService::new(move || Ok(factory.clone()), Default::default(), config);
+        StreamableHttpService::new(move || Ok(factory.clone()), Arc::clone(&sessions), config);
+    let gate = Arc::new(Gate::new(mcp, sessions, options));
     let path = options.path.clone();
     let health = move || async move {
         json_response(
@@ -156,17 +143,14 @@ pub fn router(server: Server, options: &Options, stop: CancellationToken) -> Res
             )
         }
     };
-    Ok(Router::new()
+    let handler = Arc::clone(&gate);
+    let mcp_route = any(move |request: axum::extract::Request| {
+        let gate = Arc::clone(&handler);
+        async move { gate.handle(request).await }
+    });
+    let app = Router::new()
         .route(HEALTH_PATH, get(health))
-        .route_service(&options.path, mcp)
-        .fallback(not_found))
-}
-
-fn json_response(status: StatusCode, body: serde_json::Value) -> Response {
-    (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
+        .route(&options.path, mcp_route)
+        .fallback(not_found);
+    Ok((app, gate))
 }
