@@ -225,7 +225,10 @@ fn is_executable(file: &Path) -> bool {
 fn run_other(binary: &Path) -> Result<Vec<u8>> {
     use std::io::Read as _;
     use std::process::{Command, Stdio};
-    let mut child = Command::new(binary)
+    // A bare file name would be looked up on `PATH`: run the file that was named.
+    let program = std::fs::canonicalize(binary)
+        .with_context(|| format!("cannot run {}", binary.display()))?;
+    let mut child = Command::new(program)
         .args(["manifest", "--signed"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
