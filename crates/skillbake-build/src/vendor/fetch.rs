@@ -7,8 +7,8 @@
 //! Refused: a path that leaves the repository, a folder without `SKILL.md`, a symbolic link
 //! that points outside the pack (or at a folder), a submodule.
 
+use super::error::VendorError;
 use super::license;
-use super::VendorError;
 use crate::diff::git::{self, GitError};
 use std::path::{Path, PathBuf};
 
