@@ -26,11 +26,10 @@ pub const FILE_NAMES: &[&str] = &[
 /// `LicenseRef-x`) joined by `AND`, `OR` and `WITH`, with parentheses.
 pub fn is_spdx_expression(value: &str) -> bool {
     let spaced = value.replace('(', " ( ").replace(')', " ) ");
-    let mut words = spaced.split_whitespace().peekable();
     let mut expect_id = true;
     let mut depth = 0i32;
     let mut seen = false;
-    while let Some(w) = words.next() {
+    for w in spaced.split_whitespace() {
         match w {
             "(" if expect_id => depth += 1,
             ")" if !expect_id => {
