@@ -477,7 +477,7 @@ pub(crate) fn check(
             Ok(found) => diags.extend(found.iter().map(|m| mismatch(name, locked, m))),
             Err(e) => diags.push(crate::discover::io_error(
                 name,
-                &format!("cannot read vendored pack `{name}`: {e}"),
+                format!("cannot read vendored pack `{name}`: {e}"),
             )),
         }
     }
