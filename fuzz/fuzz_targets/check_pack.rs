@@ -44,6 +44,7 @@ fuzz_target!(|data: &[u8]| {
         let opts = GenOptions {
             runtime_path: "::skillbake".into(),
             location_prefix: "skills".into(),
+            signature: None,
         };
         if let Err(e) = generate(skills(&checked), &opts) {
             panic!("an error-free check failed to generate: {e}");

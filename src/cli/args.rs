@@ -91,4 +91,8 @@ pub struct CheckArgs {
     /// checkout): `version-not-bumped` and `permission-escalation`.
     #[arg(long, value_name = "REV")]
     pub(super) baseline: Option<String>,
+    /// Fail when a vendored pack's files no longer match the skills.lock at its skills root
+    /// (`lock-mismatch`), or the lock is missing or malformed (`lock-invalid`).
+    #[arg(long)]
+    pub(super) locked: bool,
 }

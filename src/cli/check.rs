@@ -37,6 +37,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         quiet,
         color,
         baseline,
+        locked,
     } = args;
     let paths = if paths.is_empty() {
         vec![PathBuf::from("skills")]
@@ -56,6 +57,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let mut opts = CheckOptions {
         config_file: config,
         profile: profile.as_deref().and_then(Profile::from_name),
+        locked,
         ..CheckOptions::default()
     };
     for (names, level) in [

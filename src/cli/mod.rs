@@ -18,6 +18,7 @@ mod route;
 mod run;
 mod serve;
 mod tools;
+mod vendor;
 
 use args::{CheckArgs, DiffArgs, ListFormat};
 use clap::{Parser, Subcommand};
@@ -132,14 +133,43 @@ enum Command {
         /// Output format.
         #[arg(long, value_parser = ["text", "json"], default_value = "text")]
         format: String,
+        /// Print the manifest of every embedded file with the Ed25519 signature the build made
+        /// (`# key` and `# signature` lines first); fails when the build had no signing key.
+        #[arg(long)]
+        signed: bool,
     },
     /// Check a materialised copy of the embedded skills (what an MCP host wrote to its cache,
     /// one folder per skill path) against the manifest: name every file that differs, is
-    /// missing or is extra (exit 1 when any does).
+    /// missing or is extra (exit 1 when any does). With --key, check a signature first: of a
+    /// signed manifest file, of another skillbake binary (run with `manifest --signed`), or of
+    /// the manifest the folder is checked against.
     Verify {
-        /// The folder holding the copy (`DIR/send-email/SKILL.md`, ...).
-        dir: std::path::PathBuf,
+        /// A folder holding a copy (`DIR/send-email/SKILL.md`, ...), a signed manifest file, or
+        /// a skillbake binary.
+        path: std::path::PathBuf,
+        /// The public key the manifest must be signed with: a file (`skillbake keygen`'s
+        /// `.pub`) or the key itself (`ed25519:HEX`).
+        #[arg(long, value_name = "PUBKEY")]
+        key: Option<String>,
+        /// Check the folder against this signed manifest (a file, or a skillbake binary)
+        /// instead of this binary's own.
+        #[arg(long, value_name = "FILE")]
+        manifest: Option<std::path::PathBuf>,
     },
+    /// Write a new Ed25519 key pair for signing manifests: the secret key to PREFIX.key
+    /// (PKCS#8 PEM, readable by its owner only) and the public key to PREFIX.pub.
+    Keygen {
+        /// Where to write the pair (without extension).
+        #[arg(long, value_name = "PREFIX", default_value = "skillbake-signing")]
+        out: std::path::PathBuf,
+    },
+    /// Vendor a pack: copy it from a git repository (a URL or a local path) at a revision into
+    /// the skills folder, and record its source, commit, path, licence and the SHA-256 of every
+    /// file in the folder's skills.lock (`check --locked` then holds the copy to it).
+    Add(vendor::AddArgs),
+    /// Move a vendored pack to another revision of its source (default: the one it follows),
+    /// rewrite its skills.lock entry, and print `skillbake diff` of the change.
+    Update(vendor::UpdateArgs),
     /// Write the exact bytes of an embedded file to stdout.
     Cat {
         /// Skill name (letter case ignored, as in DB-GPT), or NAME@RANGE.
@@ -182,8 +212,15 @@ pub fn run() -> ExitCode {
             vars,
         } => load::run(&format, &skill_name, file_path.as_deref(), &vars),
         Command::Cat { skill_name, path } => cat::run(&skill_name, &path),
-        Command::Manifest { format } => manifest::run(&format),
-        Command::Verify { dir } => manifest::verify(&dir),
+        Command::Manifest { format, signed } => manifest::run(&format, signed),
+        Command::Verify {
+            path,
+            key,
+            manifest,
+        } => manifest::verify_command(&path, key.as_deref(), manifest.as_deref()),
+        Command::Keygen { out } => manifest::keygen(&out),
+        Command::Add(args) => vendor::add(args),
+        Command::Update(args) => vendor::update(args),
         Command::Serve(args) => serve::run(args),
         Command::Run(args) => run::run(args),
         Command::ExecScript(args) => run::exec_script(args),

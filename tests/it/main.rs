@@ -1,6 +1,7 @@
 //! The `skillbake` command's integration tests, one binary: the real binary driven as users and
 //! agents drive it (check, explain, diff, list, prompt, tools, load, cat, route, run,
-//! exec-script, serve over stdio and HTTP), the packs it ships (`skillbake_cli::BUNDLED`)
+//! exec-script, serve over stdio and HTTP, add/update of vendored packs, keygen and signed
+//! manifests), the packs it ships (`skillbake_cli::BUNDLED`)
 //! against DB-GPT and their snapshots, and the workspace's tidy checks (`tidy`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
@@ -20,6 +21,8 @@ mod registry;
 mod route;
 mod run_cli;
 mod sandbox_cli;
+mod signing_cli;
 mod skill_snapshots;
 mod suggestions;
 mod tidy;
+mod vendor_cli;

@@ -502,6 +502,28 @@ fn checked(
 }
 
 impl Built {
+    /// The registry's manifest (`skillbake_format::manifest::text`): every file of every pack
+    /// under its skill path with the SHA-256 this build computed, as `skillbake manifest
+    /// --signed` prints it from the binary.
+    pub fn manifest(&self) -> String {
+        let mut files = Vec::new();
+        for ((fragment, meta), &default) in
+            self.fragments.iter().zip(&self.meta).zip(&self.defaults)
+        {
+            let facts = &fragment.facts;
+            for f in &meta.files {
+                let path = skillbake_format::manifest::skill_path(
+                    &facts.name,
+                    facts.version.as_deref(),
+                    default,
+                    &f.path,
+                );
+                files.push((path, &f.hash));
+            }
+        }
+        skillbake_format::manifest::text(files)
+    }
+
     /// Writes the cache for the next build into `out` (packs with diagnostics are left out).
     pub fn save(&self, out: &Path) -> std::io::Result<()> {
         let path = out.join(CACHE_FILE);

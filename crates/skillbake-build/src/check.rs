@@ -42,6 +42,9 @@ pub struct CheckOptions {
     /// a revision read with [`crate::diff::git::read`], or any folder): adds
     /// `version-not-bumped` and `permission-escalation` (see `diff::gate`).
     pub baseline: Option<Baseline>,
+    /// Compare every vendored pack with `skills.lock` at the root (`check --locked`):
+    /// `lock-mismatch` and `lock-invalid` (see `vendor::lock`).
+    pub locked: bool,
 }
 
 /// The state a check compares against.
@@ -142,6 +145,9 @@ pub(crate) fn finish(
     report: &mut Report,
 ) -> Finished {
     let cfg = &configured.cfg;
+    if opts.locked {
+        crate::vendor::lock::check(root, diags, &mut report.sources);
+    }
     let names: Vec<NameSite> = packs.iter().map(|p| p.site.clone()).collect();
     duplicate::check(&names, diags);
     let mut agent = cfg.requires.clone();
@@ -244,6 +250,7 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
                 let old_opts = CheckOptions {
                     config_file: None,
                     baseline: None,
+                    locked: false,
                     ..opts.clone()
                 };
                 let old = check(&baseline.dir, &old_opts);

@@ -193,6 +193,10 @@ codes! {
     VersionNotBumped = "version-not-bumped", Error, "diff/gate.rs", "Against the baseline (`check --baseline REV`), a pack changed without the version bump the change needs (major for breaking, minor for compatible).";
     /// A new permission (`check --baseline`).
     PermissionEscalation = "permission-escalation", Warning, "diff/gate.rs", "Against the baseline (`check --baseline REV`), a pack asks for a permission it did not have.";
+    /// A vendored pack's files differ from `skills.lock` (`check --locked`).
+    LockMismatch = "lock-mismatch", Error, "vendor/lock.rs", "With `check --locked`, a vendored pack's files no longer match `skills.lock`: a file changed, was added or was removed since `skillbake add` or `skillbake update` wrote it.";
+    /// `skills.lock` missing or malformed (`check --locked`).
+    LockInvalid = "lock-invalid", Error, "vendor/lock.rs", "With `check --locked`, `skills.lock` is missing, is not valid TOML, or holds an entry skillbake cannot read.";
     /// A routing test case that does not route as declared.
     RouteTestFailed = "route-test-failed", Error, "validate/route.rs", "A request in a pack's `route_tests` does not route as declared: a `match` request misses the top `[route] top`, or a `no_match` request reaches it.";
     /// Two packs that routing cannot tell apart.

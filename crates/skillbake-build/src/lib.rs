@@ -18,7 +18,7 @@
 //! The public API is small, as prost-build's is: [`Config`] for `build.rs`; [`check`] with
 //! [`CheckOptions`] for tools that only validate (the `skillbake check` command); the
 //! diagnostics ([`Code`], [`Diagnostic`], [`Related`], [`Severity`], [`Level`], [`Profile`]);
-//! [`report`], the [`Report`] with one [`report::Emitter`] per output format; and [`diff`], what changed between two checked trees and the version bump it needs.
+//! [`report`], the [`Report`] with one [`report::Emitter`] per output format; [`diff`], what changed between two checked trees and the version bump it needs; and [`vendor`], packs copied from other git repositories and their `skills.lock`.
 //!
 //! Inside, the layers run in order: discover → parse → validate → generate, with diagnostics
 //! carrying problems from where they are found to the report (see `ARCHITECTURE.md`). The
@@ -40,8 +40,10 @@ mod model;
 mod parallel;
 mod parse;
 pub mod report;
+pub mod sign;
 mod source;
 mod validate;
+pub mod vendor;
 
 #[cfg(test)]
 mod tests;
@@ -90,6 +92,8 @@ pub enum Error {
     TooLarge(generate::TooLarge),
     /// `OUT_DIR` is not set and no output directory was given.
     NoOutDir,
+    /// The signing key could not be read.
+    Signing(String),
 }
 
 impl std::fmt::Display for Error {
@@ -101,6 +105,7 @@ impl std::fmt::Display for Error {
             }
             Error::Io(e) => write!(f, "skillbake: cannot write the generated registry: {e}"),
             Error::TooLarge(e) => write!(f, "skillbake: {e}"),
+            Error::Signing(m) => write!(f, "skillbake: cannot sign the manifest: {m}"),
             Error::NoOutDir => f.write_str(
                 "skillbake: OUT_DIR is not set; call compile() from build.rs or set Config::out_dir",
             ),
@@ -129,6 +134,7 @@ pub struct Config {
     location_prefix: Option<String>,
     cargo_output: bool,
     report_files: Vec<(report::Format, PathBuf)>,
+    signing_key_file: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -150,6 +156,7 @@ impl Config {
             location_prefix: None,
             cargo_output: true,
             report_files: Vec::new(),
+            signing_key_file: None,
         }
     }
 
@@ -231,6 +238,53 @@ impl Config {
         self
     }
 
+    /// Sign the registry's manifest with the Ed25519 secret key in `path` (a PKCS#8 PEM file,
+    /// as `skillbake keygen` writes, or 64 hexadecimal digits): the binary then answers
+    /// `skillbake manifest --signed` and `skillbake verify --key` checks it. Without a key
+    /// file, a build signs with the key in `$SKILLBAKE_SIGNING_KEY` when that is set (the key
+    /// itself, for a CI secret). A key that cannot be read fails the build.
+    pub fn sign_with_key_file(&mut self, path: impl Into<PathBuf>) -> &mut Self {
+        self.signing_key_file = Some(path.into());
+        self
+    }
+
+    /// Fail the build when a vendored pack's files no longer match the `skills.lock` at the
+    /// skills root (`lock-mismatch`), as `skillbake check --locked` does.
+    pub fn locked(&mut self) -> &mut Self {
+        self.options.locked = true;
+        self
+    }
+
+    /// The key the build signs with: the key file, else `$SKILLBAKE_SIGNING_KEY`, else none.
+    fn signing_key(&self) -> Result<Option<sign::SecretKey>, Error> {
+        if self.cargo_output {
+            println!("cargo:rerun-if-env-changed={}", sign::SIGNING_KEY_ENV);
+        }
+        let (text, from) = match &self.signing_key_file {
+            Some(path) => {
+                if self.cargo_output {
+                    println!("cargo:rerun-if-changed={}", path.display());
+                }
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    Error::Signing(format!(
+                        "cannot read the signing key {}: {e}",
+                        path.display()
+                    ))
+                })?;
+                (text, path.display().to_string())
+            }
+            None => match std::env::var(sign::SIGNING_KEY_ENV) {
+                Ok(text) if !text.trim().is_empty() => {
+                    (text, format!("${}", sign::SIGNING_KEY_ENV))
+                }
+                _ => return Ok(None),
+            },
+        };
+        sign::SecretKey::parse(&text)
+            .map(Some)
+            .map_err(|e| Error::Signing(format!("{from}: {e}")))
+    }
+
     /// The skills folder in effect (after `$SKILLBAKE_SKILLS_DIR`).
     pub fn effective_skills_dir(&self) -> PathBuf {
         if self.env_override {
@@ -291,9 +345,21 @@ impl Config {
         if built.report.has_errors() {
             return Err(Error::Invalid(Box::new(built.report)));
         }
+        let signature = self.signing_key()?.map(|key| {
+            let signature = key.sign(&built.manifest());
+            (
+                key.public().to_string(),
+                format!(
+                    "{}{}",
+                    skillbake_format::manifest::ED25519,
+                    skillbake_format::manifest::hex(&signature)
+                ),
+            )
+        });
         let opts = generate::GenOptions {
             runtime_path: self.runtime_path.clone(),
             location_prefix: prefix,
+            signature,
         };
         let t = std::time::Instant::now();
         let skills = built.defaults.iter().filter(|&&d| d).count();

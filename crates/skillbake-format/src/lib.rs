@@ -15,6 +15,7 @@
 //!   format and as JSON;
 //! * [`tools`] — the tool-definition dialects of LLM APIs;
 //! * [`file_type`] — how an embedded file is served (chunk kind) and labelled (MIME type);
+//! * [`manifest`] — the text manifest of a registry's files and the bytes its signature covers;
 //! * [`percent`] — percent-coding for every URI skillbake writes or reads;
 //! * [`name`] — how skill names are compared (case-insensitively, as DB-GPT does);
 //! * [`template`] — precompiled Jinja2 templates: the instruction table and its interpreter;
@@ -41,6 +42,7 @@ pub mod escape;
 pub mod file_type;
 pub mod interpreter;
 pub mod layout;
+pub mod manifest;
 pub mod name;
 pub mod percent;
 pub mod permission;

@@ -209,7 +209,18 @@ fn skill(entry: SkillEntry) -> Skill {
         .into_iter()
         .map(|r| SkillResource::new(r.uri, r.digest, r.size))
         .collect();
-    Skill::new(entry.uri, frontmatter, SkillResources::Files(files))
+    let out = Skill::new(entry.uri, frontmatter, SkillResources::Files(files));
+    match entry.provenance {
+        Some(p) => {
+            let mut meta = serde_json::Map::new();
+            meta.insert(
+                crate::skills::PROVENANCE_KEY.to_string(),
+                serde_json::Value::Object(p),
+            );
+            out.with_meta(rmcp::model::MetaObject(meta))
+        }
+        None => out,
+    }
 }
 
 fn dir_resource(d: DirEntry) -> Resource {

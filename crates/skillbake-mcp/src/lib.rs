@@ -49,7 +49,8 @@
 //!   folder, a cursor this server did not give, or parameters of the wrong shape are `invalid
 //!   params` errors whose message says what is wrong. A pack whose name or `metadata` breaks
 //!   the Agent Skills rules that hosts of the extension enforce is not listed
-//!   ([`Server::skill_refusal`] says why).
+//!   ([`Server::skill_refusal`] says why). When the build signed the registry's manifest,
+//!   every entry's `_meta` carries the signature under [`PROVENANCE_KEY`] ([`provenance`]).
 //!
 //! ```no_run
 //! /// Serves `registry` (one that `skillbake::include_skills!()` defined) in a tokio runtime,
@@ -95,8 +96,8 @@ pub use server::{
     LIST_SKILLS, LOAD_SKILL,
 };
 pub use skills::{
-    DirEntry, ManifestEntry, SkillEntry, SkillsPage, DIRECTORY_MIME_TYPE, SKILLS_PAGE,
-    SKILLS_TTL_MS,
+    provenance, DirEntry, ManifestEntry, SkillEntry, SkillsPage, DIRECTORY_MIME_TYPE,
+    PROVENANCE_KEY, SKILLS_PAGE, SKILLS_TTL_MS,
 };
 pub use stdio::{serve, serve_stdio};
 pub use uri::{resource_uri, skill_root, RESOURCE_TEMPLATE, URI_PREFIX};

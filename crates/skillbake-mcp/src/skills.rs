@@ -50,6 +50,36 @@ pub struct SkillEntry {
     pub frontmatter: Map<String, Value>,
     /// Every file of the skill, `SKILL.md` included, by path.
     pub resources: Vec<ManifestEntry>,
+    /// Where the files come from, when the build signed the manifest: served in the entry's
+    /// `_meta` under [`PROVENANCE_KEY`] (see [`provenance`]).
+    pub provenance: Option<Map<String, Value>>,
+}
+
+/// The `_meta` key of an entry's provenance: under skillbake's own reverse-domain prefix, as
+/// the extension lets servers and intermediaries add metadata.
+pub const PROVENANCE_KEY: &str = "io.github.skillbake/provenance";
+
+/// The provenance every entry of a signed registry carries: the Ed25519 signature the build made
+/// over the registry's manifest (every embedded file's SHA-256 under its skill path; the
+/// `digest` of each resource is one of its lines), the key that made it, and the format of the
+/// signed bytes. A host checks it with `skillbake verify --key KEY`, or rebuilds the manifest
+/// from the digests of every entry it trusts and checks the signature itself.
+pub fn provenance(registry: &Registry) -> Option<Map<String, Value>> {
+    let sig = registry.signature()?;
+    let mut out = Map::new();
+    let mut put = |k: &str, v: &str| out.insert(k.to_string(), Value::String(v.to_string()));
+    put("algorithm", "ed25519");
+    put("publicKey", sig.public_key);
+    put("signature", sig.signature);
+    put(
+        "signedFormat",
+        skillbake_format::manifest::SIGNED_PREFIX.trim_end(),
+    );
+    put(
+        "manifest",
+        "every file of every embedded skill as `SHA256  PATH` lines sorted by path (`skillbake manifest --signed`)",
+    );
+    Some(out)
 }
 
 /// One page of `skills/list`.
@@ -120,7 +150,7 @@ pub(crate) fn page(
             next_cursor = Some(row.to_string());
             break;
         }
-        skills.push(entry(&skill)?);
+        skills.push(entry(&skill, registry)?);
     }
     Ok(SkillsPage {
         skills,
@@ -154,7 +184,7 @@ pub(crate) fn skill_entry(registry: &'static Registry, uri: &str) -> Result<Skil
     if let Some(why) = refusal(&skill) {
         return Err(not_served(&why));
     }
-    entry(&skill)
+    entry(&skill, registry)
 }
 
 /// Why the extension does not serve `skill` (its `load_skill`, tools and resources stay):
@@ -264,7 +294,7 @@ pub(crate) fn target(registry: &'static Registry, uri: &str) -> Option<Target<'s
 }
 
 /// The entry of one skill, from the registry's tables.
-fn entry(skill: &Skill<'_>) -> Result<SkillEntry, String> {
+fn entry(skill: &Skill<'_>, registry: &Registry) -> Result<SkillEntry, String> {
     let frontmatter = match serde_json::from_str(skill.frontmatter_json()) {
         Ok(Value::Object(m)) => m,
         _ => {
@@ -287,6 +317,7 @@ fn entry(skill: &Skill<'_>) -> Result<SkillEntry, String> {
         uri: format!("{root}/SKILL.md"),
         frontmatter,
         resources,
+        provenance: provenance(registry),
     })
 }
 

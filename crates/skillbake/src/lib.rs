@@ -72,7 +72,9 @@ mod route;
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
 
-pub use registry::{File, LookupError, Registry, RenderError, Resolution, Skill};
+pub use registry::{
+    File, LookupError, ManifestSignature, Registry, RenderError, Resolution, Skill,
+};
 #[cfg(feature = "route")]
 #[cfg_attr(docsrs, doc(cfg(feature = "route")))]
 pub use route::{in_bucket, RouteOptions, Routed};
@@ -161,6 +163,11 @@ pub mod __private {
         pub byte_slots: &'static [ByteSlot],
         /// The routing index (`skillbake_route::index` layout).
         pub route: &'static [u8],
+        /// The public key that signed the manifest, `ed25519:` and hexadecimal; empty when the
+        /// build signed nothing.
+        pub signing_key: &'static str,
+        /// The manifest's signature, `ed25519:` and hexadecimal; empty when unsigned.
+        pub signature: &'static str,
     }
 
     impl std::fmt::Debug for Parts {

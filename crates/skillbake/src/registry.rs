@@ -41,6 +41,15 @@ impl std::fmt::Display for RenderError {
 
 impl std::error::Error for RenderError {}
 
+/// The signature of a registry's manifest, as the build embedded it ([`Registry::signature`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ManifestSignature {
+    /// The public key that signed, `ed25519:` and 64 hexadecimal digits.
+    pub public_key: &'static str,
+    /// The Ed25519 signature, `ed25519:` and 128 hexadecimal digits.
+    pub signature: &'static str,
+}
+
 /// The skills compiled into a binary. Build one with `skillbake::include_skills!()`.
 #[derive(Clone, Copy)]
 pub struct Registry {
@@ -257,6 +266,17 @@ impl Registry {
     /// The newest version of skill `name` (letter case ignored) in `range`.
     pub fn get_version(&self, name: &str, range: &Req<'_>) -> Option<Skill<'_>> {
         self.get_name(name)?.version_matching(range)
+    }
+
+    /// The signature the build made over the registry's manifest (every embedded file's
+    /// SHA-256 under its skill path, `skillbake_format::manifest`), when it was given a signing
+    /// key; the runtime only carries it (checking it is `skillbake verify`'s job).
+    pub fn signature(&self) -> Option<ManifestSignature> {
+        let p = self.parts;
+        (!p.signature.is_empty() && !p.signing_key.is_empty()).then_some(ManifestSignature {
+            public_key: p.signing_key,
+            signature: p.signature,
+        })
     }
 
     /// Every embedded pack: each version of each skill, by name, then oldest version first.

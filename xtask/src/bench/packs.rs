@@ -192,6 +192,7 @@ pub(super) fn fixture(root: &Path) -> Result<bool, String> {
     let opts = skillbake_build::__internal::GenOptions {
         runtime_path: "::skillbake".into(),
         location_prefix: "skills".into(),
+        signature: None,
     };
     let generated =
         skillbake_build::__internal::generate(skillbake_build::__internal::skills(&checked), &opts)

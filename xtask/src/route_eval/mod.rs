@@ -393,6 +393,7 @@ fn eval_set(
         &GenOptions {
             runtime_path: "::skillbake".into(),
             location_prefix: "skills".into(),
+            signature: None,
         },
     )
     .map_err(|e| e.to_string())?;

@@ -4,7 +4,8 @@
 //! like any folder and which is removed when the [`Tree`] is dropped. The working tree, the index
 //! and `HEAD` are never touched; nothing but `git` itself is needed.
 //!
-//! Symbolic links (mode `120000`) become links again on Unix (discovery then applies its usual
+//! Executable files (mode `100755`) stay executable and symbolic links (mode `120000`) become
+//! links again on Unix (discovery then applies its usual
 //! containment rules); submodules are skipped; paths with `..` or a leading `/` are refused.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -80,7 +81,7 @@ impl Drop for Tree {
     }
 }
 
-fn git(dir: &Path) -> Command {
+pub(crate) fn git(dir: &Path) -> Command {
     let mut c = Command::new("git");
     c.current_dir(dir)
         .env("GIT_TERMINAL_PROMPT", "0")
@@ -89,7 +90,7 @@ fn git(dir: &Path) -> Command {
     c
 }
 
-fn output(mut cmd: Command) -> Result<Vec<u8>, (bool, String)> {
+pub(crate) fn output(mut cmd: Command) -> Result<Vec<u8>, (bool, String)> {
     let out = cmd
         .stdin(Stdio::null())
         .output()
@@ -128,7 +129,7 @@ pub fn locate(dir: &Path) -> Result<(PathBuf, String), GitError> {
 }
 
 /// A fresh private temporary folder.
-fn temp_dir() -> Result<PathBuf, GitError> {
+pub(crate) fn temp_dir() -> Result<PathBuf, GitError> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
     let base = std::env::temp_dir();
@@ -318,6 +319,12 @@ fn write_blobs(top: &Path, root: &Path, entries: &[Entry]) -> Result<(), GitErro
                 std::fs::write(&dest, &bytes).map_err(GitError::Io)?;
             } else {
                 std::fs::write(&dest, &bytes).map_err(GitError::Io)?;
+                #[cfg(unix)]
+                if e.mode == "100755" {
+                    use std::os::unix::fs::PermissionsExt;
+                    std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o755))
+                        .map_err(GitError::Io)?;
+                }
             }
         }
         Ok(())

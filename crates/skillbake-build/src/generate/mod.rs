@@ -44,6 +44,9 @@ pub struct GenOptions {
     pub runtime_path: String,
     /// Prefix of every pack's location in `File path:` (default: the skills folder's name).
     pub location_prefix: String,
+    /// The manifest's signature: the public key and the signature, each `ed25519:` and
+    /// hexadecimal (`Config::sign_with_key_file`); `None` leaves the registry unsigned.
+    pub signature: Option<(String, String)>,
 }
 
 /// The generated files.
@@ -454,6 +457,9 @@ fn registry_code(
     let _ = writeln!(code, "    text_slots: &__SKILLBAKE_TEXT_SLOTS,");
     let _ = writeln!(code, "    byte_slots: &__SKILLBAKE_BYTE_SLOTS,");
     let _ = writeln!(code, "    route: include_bytes!(\"{ROUTE_FILE}\"),");
+    let (key, signature) = opts.signature.clone().unwrap_or_default();
+    let _ = writeln!(code, "    signing_key: {key:?},");
+    let _ = writeln!(code, "    signature: {signature:?},");
     let _ = writeln!(code, "}};");
     let _ = writeln!(
         code,

@@ -16,6 +16,7 @@ fn build(root: &Path) -> Generated {
     let opts = GenOptions {
         runtime_path: "::skillbake".into(),
         location_prefix: crate::generate::default_prefix(root),
+        signature: None,
     };
     generate(&checked.skills, &opts).unwrap()
 }
@@ -54,6 +55,7 @@ fn generated_code_does_not_grow_with_the_packs() {
     let opts = GenOptions {
         runtime_path: "::skillbake".into(),
         location_prefix: "skills".into(),
+        signature: None,
     };
     let one = generate(&checked.skills[..1], &opts).unwrap();
     assert_eq!(one.code.lines().count(), all.code.lines().count());

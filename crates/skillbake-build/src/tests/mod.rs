@@ -11,6 +11,7 @@ mod determinism;
 mod incremental;
 mod jinja_conformance;
 mod properties;
+mod signing;
 
 use std::path::PathBuf;
 

@@ -536,6 +536,7 @@ fn accepted_packs_round_trip_through_generate() {
         let opts = GenOptions {
             runtime_path: "::skillbake".into(),
             location_prefix: "skills".into(),
+            signature: None,
         };
         prop_assert!(generate(&checked.skills, &opts).is_ok());
         prop_assert_eq!(checked.skills.len(), 1);

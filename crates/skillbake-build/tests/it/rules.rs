@@ -2,7 +2,8 @@
 //! code (its rendered diagnostics are snapshotted), `pass/` must raise nothing at all. Cases
 //! that git cannot store (a FIFO, a non-UTF-8 file name) are built at run time from `pass/`, as
 //! the `GENERATED` marker says. Rules that compare with a baseline (`check --baseline`) have a
-//! third folder, `baseline/`, that both are checked against. `tests/fixtures/accepted/*` are
+//! third folder, `baseline/`, that both are checked against; rules of `skills.lock` are checked
+//! with `--locked` (their `pass/` holds a lock). `tests/fixtures/accepted/*` are
 //! inputs other loaders get wrong and that must pass cleanly.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
@@ -46,7 +47,7 @@ fn generated_fail(code: Code, pass: &Path, tmp: &Path) -> PathBuf {
 }
 
 /// The options a rule's fixtures are checked with: against `baseline/` when the rule compares
-/// with a baseline (`check --baseline`).
+/// with a baseline (`check --baseline`); with `--locked` when `pass/` has a `skills.lock`.
 fn options(dir: &Path) -> CheckOptions {
     let baseline = dir.join("baseline");
     CheckOptions {
@@ -54,6 +55,7 @@ fn options(dir: &Path) -> CheckOptions {
             dir: baseline,
             label: "baseline".into(),
         }),
+        locked: dir.join("pass/skills.lock").is_file(),
         ..CheckOptions::default()
     }
 }

@@ -215,3 +215,55 @@ fn hostile_requests_say_what_is_wrong() {
     }
     insta::assert_snapshot!("hostile_requests", out);
 }
+
+/// The fixture registry is built signed (with the test key next to its build script): every
+/// entry carries the same provenance under skillbake's own `_meta` prefix, and a host that
+/// rebuilds the manifest from the digests it was served (every entry's resources, as
+/// `SHA256  PATH` lines sorted by path) finds the signature good under the published key, and
+/// bad as soon as one digest differs.
+#[test]
+fn signed_registries_offer_their_signature_as_provenance() {
+    use skillbake_build::sign::PublicKey;
+    let server = server();
+    let (entries, _) = walk(&server);
+    let published = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../skillbake-exec/tests/exec-fixtures/test-signing.pub"
+    ))
+    .unwrap();
+    let key = PublicKey::parse(&published).unwrap();
+    let provenance = entries[0].provenance.clone().expect("a signed registry");
+    assert_eq!(provenance["algorithm"], "ed25519");
+    assert_eq!(provenance["publicKey"], key.to_string().as_str());
+    assert_eq!(provenance["signedFormat"], "skillbake signed manifest v1");
+    assert!(entries
+        .iter()
+        .all(|e| e.provenance.as_ref() == Some(&provenance)));
+    let signature = provenance["signature"].as_str().unwrap();
+    let signature =
+        skillbake_format::manifest::unhex::<64>(signature.strip_prefix("ed25519:").unwrap())
+            .unwrap();
+    let mut lines: Vec<String> = entries
+        .iter()
+        .flat_map(|e| &e.resources)
+        .map(|r| {
+            let path =
+                skillbake_format::percent::decode(r.uri.strip_prefix("skill://").unwrap()).unwrap();
+            format!("{}  {path}\n", r.digest.strip_prefix("sha256:").unwrap())
+        })
+        .collect();
+    lines.sort_by(|a, b| {
+        a.split_once("  ")
+            .unwrap()
+            .1
+            .cmp(b.split_once("  ").unwrap().1)
+    });
+    let manifest = lines.concat();
+    assert_eq!(key.verify(&manifest, &signature), Ok(()));
+    let tampered = manifest.replacen(
+        &manifest[..1],
+        if manifest.starts_with('0') { "1" } else { "0" },
+        1,
+    );
+    assert!(key.verify(&tampered, &signature).is_err());
+}
