@@ -130,7 +130,7 @@ pub struct Tokenizer {
     camel: Vec<(usize, usize)>,
     /// Lower-cased word → its term, or `None` for a stop word; only with
     /// [`Tokenizer::with_word_cache`].
-    words: Option<HashMap<Box<str>, Option<Box<str>>, foldhash::fast::FixedState>>,
+    words: Option<HashMap<Box<str>, Option<Box<str>>>>,
 }
 
 impl std::fmt::Debug for Tokenizer {
@@ -168,7 +168,7 @@ impl Tokenizer {
     /// bodies at build time); a request is too short to repay the cache. The terms are the same
     /// with or without it.
     pub fn with_word_cache(mut self) -> Self {
-        self.words = Some(HashMap::default());
+        self.words = Some(HashMap::new());
         self
     }
 
