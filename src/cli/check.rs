@@ -7,8 +7,9 @@ use skillbake_build::report::Report;
 use skillbake_build::{CheckOptions, Code, Level, Profile};
 use skillbake_format::suggest::{closest, did_you_mean};
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A code named on the command line, with a did-you-mean when it is unknown.
 pub(super) fn code_arg(name: &str) -> Result<Code> {
@@ -22,6 +23,42 @@ pub(super) fn code_arg(name: &str) -> Result<Code> {
             None => bail!("unknown code `{name}`; `skillbake explain` lists every code"),
         },
     }
+}
+
+/// `f` on every path, several at a time on every available core (a worker takes the next path
+/// when it is done with one, so one large skills folder does not hold up the small ones); the
+/// results in the order of `paths`.
+fn each_path<R: Send>(paths: &[PathBuf], f: impl Fn(&Path) -> R + Sync) -> Vec<R> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(paths.len());
+    if workers <= 1 {
+        return paths.iter().map(|p| f(p)).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let (f, next) = (&f, &next);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(move || {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(p) = paths.get(i) else { break };
+                        mine.push((i, f(p)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            // A worker only panics on a bug; re-raise it here rather than lose paths.
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Runs the check over every path and prints the report.
@@ -83,11 +120,11 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         }
     }
     let format = Format::from_name(&format).unwrap_or(Format::Human);
-    let several = paths.len() > 1;
-    let mut report = Report::default();
-    for p in &paths {
-        // Each folder against itself at the baseline revision; the temporary copy lives until
-        // its check is done.
+    let prefix = paths.len() > 1 || format.wants_root_prefix();
+    // Each folder is checked on its own (against itself at the baseline revision, whose
+    // temporary copy lives until its check is done), several at once; the reports are merged in
+    // the order given.
+    let reports = each_path(&paths, |p| -> Result<Report> {
         let side = match &baseline {
             Some(rev) => Some(super::diff::baseline_of(p, rev)?),
             None => None,
@@ -98,11 +135,12 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             label: s.label(),
         });
         let mut checked = skillbake_build::check(p, &opts).report;
-        if several || format.wants_root_prefix() {
+        if prefix {
             checked.prefix_paths(&p.to_string_lossy().replace('\\', "/"));
         }
-        report.merge(checked);
-    }
+        Ok(checked)
+    });
+    let report = Report::merge_all(reports.into_iter().collect::<Result<Vec<_>>>()?);
     let color = match color {
         Color::Always => true,
         Color::Never => false,

@@ -8,6 +8,7 @@
 
 mod agent_formats;
 mod check_cli;
+mod check_corpus;
 mod cli;
 #[path = "../../crates/skillbake-build/tests/it/common.rs"]
 mod common;

@@ -296,11 +296,14 @@ pub(crate) fn check_one(
         out.keep_sources(&pack, None);
         return out;
     };
+    // One parse of the body for the Jinja2 rule, the variables and the instruction table.
+    let (jinja, template) = crate::generate::template::analyse_and_compile(&md.body);
     let ctx = PackCtx {
         pack: &pack,
         md: &md,
         file: file.clone(),
         config: cfg,
+        jinja: &jinja,
     };
     validate::check_pack(&ctx, &mut out.diags);
     let mut requires = Vec::new();
@@ -309,7 +312,7 @@ pub(crate) fn check_one(
     }
     cfg.apply_pack_levels(pack.dir_skill_name(), &mut out.diags);
     out.keep_sources(&pack, Some(&md.text));
-    if let Some(mut skill) = model(&pack, &md) {
+    if let Some(mut skill) = model(&pack, &md, &jinja, template) {
         let site = NameSite {
             name: skill.name.clone(),
             file: file.clone(),
@@ -380,8 +383,14 @@ fn add_missing_sources(report: &mut Report, diags: &[Diagnostic], skills: &[Skil
 }
 
 /// Builds the embeddable model of a pack whose frontmatter parsed and has a string name (its
-/// files are moved in by the caller).
-fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
+/// files are moved in by the caller), with what Jinja2 makes of its body and its instruction
+/// table.
+fn model(
+    pack: &PackSource,
+    md: &SkillMd,
+    jinja: &Result<crate::parse::jinja::Analysis, crate::parse::jinja::JinjaError>,
+    template: Result<skillbake_format::template::Program, String>,
+) -> Option<Skill> {
     let fm = md.frontmatter.as_ref()?;
     let text = |k: &str| match fm.mapping.get(k) {
         Some(Value::String(s)) => Some(s.clone()),
@@ -442,10 +451,8 @@ fn model(pack: &PackSource, md: &SkillMd) -> Option<Skill> {
         compress: Vec::new(),
         requires,
         default: true,
-        template_vars: crate::parse::jinja::analyse(&md.body)
-            .map(|a| a.vars)
-            .unwrap_or_default(),
-        template: crate::generate::template::compile(&md.body).map(|p| p.encode()),
+        template_vars: jinja.as_ref().map(|a| a.vars.clone()).unwrap_or_default(),
+        template: template.map(|p| p.encode()),
         route,
     })
 }

@@ -3,10 +3,14 @@
 
 /// Worker threads for `items` items: every available core, one thread per 16 items at most.
 fn workers(items: usize) -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items / 16)
-        .max(1)
+    cores().min(items / 16).max(1)
+}
+
+/// The available cores, asked once per process: the standard library reads the cgroup files
+/// on every call, which was a thirtieth of `check` over many single-pack folders.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// `items.iter().map(f)` on every available core, keeping the order.

@@ -126,6 +126,8 @@ pub struct Tokenizer {
     options: Options,
     lower: String,
     part: String,
+    /// The case changes of the current run (reused: one allocation per tokenizer, not per word).
+    camel: Vec<(usize, usize)>,
     /// Lower-cased word → its term, or `None` for a stop word; only with
     /// [`Tokenizer::with_word_cache`].
     words: Option<HashMap<Box<str>, Option<Box<str>>>>,
@@ -156,6 +158,7 @@ impl Tokenizer {
             options,
             lower: String::new(),
             part: String::new(),
+            camel: Vec::new(),
             words: None,
         }
     }
@@ -252,12 +255,14 @@ impl Tokenizer {
                 }
                 self.word(run, emit);
                 if !digit {
-                    let camel = camel_parts(run);
+                    let mut camel = std::mem::take(&mut self.camel);
+                    camel_parts(run, &mut camel);
                     if camel.len() > 1 {
-                        for (a, b) in camel {
+                        for &(a, b) in &camel {
                             self.word(&run[a..b], emit);
                         }
                     }
+                    self.camel = camel;
                 }
             }
             parts += runs;
@@ -288,7 +293,11 @@ impl Tokenizer {
     fn word(&mut self, run: &[char], emit: &mut impl FnMut(&str, Kind)) {
         self.lower.clear();
         for &c in run {
-            self.lower.extend(c.to_lowercase());
+            if c.is_ascii() {
+                self.lower.push(c.to_ascii_lowercase());
+            } else {
+                self.lower.extend(c.to_lowercase());
+            }
         }
         let w = self.lower.as_str();
         if w.len() > MAX_TERM_BYTES {
@@ -325,9 +334,9 @@ impl Tokenizer {
 }
 
 /// Where a run of letters splits at case changes: `getUserById` → `get|User|By|Id`,
-/// `HTTPServer` → `HTTP|Server`. Ranges into `run`.
-fn camel_parts(run: &[char]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
+/// `HTTPServer` → `HTTP|Server`. Ranges into `run`, written to `out`.
+fn camel_parts(run: &[char], out: &mut Vec<(usize, usize)>) {
+    out.clear();
     let mut start = 0;
     for j in 1..run.len() {
         let (p, c) = (run[j - 1], run[j]);
@@ -340,7 +349,6 @@ fn camel_parts(run: &[char]) -> Vec<(usize, usize)> {
         }
     }
     out.push((start, run.len()));
-    out
 }
 
 #[cfg(test)]

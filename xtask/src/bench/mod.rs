@@ -29,6 +29,10 @@
 //!    first answer, per lookup), `check` throughput, and `cargo bench --bench load`;
 //! 6. writes `BENCHMARKS.md` and `benches/cold-start.svg`.
 //!
+//! With `SKILLBAKE_BENCH_CORPUS` naming a corpus of real packs, the run ends with `check` on it
+//! against the reference validators ([`corpus`]; `cargo xtask bench check --corpus ...` runs that
+//! step alone).
+//!
 //! `cargo xtask bench exec` measures running a skill instead (see [`exec`]).
 //! `cargo xtask bench http` measures serving many agents over HTTP (see [`http`]).
 //! `cargo xtask bench skills` measures the MCP Skills extension's methods against the
@@ -37,6 +41,7 @@
 mod args;
 mod build_cost;
 mod builds;
+mod corpus;
 mod divan;
 mod exec;
 mod http;
@@ -87,6 +92,9 @@ const END: &str = "<!-- bench:end -->";
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if args.first().map(String::as_str) == Some("exec") {
         return exec::run(args.get(1..).unwrap_or(&[]));
+    }
+    if args.first().map(String::as_str) == Some("check") {
+        return corpus::run(args.get(1..).unwrap_or(&[]));
     }
     if args.first().map(String::as_str) == Some("http") {
         return http::run(args.get(1..).unwrap_or(&[]));
@@ -216,5 +224,5 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     };
     write_if_changed(&path, new.as_bytes())?;
     eprintln!("\nwrote BENCHMARKS.md and benches/cold-start.svg");
-    Ok(())
+    corpus::run_from_env()
 }

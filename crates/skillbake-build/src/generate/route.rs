@@ -206,7 +206,7 @@ pub struct Built {
 
 /// The terms of one pack's fields, tokenized with `tok` (built with `weights.tokenizer`).
 pub fn doc_terms(doc: &FieldTexts, weights: &Weights, tok: &mut Tokenizer) -> DocTerms {
-    let mut slot: HashMap<String, usize> = HashMap::new();
+    let mut slot: HashMap<String, usize, foldhash::fast::FixedState> = HashMap::default();
     let mut terms: Vec<(String, [f32; 8])> = Vec::new();
     let mut len = [0f64; 8];
     for (f, texts) in doc.texts.iter().enumerate() {
@@ -337,7 +337,7 @@ struct Vocabulary {
 
 impl Vocabulary {
     fn of(docs: &[&DocTerms]) -> Result<Vocabulary, TooLarge> {
-        let mut ids: HashMap<&str, u32> = HashMap::new();
+        let mut ids: HashMap<&str, u32, foldhash::fast::FixedState> = HashMap::default();
         let mut names: Vec<String> = Vec::new();
         let mut per_doc = Vec::with_capacity(docs.len());
         let mut lens = Vec::with_capacity(docs.len());

@@ -10,26 +10,47 @@ use skillbake_format::template::{BinOp, Op, Program, FILTERS, METHODS, TESTS};
 
 /// The body's instruction table, or why there is none (a construct it cannot express, or a
 /// template Jinja2 rejects).
+#[cfg(test)]
 pub fn compile(body: &str) -> Result<Program, String> {
-    let lowered = jinja::with_tree(body, |stmts, exact| {
+    analyse_and_compile(body).1
+}
+
+/// [`jinja::analyse`] and [`compile`] from one parse of the body: Jinja2's verdict with the
+/// variables the template reads, and the instruction table or why there is none.
+pub fn analyse_and_compile(
+    body: &str,
+) -> (
+    Result<jinja::Analysis, jinja::JinjaError>,
+    Result<Program, String>,
+) {
+    let parsed = jinja::with_tree(body, |stmts, exact| {
+        let vars = jinja::undeclared(stmts);
         if !exact {
-            return Err(
-                "Jinja2-only syntax (unary `+`, a bare tuple, `x[]`, `1.e5` or a trailing `{#`)"
-                    .to_string(),
+            return (
+                vars,
+                Err(
+                    "Jinja2-only syntax (unary `+`, a bare tuple, `x[]`, `1.e5` or a trailing `{#`)"
+                        .to_string(),
+                ),
             );
         }
         let mut l = Lower {
             ops: Vec::new(),
             source: body,
         };
-        l.stmts(stmts)?;
-        Ok(Program { ops: l.ops })
+        let lowered = l.stmts(stmts).map(|()| Program { ops: l.ops });
+        (vars, lowered)
     });
-    match lowered {
-        Ok(r) => {
-            r.map_err(|what| format!("the template uses {what}, which skillbake cannot render"))
+    match parsed {
+        Ok((vars, lowered)) => (
+            Ok(jinja::Analysis { vars }),
+            lowered
+                .map_err(|what| format!("the template uses {what}, which skillbake cannot render")),
+        ),
+        Err(e) => {
+            let why = format!("the template does not parse: {}", e.message);
+            (Err(e), Err(why))
         }
-        Err(e) => Err(format!("the template does not parse: {}", e.message)),
     }
 }
 

@@ -145,6 +145,7 @@ pub struct Analysis {
 }
 
 /// Parses `src` as DB-GPT's Jinja2 would, or says why Jinja2 would raise.
+#[cfg(test)]
 pub fn analyse(src: &str) -> Result<Analysis, JinjaError> {
     with_tree(src, |body, _| Analysis {
         vars: undeclared(body),
@@ -899,7 +900,7 @@ enum Pending<'t, 'a> {
 }
 
 /// The undeclared variables of a template body, as `jinja2.meta.find_undeclared_variables`.
-fn undeclared(body: &[ast::Stmt<'_>]) -> Vec<String> {
+pub(crate) fn undeclared(body: &[ast::Stmt<'_>]) -> Vec<String> {
     let mut out = BTreeSet::new();
     let mut blocks = Vec::new();
     let mut root = Symbols::default();

@@ -82,8 +82,24 @@ impl Report {
             .collect();
     }
 
+    /// Reports of several roots as one, in the order given: what [`Report::merge`] of each in
+    /// turn gives, with the diagnostics sorted once at the end instead of after every root.
+    pub fn merge_all(parts: impl IntoIterator<Item = Report>) -> Report {
+        let mut all = Report::default();
+        for other in parts {
+            all.add(other);
+        }
+        crate::diagnostic::sort(&mut all.diagnostics);
+        all
+    }
+
     /// Appends another report, keeping the diagnostics sorted.
     pub fn merge(&mut self, other: Report) {
+        self.add(other);
+        crate::diagnostic::sort(&mut self.diagnostics);
+    }
+
+    fn add(&mut self, other: Report) {
         self.packs += other.packs;
         self.cost = match (self.cost, other.cost) {
             (Some(a), Some(b)) => Some(crate::validate::route::Cost {
@@ -96,6 +112,5 @@ impl Report {
         };
         self.diagnostics.extend(other.diagnostics);
         self.sources.extend(other.sources);
-        crate::diagnostic::sort(&mut self.diagnostics);
     }
 }

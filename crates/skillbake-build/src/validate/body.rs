@@ -4,12 +4,12 @@
 //! variable scan, which compiles it), so `{#anchor}` (an unclosed comment), an unclosed `{{`, a
 //! filter Jinja2 does not have or `${{ github.event.x | fromJSON }}` makes its `load_skill`
 //! throw. The template is checked with [`crate::parse::jinja`], which reproduces Jinja2's
-//! verdicts (measured by the conformance corpus).
+//! verdicts (measured by the conformance corpus); the body is parsed once per pack
+//! ([`PackCtx::jinja`]).
 
 use super::PackCtx;
 use crate::diagnostic::{Code, Diagnostic, Position};
 use crate::parse::frontmatter::SkillMd;
-use crate::parse::jinja;
 use crate::source::LineIndex;
 use skillbake_format::python::is_space as is_python_space;
 
@@ -54,7 +54,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             .help("move reference material into `references/*.md` and point to it from the body; agents load files on demand"),
         );
     }
-    if let Err(e) = jinja::analyse(&md.body) {
+    if let Err(e) = ctx.jinja {
         let start = body_to_file(md, e.start);
         let end = body_to_file(md, e.end.max(e.start + 1).min(md.body.len()));
         diags.push(

@@ -3,6 +3,7 @@
 use crate::config::ProjectConfig;
 use crate::discover::PackSource;
 use crate::parse::frontmatter::SkillMd;
+use crate::parse::jinja::{Analysis, JinjaError};
 use yaml_serde::Value;
 
 /// Everything a per-pack rule may look at.
@@ -16,6 +17,9 @@ pub struct PackCtx<'a> {
     pub file: String,
     /// The project configuration.
     pub config: &'a ProjectConfig,
+    /// What Jinja2 makes of the body (parsed once per pack: the body rule reports its verdict,
+    /// the model keeps its variables).
+    pub jinja: &'a Result<Analysis, JinjaError>,
 }
 
 impl PackCtx<'_> {
