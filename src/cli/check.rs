@@ -37,7 +37,13 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         quiet,
         color,
         baseline,
+        fix,
+        diff,
+        rename_dirs,
     } = args;
+    if rename_dirs && !fix && !diff {
+        bail!("--rename-dirs goes with --fix or --diff");
+    }
     let paths = if paths.is_empty() {
         vec![PathBuf::from("skills")]
     } else {
@@ -81,6 +87,14 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         }
     }
     let format = Format::from_name(&format).unwrap_or(Format::Human);
+    let fix_opts = skillbake_build::fix::FixOptions { rename_dirs };
+    if diff {
+        return Ok(super::fix::diff(&paths, &opts, fix_opts));
+    }
+    let mut paths = paths;
+    if fix {
+        paths = super::fix::fix(&paths, &opts, fix_opts)?;
+    }
     let several = paths.len() > 1;
     let mut report = Report::default();
     for p in &paths {

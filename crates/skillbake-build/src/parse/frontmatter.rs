@@ -10,7 +10,8 @@
 //! the first line (trailing whitespace trimmed) must be exactly `---`, and the frontmatter ends at
 //! the first later line that is exactly `---`. Lines end at `\n`, `\r\n` or a lone `\r`.
 
-use super::keys::{find_token, scan_keys, strip_comment};
+pub(crate) use super::keys::strip_comment;
+use super::keys::{find_token, scan_keys};
 use super::lines::lines;
 use super::yaml_error::yaml_error;
 use crate::diagnostic::{Code, Diagnostic, Position};
