@@ -150,3 +150,23 @@ fn rename_dirs_needs_fix_or_diff_and_fix_excludes_baseline() {
     );
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn fix_removes_a_byte_order_mark_and_nothing_else() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pack = tmp.path().join("skills/with-bom");
+    std::fs::create_dir_all(&pack).unwrap();
+    let content = "---\r\nname: with-bom\r\ndescription: \"Keep CRLF.\"\r\n---\r\n\r\nBody.\r\n";
+    std::fs::write(pack.join("SKILL.md"), format!("\u{feff}{content}")).unwrap();
+    let o = skillbake(tmp.path(), &["check", "skills", "--fix"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    assert_eq!(
+        text(&o.stderr),
+        "fixed skills/with-bom/SKILL.md: remove the byte order mark\n"
+    );
+    assert!(text(&o.stdout).starts_with("checked 1 pack: 0 errors, 0 warnings"));
+    assert_eq!(
+        std::fs::read_to_string(pack.join("SKILL.md")).unwrap(),
+        content
+    );
+}

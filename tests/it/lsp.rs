@@ -67,10 +67,23 @@ fn an_editor_sees_the_diagnostic_applies_the_fix_and_sees_none() {
         std::thread::sleep(Duration::from_millis(50));
     };
     let (mut out, mut err) = (String::new(), String::new());
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
     assert!(status.success(), "the LSP client failed: {err}\n{out}");
     insta::assert_snapshot!("lsp-session", out);
     // The buffer was never saved.
-    assert_eq!(std::fs::read_to_string(pack.join("SKILL.md")).unwrap(), on_disk);
+    assert_eq!(
+        std::fs::read_to_string(pack.join("SKILL.md")).unwrap(),
+        on_disk
+    );
 }

@@ -117,6 +117,8 @@ codes! {
     YamlLimit = "yaml-limit", Error, "parse/yaml_error.rs", "The frontmatter expands too many aliases or nests too deeply.";
     /// A YAML merge key.
     YamlMergeKey = "yaml-merge-key", Error, "parse/frontmatter.rs", "The frontmatter uses a YAML merge key (`<<: *anchor`), which is not supported.";
+    /// A UTF-8 byte order mark before the frontmatter.
+    ByteOrderMark = "byte-order-mark", Warning, "parse/frontmatter.rs", "`SKILL.md` starts with a UTF-8 byte order mark, which DB-GPT keeps: it refuses a file that does not start with `---`.";
     /// A key given twice.
     DuplicateKey = "duplicate-key", Error, "parse/yaml_error.rs", "A key appears twice in one YAML mapping.";
     /// `name` absent.
