@@ -660,7 +660,10 @@ fn sigterm_stops_a_running_script_and_the_server() {
         let _ = stream.read_to_end(&mut raw);
         String::from_utf8_lossy(&raw).to_string()
     });
-    let script = "calculate_ratios.py";
+    // The script's command line names this test's FIFO: another run of the pack on the machine
+    // (another checkout's tests) is not mistaken for this one.
+    let script = fifo.display().to_string();
+    let script = script.as_str();
     let deadline = Instant::now() + IO_TIMEOUT;
     while processes_running(script).is_empty() {
         assert!(Instant::now() < deadline, "the pack's script never started");
