@@ -660,8 +660,8 @@ fn sigterm_stops_a_running_script_and_the_server() {
         let _ = stream.read_to_end(&mut raw);
         String::from_utf8_lossy(&raw).to_string()
     });
-    // The script's command line names this test's FIFO: another run of the pack on the machine
-    // (another checkout's tests) is not mistaken for this one.
+    // The script's command line names this test's FIFO: a run of the same pack elsewhere on
+    // the machine is not this one.
     let script = fifo.display().to_string();
     let script = script.as_str();
     let deadline = Instant::now() + IO_TIMEOUT;

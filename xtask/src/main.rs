@@ -6,6 +6,7 @@
 //!   default features, docs without warnings, and the bundled packs;
 //! * `check-skills [DIR]...` and `sarif-check` — see [`skills`];
 //! * `reproducible` and `bundle --skills DIR --out PATH` — see [`repro`] and [`bundle`];
+//! * `dist [--release]` — the PyPI wheel and npm packages, smoke-tested: see [`dist`];
 //! * `mcp-check` — see [`mcp_check`]; `bench`, `bench exec` and `bench http` — see [`mod@bench`]; `route-eval` —
 //!   see [`route_eval`];
 //! * `new-skill NAME [--dir DIR] [--description TEXT] [--runnable python|bash|node]` —
@@ -19,6 +20,8 @@
 mod bench;
 mod bundle;
 mod codegen;
+mod dist;
+mod dist_smoke;
 mod dry_run;
 mod mcp_check;
 mod new_rule;
@@ -44,8 +47,9 @@ fn main() -> ExitCode {
         Some("sarif-check") => skills::sarif_check(&root()),
         Some("mcp-check") => mcp_check::run(&args[1..]),
         Some("route-eval") => route_eval::run(&args[1..]),
+        Some("dist") => dist::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] [--runnable python|bash|node] | new-rule CODE --module M --severity error|warning [--summary TEXT] | codegen [--check] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench [exec] | route-eval --data DIR>");
+            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] [--runnable python|bash|node] | new-rule CODE --module M --severity error|warning [--summary TEXT] | codegen [--check] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench [exec] | route-eval --data DIR | dist [--release]>");
             return ExitCode::from(2);
         }
     };
