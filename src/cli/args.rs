@@ -95,4 +95,16 @@ pub struct CheckArgs {
     /// (`lock-mismatch`), or the lock is missing or malformed (`lock-invalid`).
     #[arg(long)]
     pub(super) locked: bool,
+    /// Apply the mechanical fixes (quote a value YAML cannot read, rename a misspelt key,
+    /// lowercase a name), then check again and report what remains.
+    #[arg(long, conflicts_with_all = ["baseline", "diff"])]
+    pub(super) fix: bool,
+    /// Print the fixes `--fix` would make as a unified diff, writing nothing (exit 1 when there
+    /// is any).
+    #[arg(long, conflicts_with = "baseline")]
+    pub(super) diff: bool,
+    /// With --fix or --diff, also rename a pack's folder when its fix needs it (a name
+    /// lowercased, a folder whose name differs from `name` in letter case only).
+    #[arg(long)]
+    pub(super) rename_dirs: bool,
 }

@@ -75,7 +75,13 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         color,
         baseline,
         locked,
+        fix,
+        diff,
+        rename_dirs,
     } = args;
+    if rename_dirs && !fix && !diff {
+        bail!("--rename-dirs goes with --fix or --diff");
+    }
     let paths = if paths.is_empty() {
         vec![PathBuf::from("skills")]
     } else {
@@ -120,6 +126,14 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         }
     }
     let format = Format::from_name(&format).unwrap_or(Format::Human);
+    let fix_opts = skillbake_build::fix::FixOptions { rename_dirs };
+    if diff {
+        return Ok(super::fix::diff(&paths, &opts, fix_opts));
+    }
+    let mut paths = paths;
+    if fix {
+        paths = super::fix::fix(&paths, &opts, fix_opts)?;
+    }
     let prefix = paths.len() > 1 || format.wants_root_prefix();
     // Each folder is checked on its own (against itself at the baseline revision, whose
     // temporary copy lives until its check is done), several at once; the reports are merged in

@@ -9,9 +9,12 @@ mod check;
 mod diff;
 mod explain;
 pub mod fast;
+mod fix;
 mod list;
 mod load;
+mod lsp;
 mod manifest;
+mod new;
 mod output;
 mod prompt;
 mod route;
@@ -44,6 +47,13 @@ enum Command {
     /// What changed between two states of a skills folder, per pack: every change classified,
     /// the version bump it needs against the bump made.
     Diff(DiffArgs),
+    /// Create a skill pack that passes `check`: SKILL.md, and with --runnable a schema.json and
+    /// a script returning the unified result.
+    New(new::NewArgs),
+    /// A Language Server over stdin/stdout for SKILL.md and schema.json: the diagnostics of
+    /// `check` as you type, their fixes as code actions, hover on frontmatter keys, completion of
+    /// keys and permission names.
+    Lsp,
     /// Explain a diagnostic code: what it checks, why, examples, how to fix or silence it.
     Explain {
         /// The code, e.g. `unknown-key` (omit to list every code).
@@ -185,6 +195,8 @@ pub fn run() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),
+        Command::New(args) => new::run(args),
+        Command::Lsp => lsp::run(),
         Command::Explain { code } => explain::run(code.as_deref()),
         Command::List { format } => list::run(format),
         Command::Prompt {

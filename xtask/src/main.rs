@@ -9,8 +9,9 @@
 //! * `dist [--release]` — the PyPI wheel and npm packages, smoke-tested: see [`dist`];
 //! * `mcp-check` — see [`mcp_check`]; `bench`, `bench exec`, `bench http` and `bench skills` — see [`mod@bench`]; `route-eval` —
 //!   see [`route_eval`];
-//! * `new-skill NAME [--dir DIR] [--description TEXT]` — scaffolds a pack that passes
-//!   `skillbake check` with no warnings;
+//! * `new-skill NAME [--dir DIR] [--description TEXT] [--runnable python|bash|node]` —
+//!   scaffolds a pack that passes `skillbake check` with no warnings (the scaffold of
+//!   `skillbake new`, `skillbake_build::scaffold`);
 //! * `new-rule CODE --module M --severity S` — see [`new_rule`]; `codegen [--check]` — see
 //!   [`codegen`].
 
@@ -48,7 +49,7 @@ fn main() -> ExitCode {
         Some("route-eval") => route_eval::run(&args[1..]),
         Some("dist") => dist::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] | new-rule CODE --module M --severity error|warning [--summary TEXT] | codegen [--check] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench [exec|http|skills] | route-eval --data DIR | dist [--release]>");
+            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] [--runnable python|bash|node] | new-rule CODE --module M --severity error|warning [--summary TEXT] | codegen [--check] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench [exec|http|skills] | route-eval --data DIR | dist [--release]>");
             return ExitCode::from(2);
         }
     };
@@ -206,6 +207,7 @@ fn new_skill(args: &[String]) -> Result<(), String> {
     let mut name: Option<&str> = None;
     let mut dir = root().join("skills");
     let mut description: Option<String> = None;
+    let mut runnable = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -213,35 +215,26 @@ fn new_skill(args: &[String]) -> Result<(), String> {
             "--description" => {
                 description = Some(it.next().ok_or("--description needs a value")?.clone())
             }
+            "--runnable" => {
+                let v = it.next().ok_or("--runnable needs a value")?;
+                runnable = Some(
+                    skillbake_build::scaffold::Runnable::from_name(v)
+                        .ok_or(format!("--runnable takes python, bash or node, not `{v}`"))?,
+                );
+            }
             s if s.starts_with('-') => return Err(format!("unknown option `{s}`")),
             s if name.is_none() => name = Some(s),
             s => return Err(format!("unexpected argument `{s}`")),
         }
     }
-    let name = name.ok_or("usage: cargo xtask new-skill NAME [--dir DIR] [--description TEXT]")?;
-    let pack = dir.join(name);
-    if pack.exists() {
-        return Err(format!("`{}` already exists", pack.display()));
-    }
-    let description = description.unwrap_or_else(|| {
-        format!("Describe what {name} does and when an agent should use it (one or two sentences).")
-    });
-    let quoted = serde_quote(&description);
-    let skill_md = format!(
-        "---\nname: {name}\ndescription: {quoted}\nversion: \"0.1.0\"\n---\n\n# {name}\n\n## When to use\n\nDescribe the requests this skill answers.\n\n## Steps\n\n1. First step the agent takes.\n2. Next step; reference files of this pack by relative path, e.g. `references/guide.md`.\n"
-    );
-    std::fs::create_dir_all(&pack)
-        .map_err(|e| format!("cannot create `{}`: {e}", pack.display()))?;
-    std::fs::write(pack.join("SKILL.md"), skill_md)
-        .map_err(|e| format!("cannot write SKILL.md: {e}"))?;
-    let checked = skillbake_build::check(&pack, &skillbake_build::CheckOptions::default());
-    if !checked.report.diagnostics.is_empty() {
-        let rendered = skillbake_build::report::human::render(&checked.report, false);
-        let _ = std::fs::remove_dir_all(&pack);
-        return Err(format!(
-            "the scaffold for `{name}` does not pass the check, nothing was created:\n{rendered}"
-        ));
-    }
+    let name = name.ok_or(NEW_SKILL_USAGE)?;
+    // The same scaffold as `skillbake new`.
+    let scaffold = skillbake_build::scaffold::Scaffold {
+        name: name.to_string(),
+        description,
+        runnable,
+    };
+    let pack = scaffold.write(&dir).map_err(|e| e.to_string())?;
     eprintln!(
         "created {} (passes `skillbake check`)",
         pack.join("SKILL.md").display()
@@ -249,17 +242,5 @@ fn new_skill(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// A YAML double-quoted scalar.
-fn serde_quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
+const NEW_SKILL_USAGE: &str =
+    "usage: cargo xtask new-skill NAME [--dir DIR] [--description TEXT] [--runnable python|bash|node]";

@@ -3,7 +3,7 @@
 use crate::checked::Checked;
 use crate::config::{self, Level, Profile, ProjectConfig, CONFIG_FILE};
 use crate::diagnostic::{sort, Code, Diagnostic, Severity};
-use crate::discover::{discover, PackSource, SKILL_MD};
+use crate::discover::{discover, PackSource, SourceFile, SKILL_MD};
 use crate::glob::GlobSet;
 use crate::model::{default_bucket, CrossPack, RouteDoc, Routing, Skill};
 use crate::model::{NameSite, Requirement};
@@ -212,6 +212,114 @@ pub(crate) fn finish(
 
 /// Checks the skills root (or single pack) at `root`.
 pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
+    check_with(root, opts, |cfg| discover(root, &GlobSet::new(&cfg.ignore)))
+}
+
+/// Checks the skills root (or single pack) at `root` as [`check`] does, with the files of
+/// `overlay` in place of what is on disk: each entry is a `/`-separated path relative to `root`
+/// and the bytes to check under it (an editor's unsaved buffer). A file the walk did not find
+/// is added to the pack whose folder holds it; a `SKILL.md` of a folder that holds no pack on
+/// disk makes one. Nothing is written.
+pub fn check_overlay(root: &Path, opts: &CheckOptions, overlay: &[(String, Vec<u8>)]) -> Checked {
+    check_with(root, opts, |cfg| {
+        let mut found = discover(root, &GlobSet::new(&cfg.ignore));
+        if overlay.iter().any(|(p, _)| p == SKILL_MD) {
+            // The root itself is the pack: what the walk said about a missing one is moot.
+            found
+                .diagnostics
+                .retain(|d| d.file != "." || !matches!(d.code, Code::NoPacks | Code::IoError));
+        }
+        for (path, bytes) in overlay {
+            apply_overlay(root, &mut found.packs, path, bytes);
+        }
+        found
+    })
+}
+
+/// Checks one pack that exists only in memory (a scaffold before it is written): `dir_name` is
+/// the name of the folder it would have, `files` its `/`-separated paths and bytes. The
+/// configuration is `root`'s `skillbake.toml` (the skills root the pack would be created in),
+/// when there is one; nothing else is read.
+pub fn check_files(
+    root: &Path,
+    opts: &CheckOptions,
+    dir_name: &str,
+    files: Vec<(String, Vec<u8>)>,
+) -> Checked {
+    let mut files: Vec<SourceFile> = files
+        .into_iter()
+        .map(|(path, bytes)| SourceFile { path, bytes })
+        .collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let pack = PackSource {
+        rel_dir: String::new(),
+        dir_name: dir_name.to_string(),
+        files,
+    };
+    check_with(root, opts, |_| crate::discover::Discovered {
+        packs: vec![pack],
+        diagnostics: Vec::new(),
+    })
+}
+
+/// Puts `bytes` at `path` (relative to the skills root `root`) into the pack that holds it.
+fn apply_overlay(root: &Path, packs: &mut Vec<PackSource>, path: &str, bytes: &[u8]) {
+    let (dir, file) = match path.rsplit_once('/') {
+        Some((d, f)) => (d, f),
+        None => ("", path),
+    };
+    let holder = packs
+        .iter_mut()
+        .filter(|p| {
+            p.rel_dir.is_empty() || dir == p.rel_dir || dir.starts_with(&format!("{}/", p.rel_dir))
+        })
+        .max_by_key(|p| p.rel_dir.len());
+    let pack = match holder {
+        Some(p) => p,
+        None if file == SKILL_MD => {
+            let dir_name = match dir.rsplit('/').next().filter(|d| !d.is_empty()) {
+                Some(d) => d.to_string(),
+                None => std::fs::canonicalize(root)
+                    .ok()
+                    .and_then(|r| r.file_name().map(|n| n.to_string_lossy().into_owned()))
+                    .unwrap_or_default(),
+            };
+            packs.push(PackSource {
+                rel_dir: dir.to_string(),
+                dir_name,
+                files: Vec::new(),
+            });
+            packs.sort_by(|a, b| a.rel_dir.cmp(&b.rel_dir));
+            return apply_overlay(root, packs, path, bytes);
+        }
+        None => return,
+    };
+    let rel = match pack.rel_dir.len() {
+        0 => path.to_string(),
+        n => path.get(n + 1..).unwrap_or_default().to_string(),
+    };
+    match pack.files.binary_search_by(|f| f.path.as_str().cmp(&rel)) {
+        Ok(i) => {
+            if let Some(f) = pack.files.get_mut(i) {
+                f.bytes = bytes.to_vec();
+            }
+        }
+        Err(i) => pack.files.insert(
+            i,
+            SourceFile {
+                path: rel,
+                bytes: bytes.to_vec(),
+            },
+        ),
+    }
+}
+
+/// [`check`] on the packs `find` returns (given the configuration in effect).
+fn check_with(
+    root: &Path,
+    opts: &CheckOptions,
+    find: impl FnOnce(&ProjectConfig) -> crate::discover::Discovered,
+) -> Checked {
     let mut report = Report::default();
     let mut configured = configure(root, opts);
     let mut diags = std::mem::take(&mut configured.diags);
@@ -220,7 +328,7 @@ pub fn check(root: &Path, opts: &CheckOptions) -> Checked {
         .extend(std::mem::take(&mut configured.sources));
     let cfg = &configured.cfg;
 
-    let found = discover(root, &GlobSet::new(&cfg.ignore));
+    let found = find(cfg);
     diags.extend(found.diagnostics);
     report.packs = found.packs.len();
 

@@ -101,7 +101,9 @@ impl Profile {
             // The reference validator's strict YAML rejects flow style; every other loader reads it.
             (Profile::Default | Profile::DbGpt, Code::FlowStyle) => Some(Level::Allow),
             (Profile::DbGpt, Code::NameNotPortable) => Some(Level::Allow),
-            (Profile::DbGpt, Code::BodyJinja | Code::FrontmatterDashes) => Some(Level::Deny),
+            (Profile::DbGpt, Code::BodyJinja | Code::FrontmatterDashes | Code::ByteOrderMark) => {
+                Some(Level::Deny)
+            }
             // DB-GPT ignores folder names and registers any name, finding it case-insensitively,
             // and serves any description it finds, however long or empty.
             (

@@ -117,6 +117,8 @@ codes! {
     YamlLimit = "yaml-limit", Error, "parse/yaml_error.rs", "The frontmatter expands too many aliases or nests too deeply.";
     /// A YAML merge key.
     YamlMergeKey = "yaml-merge-key", Error, "parse/frontmatter.rs", "The frontmatter uses a YAML merge key (`<<: *anchor`), which is not supported.";
+    /// A UTF-8 byte order mark before the frontmatter.
+    ByteOrderMark = "byte-order-mark", Warning, "parse/frontmatter.rs", "`SKILL.md` starts with a UTF-8 byte order mark, which DB-GPT keeps: it refuses a file that does not start with `---`.";
     /// A key given twice.
     DuplicateKey = "duplicate-key", Error, "parse/yaml_error.rs", "A key appears twice in one YAML mapping.";
     /// `name` absent.
@@ -387,6 +389,55 @@ pub struct Diagnostic {
     /// The severity the pack's own `[packs.NAME.lints]` sets, which wins over the project's.
     #[serde(skip)]
     pub pack_level: Option<Severity>,
+    /// The mechanical change that resolves it, when one is safe (`check --fix`, an editor's
+    /// code action).
+    #[serde(skip)]
+    pub fix: Option<Box<Fix>>,
+}
+
+/// A mechanical change that resolves a diagnostic: edits of the diagnostic's file, and the
+/// folder rename it needs, if any. Applying it changes nothing but what it says.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Fix {
+    /// What it does, for humans (`quote the value of \`description\``).
+    pub message: String,
+    /// Replacements in [`Diagnostic::file`], by byte range of the text that was checked;
+    /// they do not overlap.
+    pub edits: Vec<Edit>,
+    /// The new name of the pack's folder, when the fix is only complete with it renamed
+    /// (applied only when asked: `check --fix --rename-dirs`).
+    pub rename_dir: Option<String>,
+}
+
+/// One replacement: bytes `start..end` of a file become `text`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Edit {
+    /// First byte replaced.
+    pub start: usize,
+    /// One past the last byte replaced (`start` for an insertion).
+    pub end: usize,
+    /// What replaces them.
+    pub text: String,
+}
+
+impl Fix {
+    /// A fix of one edit.
+    pub fn replace(
+        message: impl Into<String>,
+        start: usize,
+        end: usize,
+        text: impl Into<String>,
+    ) -> Fix {
+        Fix {
+            message: message.into(),
+            edits: vec![Edit {
+                start,
+                end,
+                text: text.into(),
+            }],
+            rename_dir: None,
+        }
+    }
 }
 
 impl Diagnostic {
@@ -406,7 +457,14 @@ impl Diagnostic {
             len: 0,
             profile_exempt: false,
             pack_level: None,
+            fix: None,
         }
+    }
+
+    /// Attaches the fix.
+    pub fn with_fix(mut self, fix: Fix) -> Self {
+        self.fix = Some(Box::new(fix));
+        self
     }
 
     /// Sets the position.

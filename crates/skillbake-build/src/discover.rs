@@ -213,7 +213,7 @@ pub fn walk(root: &Path, ignore: &GlobSet) -> Walked {
         if walker.out.packs.is_empty() && walker.out.diagnostics.is_empty() {
             walker.out.diagnostics.push(
                 Diagnostic::new(Code::NoPacks, ".", "no skill pack found under this folder")
-                    .help("a pack is a folder holding a file named exactly `SKILL.md`; create one with `cargo xtask new-skill NAME`"),
+                    .help("a pack is a folder holding a file named exactly `SKILL.md`; create one with `skillbake new NAME`"),
             );
         }
     }

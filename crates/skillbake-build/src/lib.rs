@@ -18,7 +18,7 @@
 //! The public API is small, as prost-build's is: [`Config`] for `build.rs`; [`check`] with
 //! [`CheckOptions`] for tools that only validate (the `skillbake check` command); the
 //! diagnostics ([`Code`], [`Diagnostic`], [`Related`], [`Severity`], [`Level`], [`Profile`]);
-//! [`report`], the [`Report`] with one [`report::Emitter`] per output format; [`diff`], what changed between two checked trees and the version bump it needs; and [`vendor`], packs copied from other git repositories and their `skills.lock`.
+//! [`report`], the [`Report`] with one [`report::Emitter`] per output format; [`diff`], what changed between two checked trees and the version bump it needs; [`vendor`], packs copied from other git repositories and their `skills.lock`; [`fix`], the fixes diagnostics carry applied (`check --fix`); and [`scaffold`], new packs that pass the check. [`check_overlay`] checks a tree with some files replaced by unsaved text (an editor's buffers), [`check_files`] a pack that exists only in memory.
 //!
 //! Inside, the layers run in order: discover → parse → validate → generate, with diagnostics
 //! carrying problems from where they are found to the report (see `ARCHITECTURE.md`). The
@@ -34,12 +34,14 @@ mod config;
 mod diagnostic;
 pub mod diff;
 mod discover;
+pub mod fix;
 mod generate;
 mod glob;
 mod model;
 mod parallel;
 mod parse;
 pub mod report;
+pub mod scaffold;
 pub mod sign;
 mod source;
 mod validate;
@@ -49,12 +51,13 @@ pub mod vendor;
 mod tests;
 
 pub use cache::Stats;
-pub use check::{check, Baseline, CheckOptions};
+pub use check::{check, check_files, check_overlay, Baseline, CheckOptions};
 pub use checked::Checked;
 pub use config::{Level, Profile};
-pub use diagnostic::{Code, Diagnostic, Position, Related, Severity, SECURITY};
+pub use diagnostic::{Code, Diagnostic, Edit, Fix, Position, Related, Severity, SECURITY};
 pub use generate::TooLarge;
 pub use model::{Pack, PackFile};
+pub use validate::fields::{Field, KNOWN_FIELDS};
 
 /// The compiler's internal layers, for skillbake's own fuzz targets (`fuzz/`: the `SKILL.md`
 /// parser and code generation on arbitrary input) and workspace tools (`cargo xtask route-eval`

@@ -4,13 +4,14 @@
 //!
 //! Rules that live here: `invalid-utf8`, `frontmatter-missing`, `frontmatter-unterminated`,
 //! `frontmatter-empty`, `frontmatter-not-mapping`, `yaml-merge-key`, `frontmatter-dashes` (where
-//! DB-GPT's substring split disagrees with the line-based one).
+//! DB-GPT's substring split disagrees with the line-based one), `byte-order-mark`.
 //!
 //! The split is line based and never looks for the substring `---`: after an optional UTF-8 BOM,
 //! the first line (trailing whitespace trimmed) must be exactly `---`, and the frontmatter ends at
 //! the first later line that is exactly `---`. Lines end at `\n`, `\r\n` or a lone `\r`.
 
-use super::keys::{find_token, scan_keys, strip_comment};
+pub(crate) use super::keys::strip_comment;
+use super::keys::{find_token, scan_keys};
 use super::lines::lines;
 use super::yaml_error::yaml_error;
 use crate::diagnostic::{Code, Diagnostic, Position};
@@ -114,6 +115,23 @@ impl SkillMd {
     }
 }
 
+/// `byte-order-mark`: the file starts with U+FEFF, which skillbake skips and DB-GPT does not.
+fn byte_order_mark(file: &str) -> Diagnostic {
+    Diagnostic::new(
+        Code::ByteOrderMark,
+        file,
+        "`SKILL.md` starts with a UTF-8 byte order mark",
+    )
+    .at(Some(Position::span(1, 1, 1)))
+    .help("save the file as UTF-8 without a byte order mark: DB-GPT keeps the mark and refuses a file that does not start with `---`")
+    .with_fix(crate::diagnostic::Fix::replace(
+        "remove the byte order mark",
+        0,
+        BOM.len(),
+        "",
+    ))
+}
+
 /// The body as DB-GPT sees it: `\r\n` and lone `\r` become `\n` (Python's universal newlines),
 /// then leading and trailing whitespace is stripped (Python's `str.strip()`).
 pub fn normalize_body(raw: &str) -> String {
@@ -132,6 +150,9 @@ pub fn parse(bytes: &[u8], file: &str, diags: &mut Vec<Diagnostic>) -> Option<Sk
         }
     };
     let start = if text.starts_with(BOM) { BOM.len() } else { 0 };
+    if start > 0 {
+        diags.push(byte_order_mark(file));
+    }
     let idx = LineIndex::new(text);
     let mut all = lines(text, start);
     let first = all.next();
@@ -408,7 +429,9 @@ mod tests {
     #[test]
     fn accepts_bom_and_crlf_and_normalizes_body() {
         let (md, d) = run("\u{feff}---\r\nname: a\r\ndescription: d\r\n---\r\n\r\n  line1\r\nline2\rline3 \u{1f}\n");
-        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(codes(&d), ["byte-order-mark"]);
+        let fix = d[0].fix.as_deref().unwrap();
+        assert_eq!((fix.edits[0].start, fix.edits[0].end), (0, 3));
         assert_eq!(md.map(|m| m.body), Some("line1\nline2\nline3".to_string()));
     }
 

@@ -126,7 +126,7 @@ pub(super) fn find_token(hay: &str, needle: &str) -> Option<usize> {
 }
 
 /// Strips a YAML comment (` #...`) from a line, ignoring `#` inside quotes.
-pub(super) fn strip_comment(line: &str) -> &str {
+pub(crate) fn strip_comment(line: &str) -> &str {
     let mut quote: Option<char> = None;
     let mut prev = ' ';
     for (i, c) in line.char_indices() {

@@ -4,7 +4,7 @@
 //! skillbake's own execution fields (`entrypoint`, `timeout`, `idempotent`, `exclusive`).
 
 use super::PackCtx;
-use crate::diagnostic::{Code, Diagnostic, Position};
+use crate::diagnostic::{Code, Diagnostic, Fix, Position};
 use crate::parse::{key_text, type_name};
 use skillbake_format::suggest::{closest, did_you_mean};
 use yaml_serde::Value;
@@ -58,44 +58,244 @@ impl Kind {
     }
 }
 
-/// Every known top-level field with its type, and where it comes from.
-pub const KNOWN_FIELDS: &[(&str, Kind, &str)] = &[
-    ("name", Kind::Str, "spec"),
-    ("description", Kind::Str, "spec"),
-    ("license", Kind::Str, "spec"),
-    ("compatibility", Kind::Str, "spec"),
-    ("metadata", Kind::Mapping, "spec"),
-    ("allowed-tools", Kind::StrOrList, "spec, Claude Code"),
-    ("version", Kind::StrOrNum, "DB-GPT"),
-    ("author", Kind::Str, "DB-GPT"),
-    ("skill_type", Kind::Str, "DB-GPT"),
-    ("tags", Kind::List, "DB-GPT"),
-    ("required_tools", Kind::List, "DB-GPT"),
-    ("required_knowledge", Kind::List, "DB-GPT"),
-    ("config", Kind::Mapping, "DB-GPT"),
-    ("input", Kind::Structured, "agent-skills"),
-    ("output", Kind::Structured, "agent-skills"),
-    ("when_to_use", Kind::StrOrList, "agent-skills, Claude Code"),
-    ("when_not_to_use", Kind::StrOrList, "agent-skills"),
-    ("permission", Kind::List, "agent-skills"),
-    ("argument-hint", Kind::Str, "Claude Code"),
-    ("arguments", Kind::Structured, "Claude Code"),
-    ("disable-model-invocation", Kind::Bool, "Claude Code"),
-    ("user-invocable", Kind::Bool, "Claude Code"),
-    ("model", Kind::Str, "Claude Code"),
-    ("effort", Kind::Str, "Claude Code"),
-    ("context", Kind::Str, "Claude Code"),
-    ("agent", Kind::Str, "Claude Code"),
-    ("hooks", Kind::Mapping, "Claude Code"),
-    ("paths", Kind::StrOrList, "Claude Code"),
-    ("shell", Kind::Str, "Claude Code"),
-    ("requires", Kind::Mapping, "skillbake, Composio, OpenClaw"),
-    ("bucket", Kind::Str, "skillbake"),
-    ("route_tests", Kind::Mapping, "skillbake"),
-    ("entrypoint", Kind::Str, "skillbake"),
-    ("timeout", Kind::Number, "skillbake"),
-    ("idempotent", Kind::Bool, "skillbake"),
-    ("exclusive", Kind::Bool, "skillbake"),
+/// A known top-level frontmatter field: its name, type, where it comes from and what it means
+/// (the text an editor shows on hover).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Field {
+    /// The key.
+    pub name: &'static str,
+    kind: Kind,
+    /// The conventions that define it (`spec`, `DB-GPT`, `Claude Code`, ...).
+    pub source: &'static str,
+    /// What it means, one or two sentences.
+    pub meaning: &'static str,
+}
+
+impl Field {
+    /// The type its value must have, in words (`a string or a list of strings`).
+    pub fn expects(&self) -> &'static str {
+        self.kind.expected()
+    }
+}
+
+/// Every known top-level field with its type, where it comes from, and what it means.
+pub const KNOWN_FIELDS: &[Field] = &[
+    Field {
+        name: "name",
+        kind: Kind::Str,
+        source: "spec",
+        meaning: "The skill's name: what agents call it by (`load_skill`, tool names). 1–64 characters of `a-z`, `0-9`, `-`; equal to the pack's folder name.",
+    },
+    Field {
+        name: "description",
+        kind: Kind::Str,
+        source: "spec",
+        meaning: "What the skill does and when to use it, in one or two sentences: agents choose skills by this text (at most 1024 characters).",
+    },
+    Field {
+        name: "license",
+        kind: Kind::Str,
+        source: "spec",
+        meaning: "The licence of the pack's content, a name or the file holding it.",
+    },
+    Field {
+        name: "compatibility",
+        kind: Kind::Str,
+        source: "spec",
+        meaning: "What the skill needs from its environment (a system, a network, a tool), 1–500 characters.",
+    },
+    Field {
+        name: "metadata",
+        kind: Kind::Mapping,
+        source: "spec",
+        meaning: "Extra data for other tools: a mapping of string keys to string values.",
+    },
+    Field {
+        name: "allowed-tools",
+        kind: Kind::StrOrList,
+        source: "spec, Claude Code",
+        meaning: "Tools the agent may use without asking while the skill is active, e.g. `Read Bash(git:*)`.",
+    },
+    Field {
+        name: "version",
+        kind: Kind::StrOrNum,
+        source: "DB-GPT",
+        meaning: "The pack's semantic version `MAJOR.MINOR.PATCH`, in quotes; `skillbake diff` and `--baseline` check that changes bump it.",
+    },
+    Field {
+        name: "author",
+        kind: Kind::Str,
+        source: "DB-GPT",
+        meaning: "Who wrote the pack.",
+    },
+    Field {
+        name: "skill_type",
+        kind: Kind::Str,
+        source: "DB-GPT",
+        meaning: "DB-GPT's kind of skill.",
+    },
+    Field {
+        name: "tags",
+        kind: Kind::List,
+        source: "DB-GPT",
+        meaning: "Keywords for catalogs and search, a list of strings.",
+    },
+    Field {
+        name: "required_tools",
+        kind: Kind::List,
+        source: "DB-GPT",
+        meaning: "Tools the skill needs (DB-GPT built-ins or `[tools] known` in `skillbake.toml`).",
+    },
+    Field {
+        name: "required_knowledge",
+        kind: Kind::List,
+        source: "DB-GPT",
+        meaning: "Knowledge bases the skill needs (DB-GPT).",
+    },
+    Field {
+        name: "config",
+        kind: Kind::Mapping,
+        source: "DB-GPT",
+        meaning: "Settings for the skill, a mapping.",
+    },
+    Field {
+        name: "input",
+        kind: Kind::Structured,
+        source: "agent-skills",
+        meaning: "What the skill takes: a sentence, or the parameters (for a runnable pack they are defined in `schema.json`).",
+    },
+    Field {
+        name: "output",
+        kind: Kind::Structured,
+        source: "agent-skills",
+        meaning: "What the skill returns.",
+    },
+    Field {
+        name: "when_to_use",
+        kind: Kind::StrOrList,
+        source: "agent-skills, Claude Code",
+        meaning: "Requests the skill serves; shown to agents with candidates and used for routing.",
+    },
+    Field {
+        name: "when_not_to_use",
+        kind: Kind::StrOrList,
+        source: "agent-skills",
+        meaning: "Requests the skill must not be used for; shown to agents with candidates.",
+    },
+    Field {
+        name: "permission",
+        kind: Kind::List,
+        source: "agent-skills",
+        meaning: "What the pack's script may do beyond the defaults: `network`, `smtp`, `filesystem:read`, `filesystem:write`, `filesystem`, `subprocess`. Runs are refused unless each is granted.",
+    },
+    Field {
+        name: "argument-hint",
+        kind: Kind::Str,
+        source: "Claude Code",
+        meaning: "The arguments a slash command takes, as shown to the user (Claude Code).",
+    },
+    Field {
+        name: "arguments",
+        kind: Kind::Structured,
+        source: "Claude Code",
+        meaning: "Named arguments of the skill as a command (Claude Code).",
+    },
+    Field {
+        name: "disable-model-invocation",
+        kind: Kind::Bool,
+        source: "Claude Code",
+        meaning: "`true`: only the user starts the skill, the model never loads it by itself (Claude Code).",
+    },
+    Field {
+        name: "user-invocable",
+        kind: Kind::Bool,
+        source: "Claude Code",
+        meaning: "`false`: the skill is hidden from the user's slash commands (Claude Code).",
+    },
+    Field {
+        name: "model",
+        kind: Kind::Str,
+        source: "Claude Code",
+        meaning: "The model to use while the skill runs (Claude Code).",
+    },
+    Field {
+        name: "effort",
+        kind: Kind::Str,
+        source: "Claude Code",
+        meaning: "The reasoning effort to use while the skill runs (Claude Code).",
+    },
+    Field {
+        name: "context",
+        kind: Kind::Str,
+        source: "Claude Code",
+        meaning: "How the skill runs, e.g. in a forked context (Claude Code).",
+    },
+    Field {
+        name: "agent",
+        kind: Kind::Str,
+        source: "Claude Code",
+        meaning: "The subagent the skill runs in (Claude Code).",
+    },
+    Field {
+        name: "hooks",
+        kind: Kind::Mapping,
+        source: "Claude Code",
+        meaning: "Hooks active while the skill runs (Claude Code).",
+    },
+    Field {
+        name: "paths",
+        kind: Kind::StrOrList,
+        source: "Claude Code",
+        meaning: "File globs the skill applies to (Claude Code).",
+    },
+    Field {
+        name: "shell",
+        kind: Kind::Str,
+        source: "Claude Code",
+        meaning: "The shell its commands run in (Claude Code).",
+    },
+    Field {
+        name: "requires",
+        kind: Kind::Mapping,
+        source: "skillbake, Composio, OpenClaw",
+        meaning: "Skills this pack relies on, with version ranges: `requires:` then `skills:` and `NAME: RANGE` lines.",
+    },
+    Field {
+        name: "bucket",
+        kind: Kind::Str,
+        source: "skillbake",
+        meaning: "Where the skill sits in the routing hierarchy (`finance/reports`); default: its folder's parent path.",
+    },
+    Field {
+        name: "route_tests",
+        kind: Kind::Mapping,
+        source: "skillbake",
+        meaning: "Requests that must (`match`) or must not (`no_match`) route to this skill; `skillbake check` runs them.",
+    },
+    Field {
+        name: "entrypoint",
+        kind: Kind::Str,
+        source: "skillbake",
+        meaning: "The script that runs the pack (`scripts/run.py`): it takes the parameters as JSON in its first argument and prints the unified result.",
+    },
+    Field {
+        name: "timeout",
+        kind: Kind::Number,
+        source: "skillbake",
+        meaning: "Seconds a run may take (above 0, at most 86400; default 10).",
+    },
+    Field {
+        name: "idempotent",
+        kind: Kind::Bool,
+        source: "skillbake",
+        meaning: "`true`: a run may be retried after a timeout or a failure to start (`--retries`).",
+    },
+    Field {
+        name: "exclusive",
+        kind: Kind::Bool,
+        source: "skillbake",
+        meaning: "`true`: at most one run of the pack at a time.",
+    },
 ];
 
 /// `field-type`: `field` (a key, or `key.sub` inside a mapping) must be `expected` but is
@@ -153,6 +353,25 @@ fn matches(kind: Kind, v: &Value) -> bool {
     }
 }
 
+/// The fix of a misspelt key: `key` renamed to `known` where it is written plain, unless the
+/// frontmatter has `known` already (the rename would make a duplicate key).
+fn rename_key(ctx: &PackCtx<'_>, key: &str, known: &str) -> Option<Fix> {
+    let fm = ctx.md.frontmatter.as_ref()?;
+    if fm.keys.iter().any(|k| k.key == known) {
+        return None;
+    }
+    let loc = ctx.md.key(key)?;
+    let end = loc.offset + key.len();
+    (ctx.md.text.get(loc.offset..end) == Some(key)).then(|| {
+        Fix::replace(
+            format!("rename `{key}` to `{known}`"),
+            loc.offset,
+            end,
+            known,
+        )
+    })
+}
+
 /// Checks types of known fields (except `name` and `description`, see their modules), the
 /// `compatibility` length, `metadata` values, and reports unknown keys.
 pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
@@ -165,17 +384,17 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         let profile = ctx.config.profile;
         let known_here = KNOWN_FIELDS
             .iter()
-            .find(|(name, _, _)| *name == key && matches!(k, Value::String(_)));
+            .find(|f| f.name == key && matches!(k, Value::String(_)));
         let Some(kind) = known_here
-            .filter(|(_, _, source)| profile.knows(source))
-            .map(|(_, kind, _)| *kind)
+            .filter(|f| profile.knows(f.source))
+            .map(|f| f.kind)
         else {
             let known = KNOWN_FIELDS
                 .iter()
-                .filter(|(_, _, source)| profile.knows(source))
-                .map(|(k, _, _)| *k);
+                .filter(|f| profile.knows(f.source))
+                .map(|f| f.name);
             let message = match known_here {
-                Some((_, _, source)) => format!(
+                Some(Field { source, .. }) => format!(
                     "`{key}` is a {source} field, not part of the `{}` profile; agents of that profile ignore it",
                     profile.name()
                 ),
@@ -183,7 +402,10 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             };
             let mut d = Diagnostic::new(Code::UnknownKey, file, message).at(ctx.md.key_pos(&key));
             d = match closest(&key, known).filter(|s| *s != key) {
-                Some(s) => d.help(did_you_mean(s)),
+                Some(s) => match rename_key(ctx, &key, s) {
+                    Some(fix) => d.help(did_you_mean(s)).with_fix(fix),
+                    None => d.help(did_you_mean(s)),
+                },
                 None => d.help(
                     "remove it, or move custom data under `metadata:` (string values) or `config:`",
                 ),

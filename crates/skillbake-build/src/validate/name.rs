@@ -2,7 +2,7 @@
 //! equal to the pack's folder name; `_` and `--` are not portable to Agent Skills clients.
 
 use super::PackCtx;
-use crate::diagnostic::{Code, Diagnostic, Position};
+use crate::diagnostic::{Code, Diagnostic, Fix, Position};
 use crate::parse::type_name;
 use yaml_serde::Value;
 
@@ -17,8 +17,89 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
     let file = &ctx.file;
     let value_pos = ctx.md.value_pos("name");
     length(name, file, value_pos, diags);
+    let before = diags.len();
     charset(name, file, value_pos, diags);
+    if let Some(fix) = lowercase(ctx, name) {
+        let raised = diags.get_mut(before..).unwrap_or_default();
+        if let Some(d) = raised.iter_mut().find(|d| d.code == Code::NameCharset) {
+            d.fix = Some(Box::new(fix));
+        }
+    }
+    let before = diags.len();
     folder(ctx, name, value_pos, diags);
+    if let Some(fix) = rename_folder(ctx, name) {
+        let raised = diags.get_mut(before..).unwrap_or_default();
+        if let Some(d) = raised.iter_mut().find(|d| d.code == Code::NameDirMismatch) {
+            d.fix = Some(Box::new(fix));
+        }
+    }
+}
+
+/// Whether `name` passes `name-length` and `name-charset`.
+fn valid(name: &str) -> bool {
+    let mut probe = Vec::new();
+    length(name, "", None, &mut probe);
+    charset(name, "", None, &mut probe);
+    probe.iter().all(|d| d.code == Code::NameNotPortable)
+}
+
+/// The folder name that goes with skill name `name` (`NAME@VERSION` keeps its version).
+fn folder_for(ctx: &PackCtx<'_>, name: &str) -> String {
+    match ctx.pack.dir_version() {
+        Some(v) => format!("{name}@{v}"),
+        None => name.to_string(),
+    }
+}
+
+/// The fix of a name that only upper case makes invalid: the value as written, lowercased,
+/// with the folder renamed too when it is not already the lowercase name.
+fn lowercase(ctx: &PackCtx<'_>, name: &str) -> Option<Fix> {
+    let lower = name.to_ascii_lowercase();
+    if lower == name || !valid(&lower) {
+        return None;
+    }
+    let loc = ctx.md.key("name")?;
+    let line = ctx.md.text.get(loc.value_offset..loc.end)?;
+    let line = line.split(['\n', '\r']).next().unwrap_or("");
+    let written = crate::parse::frontmatter::strip_comment(line).trim_end();
+    let unquoted = written
+        .strip_prefix('"')
+        .and_then(|w| w.strip_suffix('"'))
+        .or_else(|| {
+            written
+                .strip_prefix('\'')
+                .and_then(|w| w.strip_suffix('\''))
+        })
+        .unwrap_or(written);
+    if unquoted != name {
+        return None;
+    }
+    let mut fix = Fix::replace(
+        format!("lowercase the name to `{lower}`"),
+        loc.value_offset,
+        loc.value_offset + written.len(),
+        written.to_ascii_lowercase(),
+    );
+    if ctx.pack.dir_skill_name() != lower {
+        fix.rename_dir = Some(folder_for(ctx, &lower));
+        fix.message = format!("lowercase the name to `{lower}` and rename the folder to match");
+    }
+    Some(fix)
+}
+
+/// The fix of a folder whose name differs from a valid `name` in letter case only: rename the
+/// folder (nothing in the file changes).
+fn rename_folder(ctx: &PackCtx<'_>, name: &str) -> Option<Fix> {
+    let dir = ctx.pack.dir_skill_name();
+    if dir == name || dir.to_ascii_lowercase() != name || !valid(name) {
+        return None;
+    }
+    let to = folder_for(ctx, name);
+    Some(Fix {
+        message: format!("rename the folder `{}` to `{to}`", ctx.pack.dir_name),
+        edits: Vec::new(),
+        rename_dir: Some(to),
+    })
 }
 
 /// The declared name, or the diagnostic of a missing, empty or mistyped one.

@@ -156,12 +156,16 @@ fn real_world_shapes_are_all_accepted() {
     assert!(release.is_default());
 }
 
+/// A BOM (reported: `byte-order-mark`) and CRLF line endings are read, kept byte for byte in
+/// the file and normalised away in the body.
 #[test]
 fn bom_and_crlf_bodies_are_served_normalised() {
     let checked = check(
-        &fixtures().join("accepted/bom-crlf"),
+        &fixtures().join("rules/byte-order-mark/fail"),
         &CheckOptions::default(),
     );
+    assert!(!checked.report.has_errors());
+    assert_eq!(checked.packs().count(), 1);
     for skill in checked.packs() {
         assert!(!skill.body().contains('\r'));
         assert!(!skill.body().starts_with('\u{feff}'));

@@ -1,0 +1,172 @@
+//! `skillbake check --diff` and `--fix` through the real binary, on copies of
+//! `crates/skillbake-build/tests/fixtures/fix/skills` in a temporary folder: the diff of every
+//! mechanical fix, nothing written by `--diff`, the files after `--fix`, what is left for a
+//! human, and folder renames only with `--rename-dirs`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_skillbake");
+
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+/// A copy of the fixture packs as `skills/` in a new temporary folder.
+fn fixture() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let from = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/skillbake-build/tests/fixtures/fix/skills");
+    copy(&from, &tmp.path().join("skills"));
+    tmp
+}
+
+fn skillbake(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Every file under `dir`, `/`-separated and sorted, with its text.
+fn tree(dir: &Path) -> String {
+    fn walk(dir: &Path, rel: &str, out: &mut Vec<(String, String)>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let e = e.unwrap();
+            let rel = format!("{rel}{}", e.file_name().to_string_lossy());
+            if e.file_type().unwrap().is_dir() {
+                walk(&e.path(), &format!("{rel}/"), out);
+            } else {
+                out.push((rel, std::fs::read_to_string(e.path()).unwrap()));
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, "", &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|(p, t)| format!("==> {p}\n{t}"))
+        .collect()
+}
+
+#[test]
+fn diff_shows_every_fix_and_writes_nothing() {
+    let tmp = fixture();
+    let before = tree(&tmp.path().join("skills"));
+    let o = skillbake(tmp.path(), &["check", "skills", "--diff"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    insta::assert_snapshot!("fix-diff", text(&o.stdout));
+    insta::assert_snapshot!("fix-diff-stderr", text(&o.stderr));
+    assert_eq!(
+        tree(&tmp.path().join("skills")),
+        before,
+        "--diff writes nothing"
+    );
+    // With renames: the names lowercased, the folders renamed.
+    let o = skillbake(tmp.path(), &["check", "skills", "--diff", "--rename-dirs"]);
+    assert_eq!(o.status.code(), Some(1));
+    insta::assert_snapshot!("fix-diff-rename-dirs", text(&o.stdout));
+    assert_eq!(tree(&tmp.path().join("skills")), before);
+}
+
+#[test]
+fn fix_applies_the_diff_and_reports_what_remains() {
+    let tmp = fixture();
+    let o = skillbake(tmp.path(), &["check", "skills", "--fix"]);
+    // Left: the folder renames not asked for, and a name no fix can choose.
+    assert_eq!(o.status.code(), Some(1));
+    insta::assert_snapshot!("fix-stderr", text(&o.stderr));
+    insta::assert_snapshot!("fix-recheck", text(&o.stdout));
+    insta::assert_snapshot!("fix-after", tree(&tmp.path().join("skills")));
+    // Nothing more to do without renames: the diff is empty.
+    let o = skillbake(tmp.path(), &["check", "skills", "--diff"]);
+    assert_eq!(text(&o.stdout), "");
+    assert_eq!(o.status.code(), Some(0));
+
+    let o = skillbake(tmp.path(), &["check", "skills", "--fix", "--rename-dirs"]);
+    assert_eq!(o.status.code(), Some(1));
+    insta::assert_snapshot!("fix-rename-dirs-stderr", text(&o.stderr));
+    let recheck = text(&o.stdout);
+    assert!(recheck.contains("error[name-dir-mismatch]"), "{recheck}");
+    assert!(
+        recheck.contains("checked 5 packs: 1 error, 0 warnings"),
+        "{recheck}"
+    );
+    let mut dirs: Vec<String> = std::fs::read_dir(tmp.path().join("skills"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    dirs.sort();
+    assert_eq!(
+        dirs,
+        [
+            "case-folder",
+            "colon-in-value",
+            "misspelt-keys",
+            "unfixable",
+            "upper-name"
+        ]
+    );
+}
+
+#[test]
+fn a_pack_given_alone_is_renamed_and_checked_under_its_new_name() {
+    let tmp = fixture();
+    let o = skillbake(
+        tmp.path(),
+        &["check", "skills/Upper-Name", "--fix", "--rename-dirs"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    assert!(text(&o.stdout).contains("checked 1 pack: 0 errors, 0 warnings"));
+    assert!(tmp.path().join("skills/upper-name/SKILL.md").is_file());
+    assert!(!tmp.path().join("skills/Upper-Name").exists());
+}
+
+#[test]
+fn rename_dirs_needs_fix_or_diff_and_fix_excludes_baseline() {
+    let tmp = fixture();
+    let o = skillbake(tmp.path(), &["check", "skills", "--rename-dirs"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("--rename-dirs goes with --fix or --diff"));
+    let o = skillbake(
+        tmp.path(),
+        &["check", "skills", "--fix", "--baseline", "main"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn fix_removes_a_byte_order_mark_and_nothing_else() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pack = tmp.path().join("skills/with-bom");
+    std::fs::create_dir_all(&pack).unwrap();
+    let content = "---\r\nname: with-bom\r\ndescription: \"Keep CRLF.\"\r\n---\r\n\r\nBody.\r\n";
+    std::fs::write(pack.join("SKILL.md"), format!("\u{feff}{content}")).unwrap();
+    let o = skillbake(tmp.path(), &["check", "skills", "--fix"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    assert_eq!(
+        text(&o.stderr),
+        "fixed skills/with-bom/SKILL.md: remove the byte order mark\n"
+    );
+    assert!(text(&o.stdout).starts_with("checked 1 pack: 0 errors, 0 warnings"));
+    assert_eq!(
+        std::fs::read_to_string(pack.join("SKILL.md")).unwrap(),
+        content
+    );
+}
