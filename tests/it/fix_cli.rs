@@ -4,43 +4,17 @@
 //! human, and folder renames only with `--rename-dirs`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_skillbake");
-
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
-}
+use super::binary::{skillbake, text};
+use crate::common::{copy_tree, Order};
 
 /// A copy of the fixture packs as `skills/` in a new temporary folder.
 fn fixture() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let from = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("crates/skillbake-build/tests/fixtures/fix/skills");
-    copy(&from, &tmp.path().join("skills"));
+    copy_tree(&from, &tmp.path().join("skills"), Order::Sorted);
     tmp
-}
-
-fn skillbake(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(cwd)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// Every file under `dir`, `/`-separated and sorted, with its text.

@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
 mod agent_formats;
+mod binary;
 mod check_cli;
 mod check_corpus;
 mod cli;

@@ -334,6 +334,17 @@ fn two_thousand_abandoned_sessions_keep_memory_bounded() {
     );
 }
 
+/// Sends `bytes` on a new connection and reads until the server closes it (bounded by
+/// `IO_TIMEOUT`): the raw response.
+fn exchange(addr: SocketAddr, bytes: &[u8]) -> Vec<u8> {
+    let mut stream = TcpStream::connect_timeout(&addr, IO_TIMEOUT).unwrap();
+    stream.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
+    stream.write_all(bytes).unwrap();
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    raw
+}
+
 /// Writes `head` then `trickle` one byte every 100 ms on a new connection, until the server
 /// closes it or the bytes run out; says whether the server closed it first, with what it sent.
 fn trickle(addr: SocketAddr, head: &str, trickle: &[u8]) -> (bool, Vec<u8>) {
@@ -395,26 +406,16 @@ fn slow_headers_slow_bodies_and_short_bodies_time_out() {
         t.join().unwrap();
     }
     // A length much larger than what is sent: 408 once the body timeout is over.
-    let mut stream = TcpStream::connect_timeout(&addr, IO_TIMEOUT).unwrap();
-    stream.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
     let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 3000000\r\n\r\n"
     );
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(&[b' '; 1024]).unwrap();
-    let mut raw = Vec::new();
-    let _ = stream.read_to_end(&mut raw);
+    let raw = exchange(addr, &[head.as_bytes(), &[b' '; 1024]].concat());
     assert_eq!(parse_response(&raw).status, 408);
     // Beyond the body limit: refused before anything is read.
-    let mut stream = TcpStream::connect_timeout(&addr, IO_TIMEOUT).unwrap();
-    stream.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
     let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000000\r\nConnection: close\r\n\r\n"
     );
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(&[b' '; 1024]).unwrap();
-    let mut raw = Vec::new();
-    let _ = stream.read_to_end(&mut raw);
+    let raw = exchange(addr, &[head.as_bytes(), &[b' '; 1024]].concat());
     assert_eq!(parse_response(&raw).status, 413);
     // And a client that keeps to the limits is served.
     let r = request(addr, "POST", "/mcp", &JSON_AND_SSE, &body);
@@ -508,14 +509,7 @@ fn runs_stop_when_their_caller_goes_away_or_cancels() {
     let second = fifo(dir.path(), "second.csv");
     let text = client.post_text(&session, &analyze(11, &second));
     let addr = server.addr;
-    let caller = std::thread::spawn(move || {
-        let mut stream = TcpStream::connect_timeout(&addr, IO_TIMEOUT).unwrap();
-        stream.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
-        stream.write_all(text.as_bytes()).unwrap();
-        let mut raw = Vec::new();
-        let _ = stream.read_to_end(&mut raw);
-        raw
-    });
+    let caller = std::thread::spawn(move || exchange(addr, text.as_bytes()));
     wait_until("the second run starts (its slot was freed)", || {
         !runs_on(&second).is_empty()
     });
@@ -674,14 +668,7 @@ fn sigterm_lets_calls_in_flight_finish_then_stops_runs_with_a_reply() {
     let input = fifo(dir.path(), "late.csv");
     let text = client.post_text(&session, &analyze(30, &input));
     let addr = server.addr;
-    let caller = std::thread::spawn(move || {
-        let mut stream = TcpStream::connect_timeout(&addr, IO_TIMEOUT).unwrap();
-        stream.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
-        stream.write_all(text.as_bytes()).unwrap();
-        let mut raw = Vec::new();
-        let _ = stream.read_to_end(&mut raw);
-        parse_response(&raw)
-    });
+    let caller = std::thread::spawn(move || parse_response(&exchange(addr, text.as_bytes())));
     wait_until("the run starts", || !runs_on(&input).is_empty());
     let pid = server.child.id().to_string();
     assert!(Command::new("kill")
@@ -712,14 +699,7 @@ fn sigterm_lets_calls_in_flight_finish_then_stops_runs_with_a_reply() {
     let input = fifo(dir.path(), "never.csv");
     let text = client.post_text(&session, &analyze(31, &input));
     let addr = server.addr;
-    let caller = std::thread::spawn(move || {
-        let mut stream = TcpStream::connect_timeout(&addr, IO_TIMEOUT).unwrap();
-        stream.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
-        stream.write_all(text.as_bytes()).unwrap();
-        let mut raw = Vec::new();
-        let _ = stream.read_to_end(&mut raw);
-        parse_response(&raw)
-    });
+    let caller = std::thread::spawn(move || parse_response(&exchange(addr, text.as_bytes())));
     wait_until("the run starts", || !runs_on(&input).is_empty());
     let status = server.terminate();
     assert!(status.success(), "exit status {status}");

@@ -11,23 +11,10 @@
 use serde_json::json;
 use skillbake_exec::{Executor, Policy};
 use std::path::Path;
-use std::process::{Command, Output};
+
 use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_skillbake");
-
-fn skillbake(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(cwd)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use super::binary::{skillbake, text};
 
 fn which(program: &str) -> bool {
     std::env::var_os("PATH")

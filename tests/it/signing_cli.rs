@@ -8,27 +8,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
 use skillbake_build::sign::{PublicKey, SecretKey};
-use std::path::Path;
-use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_skillbake");
-
-fn skillbake(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
-
-fn shown(o: &Output) -> String {
-    format!(
-        "exit {}\n--- stdout\n{}--- stderr\n{}",
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use super::binary::{shown, skillbake, BIN};
 
 /// A fixed key, so that the snapshots hold the same key and signature on every run.
 fn key() -> SecretKey {

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_skillbake");
+use super::binary::{command, shown};
 
 /// `git` with no user or system configuration, a fixed identity and a fixed clock.
 fn git(dir: &Path, args: &[&str]) {
@@ -37,23 +37,12 @@ fn write(path: &Path, text: &str) {
 }
 
 fn skillbake(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
+    command(dir)
         .args(args)
-        .current_dir(dir)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .output()
         .unwrap()
-}
-
-/// Exit code, stdout and stderr, for a snapshot.
-fn shown(o: &Output) -> String {
-    format!(
-        "exit {}\n--- stdout\n{}--- stderr\n{}",
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 const PDF: &str = "---\nname: pdf\ndescription: Fill PDF forms. Use when the user asks to fill in a PDF form.\nlicense: MIT\nversion: \"1.0.0\"\n---\n# PDF forms\n\nRun `scripts/fill.py` with the form.\n";

@@ -293,7 +293,7 @@ fn npm_packages(
 
 /// `npm pack DIR` into `out`; returns the tarball.
 fn npm_pack(dir: &Path, out: &Path) -> Result<PathBuf, String> {
-    let output = Command::new(crate::dist_smoke::npm())
+    let output = Command::new(crate::mcp_check::npm())
         .arg("pack")
         .arg(dir)
         .arg("--pack-destination")

@@ -14,6 +14,7 @@
 //!   this repository, `uses: ./`, so actionlint checks it against `action.yml`'s inputs).
 
 use crate::dist::{shown, Built, Tools};
+use crate::mcp_check::{npm, npx};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -35,22 +36,6 @@ const BROKEN_DIAGNOSTIC: [&str; 3] = [
 ];
 /// A pack that checks clean.
 const GOOD_SKILL: &str = "---\nname: good-pack\ndescription: Summarise a text file in three lines. Use when asked for the gist of a file.\n---\n\n# Good pack\n\nRead the file and write three lines: what it is, what it says, what to do next.\n";
-
-pub(crate) fn npm() -> &'static str {
-    if cfg!(windows) {
-        "npm.cmd"
-    } else {
-        "npm"
-    }
-}
-
-fn npx() -> &'static str {
-    if cfg!(windows) {
-        "npx.cmd"
-    } else {
-        "npx"
-    }
-}
 
 /// Runs every smoke test; the scratch folders are under `target/dist-smoke`.
 pub(crate) fn run(root: &Path, target: &Path, tools: &Tools, built: &Built) -> Result<(), String> {

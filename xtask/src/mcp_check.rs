@@ -590,7 +590,7 @@ pub(crate) fn npm() -> &'static str {
     }
 }
 
-fn npx() -> &'static str {
+pub(crate) fn npx() -> &'static str {
     if cfg!(windows) {
         "npx.cmd"
     } else {
