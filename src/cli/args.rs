@@ -107,4 +107,8 @@ pub struct CheckArgs {
     /// lowercased, a folder whose name differs from `name` in letter case only).
     #[arg(long)]
     pub(super) rename_dirs: bool,
+    /// Check, then check again on every save: only the packs whose files changed are reported
+    /// (and the cross-pack rules when their results change); Ctrl-C stops.
+    #[arg(long, conflicts_with_all = ["diff", "baseline"])]
+    pub(super) watch: bool,
 }

@@ -78,6 +78,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         fix,
         diff,
         rename_dirs,
+        watch,
     } = args;
     if rename_dirs && !fix && !diff {
         bail!("--rename-dirs goes with --fix or --diff");
@@ -154,7 +155,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         }
         Ok(checked)
     });
-    let report = Report::merge_all(reports.into_iter().collect::<Result<Vec<_>>>()?);
+    let reports = reports.into_iter().collect::<Result<Vec<_>>>()?;
     let color = match color {
         Color::Always => true,
         Color::Never => false,
@@ -163,6 +164,8 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
                 && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         }
     };
+    let watching = watch.then(|| reports.clone());
+    let report = Report::merge_all(reports);
     let mut out = format.emitter(color, quiet).render(&report);
     if matches!(format, Format::Human) && !quiet {
         if let Some(cost) = &report.cost {
@@ -174,6 +177,15 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     // A closed pipe (e.g. `| head`) is not an error worth reporting.
     let _ = stdout.write_all(out.as_bytes());
     let _ = stdout.flush();
+    drop(stdout);
+    if let Some(first) = watching {
+        let printer = super::watch::Printer {
+            format,
+            color,
+            quiet,
+        };
+        return Ok(super::watch::run(&paths, &first, &opts, &printer));
+    }
     Ok(if report.has_errors() {
         ExitCode::from(1)
     } else {

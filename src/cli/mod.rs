@@ -22,6 +22,7 @@ mod run;
 mod serve;
 mod tools;
 mod vendor;
+mod watch;
 
 use args::{CheckArgs, DiffArgs, ListFormat};
 use clap::{Parser, Subcommand};

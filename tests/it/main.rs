@@ -31,3 +31,4 @@ mod skill_snapshots;
 mod suggestions;
 mod tidy;
 mod vendor_cli;
+mod watch_cli;
