@@ -234,10 +234,11 @@ fn recheck(w: &mut Watched, opts: &CheckOptions, prefix_root: bool) -> Option<(R
         if cross != w.cross {
             names.push("cross-pack rules".to_string());
             w.cross = cross.clone();
-            let mut r = Report::default();
-            r.sources = all.sources;
-            r.diagnostics = cross;
-            reports.push(r);
+            reports.push(Report {
+                sources: all.sources,
+                diagnostics: cross,
+                ..Report::default()
+            });
         }
     }
     if names.is_empty() {
