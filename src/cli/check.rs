@@ -156,28 +156,10 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         Ok(checked)
     });
     let reports = reports.into_iter().collect::<Result<Vec<_>>>()?;
-    let color = match color {
-        Color::Always => true,
-        Color::Never => false,
-        Color::Auto => {
-            std::io::stdout().is_terminal()
-                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-        }
-    };
+    let color = resolve(color);
     let watching = watch.then(|| reports.clone());
     let report = Report::merge_all(reports);
-    let mut out = format.emitter(color, quiet).render(&report);
-    if matches!(format, Format::Human) && !quiet {
-        if let Some(cost) = &report.cost {
-            out.push_str(&cost.summary());
-            out.push('\n');
-        }
-    }
-    let mut stdout = std::io::stdout().lock();
-    // A closed pipe (e.g. `| head`) is not an error worth reporting.
-    let _ = stdout.write_all(out.as_bytes());
-    let _ = stdout.flush();
-    drop(stdout);
+    print(&report, format, color, quiet);
     if let Some(first) = watching {
         let printer = super::watch::Printer {
             format,
@@ -191,4 +173,31 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Whether to colour the output.
+fn resolve(color: Color) -> bool {
+    match color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => {
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    }
+}
+
+/// Prints the report, with the catalog's cost after a human report.
+fn print(report: &Report, format: Format, color: bool, quiet: bool) {
+    let mut out = format.emitter(color, quiet).render(report);
+    if matches!(format, Format::Human) && !quiet {
+        if let Some(cost) = &report.cost {
+            out.push_str(&cost.summary());
+            out.push('\n');
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    // A closed pipe (e.g. `| head`) is not an error worth reporting.
+    let _ = stdout.write_all(out.as_bytes());
+    let _ = stdout.flush();
 }
