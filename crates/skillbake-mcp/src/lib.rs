@@ -77,6 +77,7 @@
 mod agent;
 mod error;
 mod handler;
+pub mod profiles;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
@@ -91,8 +92,9 @@ pub use rmcp;
 
 pub use agent::{Agent, ANONYMOUS};
 pub use error::Error;
+pub use profiles::{Profiles, Rollout, SERVED_KEY};
 pub use server::{
-    Arguments, CallError, Contents, ResourceInfo, Server, ToolReply, FIND_SKILLS, FIND_SKILLS_MAX,
+    Arguments, CallError, Contents, ResourceInfo, Served, Server, ToolReply, FIND_SKILLS, FIND_SKILLS_MAX,
     LIST_SKILLS, LOAD_SKILL,
 };
 pub use skills::{
