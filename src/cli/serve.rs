@@ -152,7 +152,8 @@ async fn serve_http(server: Server, addr: SocketAddr, args: &ServeArgs) -> Resul
                 Some(t) => t.agents(),
                 None => vec![skillbake_mcp::ANONYMOUS],
             };
-            let profiles = skillbake_mcp::Profiles::load(path, &BUNDLED, &agents, server.granted())?;
+            let profiles =
+                skillbake_mcp::Profiles::load(path, &BUNDLED, &agents, server.granted())?;
             server.with_profiles(profiles)
         }
         None => server,

@@ -127,7 +127,10 @@ impl View {
     }
 
     /// The version of `skill` (any version of it) the agent gets by name, when it sees it.
-    pub(crate) fn by_name(&self, skill: &Skill<'static>) -> Option<(Skill<'static>, Option<Origin>)> {
+    pub(crate) fn by_name(
+        &self,
+        skill: &Skill<'static>,
+    ) -> Option<(Skill<'static>, Option<Origin>)> {
         if !self.sees(skill.name()) {
             return None;
         }
@@ -149,7 +152,11 @@ impl View {
     }
 
     /// The skill a request names for this agent (`name`, or `name@range`), when it sees it.
-    pub(crate) fn lookup(&self, registry: &'static Registry, request: &str) -> Option<Skill<'static>> {
+    pub(crate) fn lookup(
+        &self,
+        registry: &'static Registry,
+        request: &str,
+    ) -> Option<Skill<'static>> {
         let skill = registry.get(request)?;
         if !self.sees(skill.name()) {
             return None;
@@ -210,7 +217,13 @@ impl Profiles {
                 path.display()
             ))
         })?;
-        Profiles::parse(&text, &path.display().to_string(), registry, agents, server_grants)
+        Profiles::parse(
+            &text,
+            &path.display().to_string(),
+            registry,
+            agents,
+            server_grants,
+        )
     }
 
     /// Parses and checks a profiles file's text (the module documentation shows its keys)
@@ -364,8 +377,12 @@ impl Parser<'_> {
         let resolve = |table: &Table, agent: &str| -> View {
             let mut versions = HashMap::new();
             for r in &rollouts {
-                let chosen = r.agents.iter().any(|a| a == agent) || in_share(r.skill, agent, r.share);
-                if let (true, Some(s)) = (chosen, self.registry.get(&format!("{}@={}", r.skill, r.version))) {
+                let chosen =
+                    r.agents.iter().any(|a| a == agent) || in_share(r.skill, agent, r.share);
+                if let (true, Some(s)) = (
+                    chosen,
+                    self.registry.get(&format!("{}@={}", r.skill, r.version)),
+                ) {
                     versions.insert(r.skill, (s, Origin::Rollout));
                 }
             }
@@ -554,7 +571,10 @@ impl Parser<'_> {
             let hint = closest(&name, self.registry.names())
                 .map(|s| format!("; {}", did_you_mean(s)))
                 .unwrap_or_default();
-            self.problem(skill.span(), format!("unknown skill `{name}` in `[rollout]`{hint}"));
+            self.problem(
+                skill.span(),
+                format!("unknown skill `{name}` in `[rollout]`{hint}"),
+            );
             return None;
         };
         let DeValue::Table(t) = value.get_ref() else {
@@ -602,22 +622,41 @@ impl Parser<'_> {
                         if agents.contains(&a.as_str()) {
                             named.push(a);
                         } else {
-                            self.problem(span, format!("unknown agent `{a}`: the token file names {}", list(agents)));
+                            self.problem(
+                                span,
+                                format!(
+                                    "unknown agent `{a}`: the token file names {}",
+                                    list(agents)
+                                ),
+                            );
                         }
                     }
                 }
                 (k @ ("version" | "share"), _) => {
-                    self.problem(v.span(), format!("`{k}` has the wrong type: `version` is a string, `share` a number"));
+                    self.problem(
+                        v.span(),
+                        format!(
+                            "`{k}` has the wrong type: `version` is a string, `share` a number"
+                        ),
+                    );
                     ok = false;
                 }
                 (k, _) => {
-                    self.problem(key.span(), format!("unknown key `{k}`: a rollout holds `version`, `share` and `agents`"));
+                    self.problem(
+                        key.span(),
+                        format!(
+                            "unknown key `{k}`: a rollout holds `version`, `share` and `agents`"
+                        ),
+                    );
                 }
             }
         }
         let Some(version) = version else {
             if ok {
-                self.problem(skill.span(), format!("`rollout.{name}` needs `version`, the embedded version to roll out"));
+                self.problem(
+                    skill.span(),
+                    format!("`rollout.{name}` needs `version`, the embedded version to roll out"),
+                );
             }
             return None;
         };
@@ -630,7 +669,11 @@ impl Parser<'_> {
     }
 
     /// A list of strings (each with its span); anything else is reported.
-    fn strings(&mut self, value: &Spanned<DeValue<'_>>, key: &str) -> Vec<(String, std::ops::Range<usize>)> {
+    fn strings(
+        &mut self,
+        value: &Spanned<DeValue<'_>>,
+        key: &str,
+    ) -> Vec<(String, std::ops::Range<usize>)> {
         let DeValue::Array(items) = value.get_ref() else {
             self.problem(value.span(), format!("`{key}` must be a list of strings"));
             return Vec::new();
@@ -668,7 +711,11 @@ fn list(items: &[&str]) -> String {
 /// `N/s`, `N/min`, `N/h`: (calls, seconds).
 fn parse_rate(text: &str) -> Option<(f64, f64)> {
     let (n, unit) = text.trim().split_once('/')?;
-    let n: f64 = n.trim().parse().ok().filter(|n: &f64| n.is_finite() && *n >= 1.0)?;
+    let n: f64 = n
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n: &f64| n.is_finite() && *n >= 1.0)?;
     let per = match unit.trim() {
         "s" | "sec" | "second" => 1.0,
         "min" | "minute" => 60.0,
@@ -728,7 +775,12 @@ rate = "5/s"
         let names: Vec<String> = (0..1000).map(|i| format!("agent-{i:04}")).collect();
         let mut agents: Vec<&str> = names.iter().map(String::as_str).collect();
         agents.push("canary");
-        for (share, low, high) in [(10.0, 70, 130), (50.0, 450, 550), (0.0, 0, 0), (100.0, 1000, 1000)] {
+        for (share, low, high) in [
+            (10.0, 70, 130),
+            (50.0, 450, 550),
+            (0.0, 0, 0),
+            (100.0, 1000, 1000),
+        ] {
             let text = format!(
                 "[default]\n[rollout.versioned]\nversion = \"=1.0.0\"\nshare = {share:.1}\nagents = [\"canary\"]\n"
             );
@@ -739,7 +791,10 @@ rate = "5/s"
                 .filter(|a| p.version_for(a, "versioned") == Some("1.0.0"))
                 .count();
             eprintln!("share {share}%: {rolled} of 1000 agents on 1.0.0");
-            assert!((low..=high).contains(&rolled), "share {share}%: {rolled} of 1000");
+            assert!(
+                (low..=high).contains(&rolled),
+                "share {share}%: {rolled} of 1000"
+            );
             for a in &names {
                 let v = p.version_for(a, "versioned");
                 assert_eq!(v, p.version_for(a, "versioned"));
@@ -804,6 +859,9 @@ version = "1"
         let m = parse("[agents.alpha\n", &["alpha"], None).unwrap_err();
         assert!(m.contains("profiles.toml:1:"), "{m}");
         let m = parse("[default]\nallow = [\"network\"]\n", &["a"], None).unwrap_err();
-        assert!(m.contains("profiles.toml:2:10: `allow` grants `network`, but the server runs nothing"), "{m}");
+        assert!(
+            m.contains("profiles.toml:2:10: `allow` grants `network`, but the server runs nothing"),
+            "{m}"
+        );
     }
 }

@@ -346,7 +346,10 @@ impl Server {
                 }
                 FIND_SKILLS | LIST_SKILLS => {}
                 name => {
-                    let Some(skill) = self.packs.get(name).and_then(|s| self.registry.get_exact(s))
+                    let Some(skill) = self
+                        .packs
+                        .get(name)
+                        .and_then(|s| self.registry.get_exact(s))
                     else {
                         continue;
                     };
