@@ -161,9 +161,20 @@ pub(super) fn generate_packs(base: &Path, n: usize) -> Result<PackSet, String> {
 
 /// Regenerates `benches/fixture-registry/`; true when a file changed.
 pub(super) fn fixture(root: &Path) -> Result<bool, String> {
-    let src = root.join("target/bench-packs/fixture/skills");
+    let out = root.join("crates/skillbake/benches/fixture-registry");
+    mkdir(&out)?;
+    let mut changed = false;
+    for (name, bytes) in fixture_files(&root.join("target/bench-packs/fixture/skills"))? {
+        changed |= write_if_changed(&out.join(name), &bytes)?;
+    }
+    Ok(changed)
+}
+
+/// The files of `benches/fixture-registry/` (name, bytes), compiled from the fixture packs
+/// written into `src` (emptied first).
+fn fixture_files(src: &Path) -> Result<Vec<(String, Vec<u8>)>, String> {
     if src.exists() {
-        std::fs::remove_dir_all(&src).map_err(|e| format!("`{}`: {e}", src.display()))?;
+        std::fs::remove_dir_all(src).map_err(|e| format!("`{}`: {e}", src.display()))?;
     }
     for (i, (name, len)) in FIXTURE.iter().enumerate() {
         let pack = src.join(name);
@@ -182,7 +193,7 @@ pub(super) fn fixture(root: &Path) -> Result<bool, String> {
         b"[embed]\ncompress = [\"**/assets/**\"]\n",
     )?;
     // Errors only: a 100 KB body is longer than `body-too-long` likes, on purpose.
-    let checked = skillbake_build::check(&src, &skillbake_build::CheckOptions::default());
+    let checked = skillbake_build::check(src, &skillbake_build::CheckOptions::default());
     if checked.report.has_errors() {
         return Err(format!(
             "the fixture packs do not pass the check:\n{}",
@@ -197,30 +208,53 @@ pub(super) fn fixture(root: &Path) -> Result<bool, String> {
     let generated =
         skillbake_build::__internal::generate(skillbake_build::__internal::skills(&checked), &opts)
             .map_err(|e| e.to_string())?;
-    let out = root.join("crates/skillbake/benches/fixture-registry");
-    mkdir(&out)?;
-    let mut changed = false;
-    // `.rs.in`: included by benches/load.rs, not a module of its own.
-    let rs = format!("{}.in", skillbake_build::__internal::REGISTRY_RS);
-    changed |= write_if_changed(&out.join(rs), generated.code.as_bytes())?;
-    changed |= write_if_changed(
-        &out.join(skillbake_build::__internal::TEXT_FILE),
-        generated.text.as_bytes(),
-    )?;
-    changed |= write_if_changed(
-        &out.join(skillbake_build::__internal::BYTES_FILE),
-        &generated.bytes,
-    )?;
-    changed |= write_if_changed(
-        &out.join(skillbake_build::__internal::ROUTE_FILE),
-        &generated.route,
-    )?;
-    Ok(changed)
+    Ok(vec![
+        // `.rs.in`: included by benches/load.rs, not a module of its own.
+        (
+            format!("{}.in", skillbake_build::__internal::REGISTRY_RS),
+            generated.code.into_bytes(),
+        ),
+        (
+            skillbake_build::__internal::TEXT_FILE.to_string(),
+            generated.text.into_bytes(),
+        ),
+        (
+            skillbake_build::__internal::BYTES_FILE.to_string(),
+            generated.bytes,
+        ),
+        (
+            skillbake_build::__internal::ROUTE_FILE.to_string(),
+            generated.route,
+        ),
+    ])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The committed fixture is what the compiler makes of the fixture packs today: a change to
+    /// the registry's layout that forgets `cargo xtask bench --fixture` fails here instead of
+    /// panicking in the benchmark.
+    #[test]
+    fn the_committed_bench_fixture_is_current() {
+        let root = crate::root();
+        let tmp = root.join("target/bench-packs/fixture-test/skills");
+        let files = fixture_files(&tmp).unwrap();
+        let committed = root.join("crates/skillbake/benches/fixture-registry");
+        let stale: Vec<&str> = files
+            .iter()
+            .filter(|(name, bytes)| {
+                std::fs::read(committed.join(name)).ok().as_ref() != Some(bytes)
+            })
+            .map(|(name, _)| name.as_str())
+            .collect();
+        let _ = std::fs::remove_dir_all(tmp.parent().unwrap());
+        assert!(
+            stale.is_empty(),
+            "crates/skillbake/benches/fixture-registry/ is stale ({stale:?}): run `cargo xtask bench --fixture` and commit it"
+        );
+    }
 
     #[test]
     fn bodies_have_the_asked_size_and_packs_are_deterministic() {
