@@ -374,44 +374,11 @@ impl Parser<'_> {
                 ),
             }
         }
-        let resolve = |table: &Table, agent: &str| -> View {
-            let mut versions = HashMap::new();
-            for r in &rollouts {
-                let chosen =
-                    r.agents.iter().any(|a| a == agent) || in_share(r.skill, agent, r.share);
-                if let (true, Some(s)) = (
-                    chosen,
-                    self.registry.get(&format!("{}@={}", r.skill, r.version)),
-                ) {
-                    versions.insert(r.skill, (s, Origin::Rollout));
-                }
-            }
-            for (name, s) in &table.requires {
-                versions.insert(*name, (*s, Origin::Requirement));
-            }
-            View {
-                visible: table.visible.clone(),
-                versions,
-                allow: table.allow.clone(),
-                runs: table
-                    .max_runs
-                    .map(|n| Arc::new(tokio::sync::Semaphore::new(n.max(1)))),
-                rate: table.rate.as_ref().map(|(n, per, _)| {
-                    Mutex::new(Bucket {
-                        capacity: *n,
-                        tokens: *n,
-                        per_second: n / per,
-                        at: Instant::now(),
-                    })
-                }),
-                rate_text: table.rate.as_ref().map(|r| r.2.clone()).unwrap_or_default(),
-            }
-        };
         let mut views = HashMap::new();
         for agent in agents {
             let view = match (tables.get(*agent), &default) {
-                (Some((t, _)), _) => resolve(t, agent),
-                (None, Some(d)) => resolve(d, agent),
+                (Some((t, _)), _) => resolve(self.registry, t, agent, &rollouts),
+                (None, Some(d)) => resolve(self.registry, d, agent, &rollouts),
                 (None, None) => continue,
             };
             views.insert(agent.to_string(), Arc::new(view));
@@ -686,6 +653,37 @@ impl Parser<'_> {
             }
         }
         out
+    }
+}
+
+/// The view a table gives `agent`, with the rollouts it is in.
+fn resolve(registry: &'static Registry, table: &Table, agent: &str, rollouts: &[Rollout]) -> View {
+    let mut versions = HashMap::new();
+    for r in rollouts {
+        let chosen = r.agents.iter().any(|a| a == agent) || in_share(r.skill, agent, r.share);
+        if let (true, Some(s)) = (chosen, registry.get(&format!("{}@={}", r.skill, r.version))) {
+            versions.insert(r.skill, (s, Origin::Rollout));
+        }
+    }
+    for (name, s) in &table.requires {
+        versions.insert(*name, (*s, Origin::Requirement));
+    }
+    View {
+        visible: table.visible.clone(),
+        versions,
+        allow: table.allow.clone(),
+        runs: table
+            .max_runs
+            .map(|n| Arc::new(tokio::sync::Semaphore::new(n.max(1)))),
+        rate: table.rate.as_ref().map(|(n, per, _)| {
+            Mutex::new(Bucket {
+                capacity: *n,
+                tokens: *n,
+                per_second: n / per,
+                at: Instant::now(),
+            })
+        }),
+        rate_text: table.rate.as_ref().map(|r| r.2.clone()).unwrap_or_default(),
     }
 }
 
