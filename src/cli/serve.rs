@@ -48,6 +48,12 @@ pub struct ServeArgs {
     /// lines are skipped. /healthz stays open.
     #[arg(long, value_name = "FILE", requires = "http")]
     token_file: Option<PathBuf>,
+    /// With --http: the agents' profiles and the rollouts (a TOML file: `[agents.NAME]` with
+    /// `skills`, `buckets`, `requires`, `allow`, `max-runs`, `rate`; `[default]`;
+    /// `[rollout.SKILL]` with `version`, `share`, `agents`), checked against the embedded
+    /// skills and the token file's agents before the server starts.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    profiles: Option<PathBuf>,
     /// With --http: live MCP sessions in all; at the cap a new one evicts the oldest idle one.
     #[arg(long, value_name = "N", default_value_t = http::Limits::DEFAULT_MAX_SESSIONS, requires = "http")]
     max_sessions: usize,
@@ -140,6 +146,18 @@ async fn serve_http(server: Server, addr: SocketAddr, args: &ServeArgs) -> Resul
         },
     };
     options.check()?;
+    let server = match &args.profiles {
+        Some(path) => {
+            let agents: Vec<&str> = match &options.tokens {
+                Some(t) => t.agents(),
+                None => vec![skillbake_mcp::ANONYMOUS],
+            };
+            let profiles =
+                skillbake_mcp::Profiles::load(path, &BUNDLED, &agents, server.granted())?;
+            server.with_profiles(profiles)
+        }
+        None => server,
+    };
     if !addr.ip().is_loopback() && server.executes() && options.tokens.is_none() {
         bail!(
             "refusing to run packs for any client that can reach {addr}: with --execute or --allow beyond loopback, give --token-file FILE (or bind to 127.0.0.1)"

@@ -21,6 +21,7 @@ mod lsp;
 mod mcp;
 mod mcp_http;
 mod mcp_http_hardened;
+mod mcp_profiles;
 mod new_cli;
 mod registry;
 mod route;

@@ -196,6 +196,14 @@ impl Policy {
         Ok(self)
     }
 
+    /// Keeps only the granted permissions named in `keep` (names as [`Policy::granted`] gives
+    /// them): a narrower policy for one caller, never a wider one.
+    pub fn grant_only<S: AsRef<str>>(mut self, keep: &[S]) -> Self {
+        self.granted
+            .retain(|g| keep.iter().any(|k| k.as_ref() == *g));
+        self
+    }
+
     /// The granted permission names, in the order granted.
     pub fn granted(&self) -> &[&'static str] {
         &self.granted

@@ -18,7 +18,28 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler};
 use serde_json::json;
 
+impl Server {
+    /// This server as the caller of `context` sees it (its profile's skills and versions).
+    fn scoped(&self, context: &RequestContext<RoleServer>) -> Server {
+        match crate::Agent::of(context) {
+            Some(agent) => self.for_agent(agent),
+            None => self.clone(),
+        }
+    }
+}
+
 impl ServerHandler for Server {
+    async fn initialize(
+        &self,
+        request: rmcp::model::InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::InitializeResult, McpError> {
+        context.peer.set_peer_info(request.clone());
+        let mut result = self.negotiate_initialize(&request)?;
+        result.instructions = Some(self.scoped(&context).instructions().into_owned());
+        Ok(result)
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
@@ -31,15 +52,17 @@ impl ServerHandler for Server {
             Implementation::new("skillbake", env!("CARGO_PKG_VERSION"))
                 .with_description("Agent skill packs compiled into this binary"),
         )
-        .with_instructions(self.instructions().to_string())
+        .with_instructions(self.instructions().into_owned())
     }
 
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+        Ok(ListToolsResult::with_all_items(
+            self.scoped(&context).agent_tools(),
+        ))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -57,6 +80,7 @@ impl ServerHandler for Server {
         let ct = context.ct.clone();
         let cancelled = async move { ct.cancelled().await };
         match self
+            .scoped(&context)
             .call_until(request.name.as_ref(), args, cancelled)
             .await
         {
@@ -69,10 +93,14 @@ impl ServerHandler for Server {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         Ok(ListResourcesResult::with_all_items(
-            self.resources().into_iter().map(resource).collect(),
+            self.scoped(&context)
+                .resources()
+                .into_iter()
+                .map(resource)
+                .collect(),
         ))
     }
 
@@ -100,15 +128,21 @@ impl ServerHandler for Server {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        match self.read(&request.uri) {
+        let scoped = self.scoped(&context);
+        match scoped.read(&request.uri) {
             Some(c) => Ok(ReadResourceResult::new(vec![resource_contents(c)]).into()),
             None => Err(McpError::resource_not_found(
                 format!(
                     "no embedded file at `{}` (expected {RESOURCE_TEMPLATE}; skills: {})",
                     request.uri,
-                    self.registry().names().collect::<Vec<_>>().join(", ")
+                    scoped
+                        .agent_skills()
+                        .iter()
+                        .map(|s| s.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
                 Some(json!({ "uri": request.uri })),
             )),
@@ -118,10 +152,11 @@ impl ServerHandler for Server {
     async fn list_skills(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
         let page = self
+            .scoped(&context)
             .skills_page(cursor)
             .map_err(|m| McpError::invalid_params(m, None))?;
         let mut result =
@@ -135,9 +170,10 @@ impl ServerHandler for Server {
     async fn get_skill(
         &self,
         request: GetSkillRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, McpError> {
         let entry = self
+            .scoped(&context)
             .skill_entry(&request.uri)
             .map_err(|m| McpError::invalid_params(m, Some(json!({ "uri": request.uri }))))?;
         Ok(GetSkillResult::new(skill(entry))
@@ -148,9 +184,10 @@ impl ServerHandler for Server {
     async fn read_resource_directory(
         &self,
         request: ReadResourceDirectoryRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, McpError> {
         let children = self
+            .scoped(&context)
             .read_directory(&request.uri, request.cursor.as_deref())
             .map_err(|m| McpError::invalid_params(m, Some(json!({ "uri": request.uri }))))?;
         Ok(ReadResourceDirectoryResult::with_all_items(
@@ -233,10 +270,18 @@ fn dir_resource(d: DirEntry) -> Resource {
 
 fn tool_result(reply: ToolReply) -> CallToolResult {
     let content = reply.texts.into_iter().map(ContentBlock::text).collect();
-    if reply.is_error {
+    let result = if reply.is_error {
         CallToolResult::error(content)
     } else {
         CallToolResult::success(content)
+    };
+    match reply.served {
+        Some(served) => {
+            let mut meta = serde_json::Map::new();
+            meta.insert(crate::SERVED_KEY.to_string(), served.to_json());
+            result.with_meta(Some(rmcp::model::MetaObject(meta)))
+        }
+        None => result,
     }
 }
 

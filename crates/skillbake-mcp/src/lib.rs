@@ -80,6 +80,7 @@ mod handler;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
+pub mod profiles;
 mod server;
 mod skills;
 mod stdio;
@@ -91,9 +92,10 @@ pub use rmcp;
 
 pub use agent::{Agent, ANONYMOUS};
 pub use error::Error;
+pub use profiles::{Profiles, Rollout, SERVED_KEY};
 pub use server::{
-    Arguments, CallError, Contents, ResourceInfo, Server, ToolReply, FIND_SKILLS, FIND_SKILLS_MAX,
-    LIST_SKILLS, LOAD_SKILL,
+    Arguments, CallError, Contents, ResourceInfo, Served, Server, ToolReply, FIND_SKILLS,
+    FIND_SKILLS_MAX, LIST_SKILLS, LOAD_SKILL,
 };
 pub use skills::{
     provenance, DirEntry, ManifestEntry, SkillEntry, SkillsPage, DIRECTORY_MIME_TYPE,

@@ -2,9 +2,11 @@
 //! this crate's own types (`crate::handler` adapts them to rmcp's, `crate::stdio` and
 //! `crate::http` carry them).
 
+use crate::agent::Agent;
 use crate::error::Error;
+use crate::profiles::{Origin, Profiles, View};
 use crate::skills::{self, file_uri, served_kind, DirEntry, SkillEntry, SkillsPage, Target};
-use crate::uri::{resource_uri, skill_root, URI_PREFIX};
+use crate::uri::{resource_uri, URI_PREFIX};
 use serde_json::{json, Map, Value};
 use skillbake::{CatalogFormat, File, FileKind, Registry, RouteOptions, Skill, ToolsFormat};
 use skillbake_exec::{Executor, Meta, Outcome, ParamCheck, Policy};
@@ -44,6 +46,30 @@ pub struct ToolReply {
     pub texts: Vec<String>,
     /// Whether the call failed (bad arguments, not found, a run that did not succeed).
     pub is_error: bool,
+    /// The skill and version that served the call, for the reply's `_meta` (under
+    /// [`SERVED_KEY`](crate::SERVED_KEY)) and a call log; `None` for calls no skill served.
+    pub served: Option<Served>,
+}
+
+/// Who a tool call served, and from which version: for the reply's `_meta` and a call log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Served {
+    /// The agent that called ([`ANONYMOUS`](crate::ANONYMOUS) without authentication).
+    pub agent: String,
+    /// The skill.
+    pub skill: String,
+    /// The version that served the call, when the pack has one.
+    pub version: Option<String>,
+    /// Why this version: `default` (the build's), `requirement` (the agent's profile), `rollout`
+    /// or `request` (the call named a version range).
+    pub via: &'static str,
+}
+
+impl Served {
+    /// The `_meta` value: `{agent, skill, version, via}`.
+    pub fn to_json(&self) -> Value {
+        json!({"agent": self.agent, "skill": self.skill, "version": self.version, "via": self.via})
+    }
 }
 
 impl ToolReply {
@@ -51,6 +77,7 @@ impl ToolReply {
         ToolReply {
             texts,
             is_error: false,
+            served: None,
         }
     }
 
@@ -58,6 +85,7 @@ impl ToolReply {
         ToolReply {
             texts: vec![text],
             is_error: true,
+            served: None,
         }
     }
 }
@@ -140,6 +168,11 @@ pub struct Server {
     pub(crate) skills_page: usize,
     /// Set by [`Server::stop_runs`]: every run of this server and its clones stops.
     stop: Arc<AtomicBool>,
+    /// The agents' profiles and the rollouts, when the server has them.
+    profiles: Option<Arc<Profiles>>,
+    /// The caller this clone answers, and what it sees.
+    agent: Agent,
+    pub(crate) view: Arc<View>,
 }
 
 impl fmt::Debug for Server {
@@ -190,6 +223,9 @@ impl Server {
             runs: None,
             skills_page: crate::skills::SKILLS_PAGE,
             stop: Arc::new(AtomicBool::new(false)),
+            profiles: None,
+            agent: Agent::anonymous(),
+            view: Arc::new(View::everything()),
         })
     }
 
@@ -215,6 +251,39 @@ impl Server {
         self
     }
 
+    /// Serves every agent what its profile says ([`Profiles`]): the skills it sees, the
+    /// version it gets by name (its requirements and the rollouts), its permissions, run
+    /// limit and call rate. This server answers as the anonymous caller; [`Server::for_agent`]
+    /// gives the clone that answers another agent.
+    pub fn with_profiles(mut self, profiles: Profiles) -> Self {
+        self.view = profiles.view(crate::ANONYMOUS);
+        self.profiles = Some(Arc::new(profiles));
+        self
+    }
+
+    /// A clone of this server that answers `agent`: with profiles, only what its profile
+    /// shows it; without, everything (the agent is named in [`Served`]).
+    pub fn for_agent(&self, agent: &Agent) -> Server {
+        let mut out = self.clone();
+        if let Some(p) = &self.profiles {
+            out.view = p.view(agent.name());
+        }
+        out.agent = agent.clone();
+        out
+    }
+
+    /// The agent this server answers.
+    pub fn agent(&self) -> &Agent {
+        &self.agent
+    }
+
+    /// The version of skill `name` the agent gets by name (see [`Server::for_agent`]); `None`
+    /// when it does not see the skill or the pack has no version.
+    pub fn served_version(&self, name: &str) -> Option<&'static str> {
+        let skill = self.registry.get_exact(name)?;
+        self.view.by_name(&skill)?.0.version()
+    }
+
     /// Lists at most `n` skills (at least 1) per `skills/list` page instead of
     /// [`SKILLS_PAGE`](crate::SKILLS_PAGE), for hosts that want small pages.
     pub fn with_skills_page(mut self, n: usize) -> Self {
@@ -227,6 +296,12 @@ impl Server {
         self.registry
     }
 
+    /// The permissions the server's runs are granted (`None` when it runs nothing): what a
+    /// profile's `allow` may narrow.
+    pub fn granted(&self) -> Option<&[&'static str]> {
+        self.executor.as_ref().map(|e| e.policy().granted())
+    }
+
     /// Whether pack tools run scripts.
     pub fn executes(&self) -> bool {
         self.executor.is_some()
@@ -235,20 +310,88 @@ impl Server {
     /// The tools this server lists, as MCP tool definitions (`{name, description,
     /// inputSchema, …}`): the registry's MCP tool definitions, then `list_skills`.
     pub fn tools(&self) -> Vec<Value> {
-        self.tools
+        self.agent_tools()
             .iter()
             .map(|t| serde_json::to_value(t).unwrap_or(Value::Null))
             .collect()
     }
 
     /// The tools' names, in [`Server::tools`] order.
-    pub fn tool_names(&self) -> Vec<&str> {
-        self.tools.iter().map(|t| t.name.as_ref()).collect()
+    pub fn tool_names(&self) -> Vec<String> {
+        self.agent_tools()
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect()
     }
 
-    /// The catalog the server sends as its instructions.
-    pub fn instructions(&self) -> &str {
-        &self.instructions
+    /// The tools the agent sees: `load_skill` naming its skills, `find_skills`, the pack tools
+    /// of its skills (each at the version it gets by name), `list_skills`.
+    pub(crate) fn agent_tools(&self) -> Vec<rmcp::model::Tool> {
+        if self.profiles.is_none() {
+            return self.tools.to_vec();
+        }
+        let names: Vec<&str> = self.agent_skills().iter().map(|s| s.name()).collect();
+        let mut out = Vec::new();
+        for tool in self.tools.iter() {
+            let mut tool = tool.clone();
+            match tool.name.as_ref() {
+                LOAD_SKILL => {
+                    let mut schema = (*tool.input_schema).clone();
+                    if let Some(Value::Object(p)) = schema.get_mut("properties") {
+                        if let Some(Value::Object(n)) = p.get_mut("skill_name") {
+                            n.insert("enum".into(), json!(names));
+                        }
+                    }
+                    tool.input_schema = Arc::new(schema);
+                }
+                FIND_SKILLS | LIST_SKILLS => {}
+                name => {
+                    let Some(skill) = self
+                        .packs
+                        .get(name)
+                        .and_then(|s| self.registry.get_exact(s))
+                    else {
+                        continue;
+                    };
+                    let Some((chosen, _)) = self.view.by_name(&skill) else {
+                        continue;
+                    };
+                    if !chosen.is_default() {
+                        let schema = chosen
+                            .schema_json()
+                            .and_then(|t| serde_json::from_str::<Value>(t).ok());
+                        if let Some(Value::Object(mut schema)) = schema {
+                            schema.shift_remove("$schema");
+                            schema.shift_remove("$id");
+                            tool.input_schema = Arc::new(schema);
+                        }
+                        tool.description = Some(chosen.description().into());
+                    }
+                }
+            }
+            out.push(tool);
+        }
+        out
+    }
+
+    /// The skills the agent sees, once each, at the version it gets by name, in name order.
+    pub(crate) fn agent_skills(&self) -> Vec<Skill<'static>> {
+        self.registry
+            .iter()
+            .filter_map(|s| self.view.by_name(&s).map(|(v, _)| v))
+            .collect()
+    }
+
+    /// The catalog the server sends as its instructions (with profiles, of the agent's skills
+    /// at its versions).
+    pub fn instructions(&self) -> std::borrow::Cow<'_, str> {
+        if self.profiles.is_none() {
+            return std::borrow::Cow::Borrowed(&self.instructions);
+        }
+        let skills = self.agent_skills();
+        std::borrow::Cow::Owned(
+            skillbake_format::catalog::render(CatalogFormat::Xml, skills, None).text,
+        )
     }
 
     /// Every resource: one per embedded file of every version of every skill, in name, version
@@ -256,7 +399,10 @@ impl Server {
     pub fn resources(&self) -> Vec<ResourceInfo> {
         let mut out = Vec::new();
         for skill in self.registry.all_versions() {
-            let root = skill_root(&skill);
+            if !self.view.sees(skill.name()) {
+                continue;
+            }
+            let root = skills::root(&self.view, &skill);
             let id = root.get(URI_PREFIX.len()..).unwrap_or_default();
             for file in skill.files() {
                 let skill_md = file.path() == "SKILL.md";
@@ -280,7 +426,7 @@ impl Server {
     /// name ignores letter case and may carry a version (`name@1.4.2`, exactly that version, an
     /// alias kept from earlier releases) or a range (`name@^1`, the newest in it).
     pub fn read(&self, uri: &str) -> Option<Contents> {
-        match skills::target(self.registry, uri)? {
+        match skills::target(self.registry, &self.view, uri)? {
             Target::InSkill { skill, path } => Some(contents(uri, &skill.file(&path)?)),
             Target::Version(_) => None,
         }
@@ -291,13 +437,13 @@ impl Server {
     /// at a time (see [`Server::with_skills_page`]), from `cursor` (the previous page's
     /// `next_cursor`). A cursor this server did not give is an error message.
     pub fn skills_page(&self, cursor: Option<&str>) -> Result<SkillsPage, String> {
-        skills::page(self.registry, self.skills_page, cursor)
+        skills::page(self.registry, &self.view, self.skills_page, cursor)
     }
 
     /// `skills/get`: the entry of the skill whose `SKILL.md` is at `uri` (exactly the URI
     /// `skills/list` gives), or why there is none.
     pub fn skill_entry(&self, uri: &str) -> Result<SkillEntry, String> {
-        skills::skill_entry(self.registry, uri)
+        skills::skill_entry(self.registry, &self.view, uri)
     }
 
     /// Why the skills extension does not serve `skill` (its tools and resources stay): its
@@ -310,7 +456,7 @@ impl Server {
     /// `resources/directory/read`: the direct children of the folder at `uri`, or why it is
     /// not one. A folder is listed in one page, so any cursor is an error.
     pub fn read_directory(&self, uri: &str, cursor: Option<&str>) -> Result<Vec<DirEntry>, String> {
-        skills::read_directory(self.registry, uri, cursor)
+        skills::read_directory(self.registry, &self.view, uri, cursor)
     }
 
     /// Calls the tool `name` with `args`, as a `tools/call` request does over any transport. A
@@ -331,11 +477,18 @@ impl Server {
         args: Arguments,
         cancelled: impl std::future::Future<Output = ()>,
     ) -> Result<ToolReply, CallError> {
+        if let Err((wait, rate)) = self.view.take_call() {
+            return Ok(ToolReply::error(format!(
+                "Error: rate limit: agent `{}` may make {rate} tool calls; retry in {:.1} s.",
+                self.agent,
+                wait.max(0.1)
+            )));
+        }
         Ok(match name {
             LOAD_SKILL => self.load_skill(&args),
             LIST_SKILLS => self.blocking(move |s| s.list_skills(&args)).await?,
             FIND_SKILLS => self.blocking(move |s| s.find_skills(&args)).await?,
-            name => match self.packs.get(name) {
+            name => match self.packs.get(name).filter(|s| self.view.sees(s)) {
                 Some(&skill) => match (&self.executor, self.runnable(skill)) {
                     (Some(executor), true) => {
                         self.run(Arc::clone(executor), skill, args, cancelled)
@@ -362,7 +515,7 @@ impl Server {
     /// `name` is no tool: the message lists the tools, with a suggestion when one is close.
     fn unknown_tool(&self, name: &str) -> String {
         let tools = self.tool_names();
-        match closest(name, tools.iter().copied()) {
+        match closest(name, tools.iter().map(String::as_str)) {
             Some(s) => format!(
                 "unknown tool `{name}`; {} Tools: {}",
                 did_you_mean(s),
@@ -385,8 +538,21 @@ impl Server {
         // Set when the call is cancelled or its future dropped: the run stops either way.
         let flag = Arc::new(AtomicBool::new(false));
         let _cancel_on_drop = SetOnDrop(Arc::clone(&flag));
-        let policy = executor.policy().clone().cancel_on(Arc::clone(&flag));
+        let mut policy = executor.policy().clone().cancel_on(Arc::clone(&flag));
+        if let Some(allow) = &self.view.allow {
+            policy = policy.grant_only(allow);
+        }
+        let (request, served) = self.pick(skill);
         let failed = |e: &dyn fmt::Display| CallError::Failed(format!("the run failed: {e}"));
+        let agent_slot = match &self.view.runs {
+            Some(runs) => Some(
+                Arc::clone(runs)
+                    .acquire_owned()
+                    .await
+                    .map_err(|e| failed(&e))?,
+            ),
+            None => None,
+        };
         let slot = match &self.runs {
             Some(runs) => Some(
                 Arc::clone(runs)
@@ -397,8 +563,9 @@ impl Server {
             None => None,
         };
         let mut handle = tokio::task::spawn_blocking(move || {
-            let outcome = executor.execute_with(skill, Value::Object(args), &policy);
+            let outcome = executor.execute_with(&request, Value::Object(args), &policy);
             drop(slot);
+            drop(agent_slot);
             outcome
         });
         let cancelled = std::pin::pin!(cancelled);
@@ -413,7 +580,37 @@ impl Server {
         Ok(ToolReply {
             texts: vec![outcome.to_json()],
             is_error: !outcome.ok(),
+            served: Some(served),
         })
+    }
+
+    /// The request that names the version of `skill` the agent gets by name
+    /// (`name@=VERSION` when it is not the registry's), and what served it.
+    fn pick(&self, skill: &'static str) -> (String, Served) {
+        let found = self.registry.get_exact(skill);
+        let chosen = found.and_then(|s| self.view.by_name(&s));
+        let (request, version, via) = match chosen {
+            Some((v, Some(origin))) => (
+                format!("{skill}@={}", v.version().unwrap_or_default()),
+                v.version(),
+                match origin {
+                    Origin::Requirement => "requirement",
+                    Origin::Rollout => "rollout",
+                },
+            ),
+            Some((v, None)) => (skill.to_string(), v.version(), "default"),
+            None => (skill.to_string(), None, "default"),
+        };
+        (request, self.served(skill, version, via))
+    }
+
+    fn served(&self, skill: &str, version: Option<&str>, via: &'static str) -> Served {
+        Served {
+            agent: self.agent.name().to_string(),
+            skill: skill.to_string(),
+            version: version.map(str::to_string),
+            via,
+        }
     }
 
     fn load_skill(&self, args: &Arguments) -> ToolReply {
@@ -451,18 +648,30 @@ impl Server {
                 ))
             }
         };
-        let file_path = file_path.unwrap_or_else(|| {
-            self.registry
-                .get(skill_name)
-                .map_or("", |s| s.skill_md_path())
-        });
-        // What `Registry::load_skill` does, keeping the resolution to flag not-found replies.
-        let resolution = self.registry.resolve(skill_name, file_path);
+        let found = self.view.lookup(self.registry, skill_name);
+        let file_path = file_path.unwrap_or_else(|| found.map_or("", |s| s.skill_md_path()));
+        // What `Registry::load_skill` does, keeping the resolution to flag not-found replies;
+        // a skill the agent does not see answers exactly as one that does not exist.
+        let resolution = match found {
+            Some(skill) => skill.resolve(file_path),
+            None => skillbake::Resolution::SkillNotFound,
+        };
         let mut reply = String::new();
         resolution.write_reply(skill_name, file_path, &mut reply);
+        let served = found.map(|s| {
+            let by_name = skill_name.eq_ignore_ascii_case(s.name());
+            let via = match self.view.by_name(&s) {
+                Some((_, Some(Origin::Rollout))) if by_name => "rollout",
+                Some((_, Some(Origin::Requirement))) if by_name => "requirement",
+                _ if by_name => "default",
+                _ => "request",
+            };
+            self.served(s.name(), s.version(), via)
+        });
         ToolReply {
             texts: vec![reply],
             is_error: !resolution.is_found(),
+            served,
         }
     }
 
@@ -498,8 +707,40 @@ impl Server {
                 return ToolReply::error(format!("Error: `bucket` must be a string, not {v}."))
             }
         };
-        let opts = RouteOptions { top, bucket };
-        ToolReply::success(vec![self.registry.route_json(query, opts)])
+        if self.profiles.is_none() {
+            let opts = RouteOptions { top, bucket };
+            return ToolReply::success(vec![self.registry.route_json(query, opts)]);
+        }
+        // Every routed skill, then those the agent sees (at its versions), the top of them.
+        let all = RouteOptions {
+            top: self.registry.len().max(1),
+            bucket,
+        };
+        let routed: Vec<_> = self
+            .registry
+            .route_with(query, all)
+            .into_iter()
+            .filter_map(|r| Some((self.view.by_name(&r.skill)?.0, r)))
+            .take(top)
+            .collect();
+        let matched: Vec<Vec<&'static str>> =
+            routed.iter().map(|(_, r)| r.fields().collect()).collect();
+        let candidates: Vec<skillbake_format::candidates::Candidate<'_>> = routed
+            .iter()
+            .zip(&matched)
+            .map(|((s, r), m)| skillbake_format::candidates::Candidate {
+                name: s.name(),
+                description: s.description(),
+                location: s.skill_md_path(),
+                bucket: r.skill.bucket(),
+                score: r.score,
+                matched: m,
+                when_to_use: s.field_json("when_to_use").filter(|v| *v != "null"),
+                when_not_to_use: s.field_json("when_not_to_use").filter(|v| *v != "null"),
+                schema: s.schema_json(),
+            })
+            .collect();
+        ToolReply::success(vec![skillbake_format::candidates::json(&candidates)])
     }
 
     fn list_skills(&self, args: &Arguments) -> ToolReply {
@@ -511,15 +752,24 @@ impl Server {
         let skills: Vec<Value> = self
             .registry
             .iter()
-            .map(|s| {
-                json!({
+            .filter_map(|d| {
+                let (s, origin) = self.view.by_name(&d)?;
+                let mut entry = json!({
                     "name": s.name(),
                     "version": s.version(),
                     "versions": s.versions().map(|v| v.version()).collect::<Vec<_>>(),
                     "description": s.description(),
                     "location": s.skill_md_path(),
                     "uri": resource_uri(s.name(), "SKILL.md"),
-                })
+                });
+                if self.profiles.is_some() {
+                    entry["via"] = json!(match origin {
+                        Some(Origin::Rollout) => "rollout",
+                        Some(Origin::Requirement) => "requirement",
+                        None => "default",
+                    });
+                }
+                Some(entry)
             })
             .collect();
         match serde_json::to_string_pretty(&skills) {
@@ -532,7 +782,8 @@ impl Server {
     /// with the executor's own result), then the pack's instructions and the arguments, defaults
     /// applied, for the model to carry out.
     fn pack_tool(&self, tool: &str, skill: &'static str, args: Arguments) -> ToolReply {
-        let Some(skill) = self.registry.get_exact(skill) else {
+        let (request, served) = self.pick(skill);
+        let Some(skill) = self.registry.get(&request) else {
             return ToolReply::error(format!("Error: skill `{skill}` is not embedded."));
         };
         let args = match self.params.check(&skill, Value::Object(args)) {
@@ -541,9 +792,7 @@ impl Server {
                 return ToolReply::error(Outcome::failure(failure, Meta::default()).to_json())
             }
         };
-        let instructions = self
-            .registry
-            .load_skill(skill.name(), skill.skill_md_path());
+        let instructions = skill.load(skill.skill_md_path());
         let note = if self.executor.is_some() {
             NOT_RUNNABLE
         } else {
@@ -557,13 +806,20 @@ impl Server {
             "files": format!("{}{}/", URI_PREFIX, skill.name()),
         });
         match serde_json::to_string_pretty(&echo) {
-            Ok(echo) => ToolReply::success(vec![instructions, echo]),
+            Ok(echo) => ToolReply {
+                served: Some(served),
+                ..ToolReply::success(vec![instructions, echo])
+            },
             Err(e) => ToolReply::error(format!("Error: {e}")),
         }
     }
 
     fn names(&self) -> String {
-        self.registry.names().collect::<Vec<_>>().join(", ")
+        self.agent_skills()
+            .iter()
+            .map(|s| s.name())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// Whether the skill has an `entrypoint`.

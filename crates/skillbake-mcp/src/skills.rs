@@ -12,7 +12,8 @@
 //! `skill://{name}/{path}`; every version is at `skill://v{version}/{name}/{path}` (canonical
 //! for the others); `skill://{name}@{version}/{path}` is still read, as an alias.
 
-use crate::uri::{segments, skill_root};
+use crate::profiles::View;
+use crate::uri::segments;
 use serde_json::{Map, Value};
 use skillbake::{File, FileKind, Registry, Skill};
 use skillbake_format::file_type::mime_type;
@@ -123,6 +124,7 @@ pub(crate) enum Target<'r> {
 /// give is an error message.
 pub(crate) fn page(
     registry: &'static Registry,
+    view: &View,
     page_size: usize,
     cursor: Option<&str>,
 ) -> Result<SkillsPage, String> {
@@ -143,14 +145,14 @@ pub(crate) fn page(
     let mut skills = Vec::new();
     let mut next_cursor = None;
     for (row, skill) in registry.all_versions().enumerate().skip(start) {
-        if refusal(&skill).is_some() {
+        if refusal(&skill).is_some() || !view.sees(skill.name()) {
             continue;
         }
         if skills.len() == page_size {
             next_cursor = Some(row.to_string());
             break;
         }
-        skills.push(entry(&skill, registry)?);
+        skills.push(entry(&skill, view, registry)?);
     }
     Ok(SkillsPage {
         skills,
@@ -159,15 +161,19 @@ pub(crate) fn page(
 }
 
 /// `skills/get`: the entry of the skill whose `SKILL.md` is at `uri`, or why there is none.
-pub(crate) fn skill_entry(registry: &'static Registry, uri: &str) -> Result<SkillEntry, String> {
+pub(crate) fn skill_entry(
+    registry: &'static Registry,
+    view: &View,
+    uri: &str,
+) -> Result<SkillEntry, String> {
     let not_served = |why: &str| format!("No skill is served at {uri}: {why}");
-    let Some(Target::InSkill { skill, path }) = target(registry, uri) else {
+    let Some(Target::InSkill { skill, path }) = target(registry, view, uri) else {
         return Err(not_served(
             "no embedded skill has that path (expected skill://NAME/SKILL.md or \
              skill://vVERSION/NAME/SKILL.md; skills/list lists every skill)",
         ));
     };
-    let canonical = format!("{}/SKILL.md", skill_root(&skill));
+    let canonical = format!("{}/SKILL.md", root(view, &skill));
     let what = match path.as_str() {
         "" => "that is the skill's folder".to_string(),
         "SKILL.md" => "that is another spelling of the skill's URI".to_string(),
@@ -184,7 +190,7 @@ pub(crate) fn skill_entry(registry: &'static Registry, uri: &str) -> Result<Skil
     if let Some(why) = refusal(&skill) {
         return Err(not_served(&why));
     }
-    entry(&skill, registry)
+    entry(&skill, view, registry)
 }
 
 /// Why the extension does not serve `skill` (its `load_skill`, tools and resources stay):
@@ -219,6 +225,7 @@ pub(crate) fn refusal(skill: &Skill<'_>) -> Option<String> {
 /// one. This server gives no cursor (a folder is listed whole), so any cursor is an error.
 pub(crate) fn read_directory(
     registry: &'static Registry,
+    view: &View,
     uri: &str,
     cursor: Option<&str>,
 ) -> Result<Vec<DirEntry>, String> {
@@ -232,18 +239,18 @@ pub(crate) fn read_directory(
             "{uri} is not a directory resource: a folder's URI has no trailing `/` (read {bare})"
         ));
     }
-    match target(registry, uri) {
+    match target(registry, view, uri) {
         Some(Target::Version(version)) => Ok(registry
             .all_versions()
-            .filter(|s| s.version() == Some(version.as_str()))
+            .filter(|s| s.version() == Some(version.as_str()) && view.sees(s.name()))
             .map(|s| DirEntry {
-                uri: skill_root(&s),
+                uri: root(view, &s),
                 name: s.name().to_string(),
                 mime_type: DIRECTORY_MIME_TYPE,
                 size: None,
             })
             .collect()),
-        Some(Target::InSkill { skill, path }) => children(&skill, &path).ok_or_else(|| {
+        Some(Target::InSkill { skill, path }) => children(view, &skill, &path).ok_or_else(|| {
             if skill.file(&path).is_some() {
                 format!(
                     "{uri} is not a directory resource: it is a file (read it with resources/read)"
@@ -266,7 +273,11 @@ pub(crate) fn read_directory(
 /// authority ignores case anyway): `skill://v{version}`, `skill://v{version}/{name}[/{path}]`,
 /// or `skill://{name}[/{path}]` with `name` also `name@version` (an alias) or
 /// `name@range`.
-pub(crate) fn target(registry: &'static Registry, uri: &str) -> Option<Target<'static>> {
+pub(crate) fn target(
+    registry: &'static Registry,
+    view: &View,
+    uri: &str,
+) -> Option<Target<'static>> {
     let (first, rest) = segments(uri)?;
     let first = percent::decode(first)?;
     if let Some(version) = first
@@ -276,25 +287,41 @@ pub(crate) fn target(registry: &'static Registry, uri: &str) -> Option<Target<'s
         let Some(rest) = rest else {
             return registry
                 .all_versions()
-                .any(|s| s.version() == Some(version))
+                .any(|s| s.version() == Some(version) && view.sees(s.name()))
                 .then(|| Target::Version(version.to_string()));
         };
         let (name, path) = rest
             .split_once('/')
             .map_or((rest, None), |(n, p)| (n, Some(p)));
         let name = percent::decode(name)?;
-        let skill = registry.get(&format!("{name}@={version}"))?;
+        let skill = view.lookup(registry, &format!("{name}@={version}"))?;
         return in_skill(skill, path);
     }
     let request = match first.rsplit_once('@') {
         Some((n, v)) if Version::parse(v).is_ok() => format!("{n}@={v}"),
         _ => first,
     };
-    in_skill(registry.get(&request)?, rest)
+    in_skill(view.lookup(registry, &request)?, rest)
+}
+
+/// The URI of a skill's folder as the agent sees it: `skill://{name}` for the version it gets
+/// by name, `skill://v{version}/{name}` for the others.
+pub(crate) fn root(view: &View, skill: &Skill<'static>) -> String {
+    let mut out = String::from(crate::uri::URI_PREFIX);
+    match skill.version() {
+        Some(v) if !view.is_by_name(skill) => {
+            out.push('v');
+            percent::encode_into(&mut out, v, Keep::Unreserved);
+            out.push('/');
+        }
+        _ => {}
+    }
+    percent::encode_into(&mut out, skill.name(), Keep::Unreserved);
+    out
 }
 
 /// The entry of one skill, from the registry's tables.
-fn entry(skill: &Skill<'_>, registry: &Registry) -> Result<SkillEntry, String> {
+fn entry(skill: &Skill<'static>, view: &View, registry: &Registry) -> Result<SkillEntry, String> {
     let frontmatter = match serde_json::from_str(skill.frontmatter_json()) {
         Ok(Value::Object(m)) => m,
         _ => {
@@ -304,7 +331,7 @@ fn entry(skill: &Skill<'_>, registry: &Registry) -> Result<SkillEntry, String> {
             ))
         }
     };
-    let root = skill_root(skill);
+    let root = root(view, skill);
     let resources = skill
         .files()
         .map(|f| ManifestEntry {
@@ -341,8 +368,8 @@ pub(crate) fn file_uri(root: &str, path: &str) -> String {
 
 /// The direct children of folder `dir` (`""`: the skill's root) of `skill`, in path order;
 /// `None` when no file of the skill is under it.
-fn children(skill: &Skill<'_>, dir: &str) -> Option<Vec<DirEntry>> {
-    let root = skill_root(skill);
+fn children(view: &View, skill: &Skill<'static>, dir: &str) -> Option<Vec<DirEntry>> {
+    let root = root(view, skill);
     let prefix = if dir.is_empty() {
         String::new()
     } else {
