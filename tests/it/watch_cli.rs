@@ -17,6 +17,9 @@ struct Watch {
     child: Child,
     lines: Receiver<(char, String)>,
     seen: Vec<(char, String)>,
+    /// Per stream, how many of its lines in `seen` earlier waits have consumed: stdout and
+    /// stderr are read by two threads, so their lines reach `seen` in either order.
+    consumed: [usize; 2],
 }
 
 impl Drop for Watch {
@@ -52,28 +55,39 @@ impl Watch {
             child,
             lines,
             seen: Vec::new(),
+            consumed: [0, 0],
         }
     }
 
-    /// The lines up to and including the first (on stream `stream`: `o`ut or `e`rr) that
-    /// contains `needle`; fails after [`WAIT`].
+    /// The lines of stream `stream` (`o`ut or `e`rr) after those earlier waits on it returned,
+    /// up to and including the first that contains `needle`; fails after [`WAIT`].
     fn until(&mut self, stream: char, needle: &str) -> Vec<String> {
+        let slot = usize::from(stream == 'e');
         let deadline = Instant::now() + WAIT;
-        let mut got = Vec::new();
         loop {
+            let mine: Vec<&String> = self
+                .seen
+                .iter()
+                .filter(|(s, _)| *s == stream)
+                .map(|(_, l)| l)
+                .collect();
+            let start = self.consumed[slot];
+            if let Some(i) = mine.iter().skip(start).position(|l| l.contains(needle)) {
+                let got: Vec<String> = mine[start..=start + i]
+                    .iter()
+                    .map(|l| l.to_string())
+                    .collect();
+                self.consumed[slot] = start + i + 1;
+                return got;
+            }
             let left = deadline.saturating_duration_since(Instant::now());
-            let Ok((s, line)) = self.lines.recv_timeout(left) else {
+            let Ok(next) = self.lines.recv_timeout(left) else {
                 panic!(
                     "no line with {needle:?} within {WAIT:?}; seen: {:#?}",
                     self.seen
                 );
             };
-            self.seen.push((s, line.clone()));
-            let hit = s == stream && line.contains(needle);
-            got.push(line);
-            if hit {
-                return got;
-            }
+            self.seen.push(next);
         }
     }
 }
