@@ -789,7 +789,11 @@ impl Server {
         let args = match self.params.check(&skill, Value::Object(args)) {
             Ok(args) => args,
             Err(failure) => {
-                return ToolReply::error(Outcome::failure(failure, Meta::default()).to_json())
+                // Refused as a run would refuse it, and by the same version: say which.
+                return ToolReply {
+                    served: Some(served),
+                    ..ToolReply::error(Outcome::failure(failure, Meta::default()).to_json())
+                };
             }
         };
         let instructions = skill.load(skill.skill_md_path());
