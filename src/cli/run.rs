@@ -15,8 +15,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// A flag that Ctrl-C, SIGTERM and SIGHUP set (instead of ending skillbake), so a running
-/// script's process group is killed and the result still printed.
-fn stop_on_signals() -> Arc<AtomicBool> {
+/// script's process group is killed and the result still printed, or a watch ends cleanly.
+pub(super) fn stop_on_signals() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     #[cfg(unix)]
     for signal in [

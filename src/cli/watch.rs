@@ -20,8 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, SystemTime};
 
 /// How often the folders are walked.
@@ -247,20 +246,6 @@ fn recheck(w: &mut Watched, opts: &CheckOptions, prefix_root: bool) -> Option<(R
     Some((Report::merge_all(reports), names.join(", ")))
 }
 
-/// Registers Ctrl-C and SIGTERM; the flag they raise.
-fn stop_flag() -> Arc<AtomicBool> {
-    let flag = Arc::new(AtomicBool::new(false));
-    #[cfg(unix)]
-    for signal in [
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ] {
-        let _ = signal_hook::flag::register(signal, Arc::clone(&flag));
-    }
-    flag
-}
-
 /// Watches `roots` (already checked once, with `first` the cross-pack diagnostics of each)
 /// until a signal ends it.
 pub fn run(
@@ -269,7 +254,7 @@ pub fn run(
     opts: &CheckOptions,
     printer: &Printer,
 ) -> ExitCode {
-    let stop = stop_flag();
+    let stop = super::run::stop_on_signals();
     let prefix_root = roots.len() > 1 || printer.format.wants_root_prefix();
     let mut watched: Vec<Watched> = roots
         .iter()

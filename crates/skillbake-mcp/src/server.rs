@@ -544,24 +544,9 @@ impl Server {
         }
         let (request, served) = self.pick(skill);
         let failed = |e: &dyn fmt::Display| CallError::Failed(format!("the run failed: {e}"));
-        let agent_slot = match &self.view.runs {
-            Some(runs) => Some(
-                Arc::clone(runs)
-                    .acquire_owned()
-                    .await
-                    .map_err(|e| failed(&e))?,
-            ),
-            None => None,
-        };
-        let slot = match &self.runs {
-            Some(runs) => Some(
-                Arc::clone(runs)
-                    .acquire_owned()
-                    .await
-                    .map_err(|e| failed(&e))?,
-            ),
-            None => None,
-        };
+        // The agent's own run limit first, then the server's.
+        let agent_slot = acquire(&self.view.runs).await.map_err(|e| failed(&e))?;
+        let slot = acquire(&self.runs).await.map_err(|e| failed(&e))?;
         let mut handle = tokio::task::spawn_blocking(move || {
             let outcome = executor.execute_with(&request, Value::Object(args), &policy);
             drop(slot);
@@ -872,6 +857,16 @@ fn json_type(v: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+/// A slot of the run limit `runs`, when there is one.
+async fn acquire(
+    runs: &Option<Arc<tokio::sync::Semaphore>>,
+) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, tokio::sync::AcquireError> {
+    match runs {
+        Some(runs) => Arc::clone(runs).acquire_owned().await.map(Some),
+        None => Ok(None),
     }
 }
 

@@ -307,17 +307,7 @@ pub(crate) fn target(
 /// The URI of a skill's folder as the agent sees it: `skill://{name}` for the version it gets
 /// by name, `skill://v{version}/{name}` for the others.
 pub(crate) fn root(view: &View, skill: &Skill<'static>) -> String {
-    let mut out = String::from(crate::uri::URI_PREFIX);
-    match skill.version() {
-        Some(v) if !view.is_by_name(skill) => {
-            out.push('v');
-            percent::encode_into(&mut out, v, Keep::Unreserved);
-            out.push('/');
-        }
-        _ => {}
-    }
-    percent::encode_into(&mut out, skill.name(), Keep::Unreserved);
-    out
+    crate::uri::skill_root_as(skill, view.is_by_name(skill))
 }
 
 /// The entry of one skill, from the registry's tables.

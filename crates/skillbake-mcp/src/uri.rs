@@ -30,9 +30,15 @@ pub fn resource_uri(name: &str, path: &str) -> String {
 /// get by name, `skill://v{version}/{name}` for the others. A version always holds a `.` and a
 /// name never does, so the two forms cannot meet.
 pub fn skill_root(skill: &Skill<'_>) -> String {
+    skill_root_as(skill, skill.is_default())
+}
+
+/// [`skill_root`] for a skill that the caller gets by name (`by_name`) or not: an agent's
+/// profile may make another version the one it gets by name.
+pub(crate) fn skill_root_as(skill: &Skill<'_>, by_name: bool) -> String {
     let mut out = String::from(URI_PREFIX);
     match skill.version() {
-        Some(v) if !skill.is_default() => {
+        Some(v) if !by_name => {
             out.push('v');
             percent::encode_into(&mut out, v, Keep::Unreserved);
             out.push('/');
