@@ -130,7 +130,7 @@ fn fix_removes_a_byte_order_mark_and_nothing_else() {
     let tmp = tempfile::tempdir().unwrap();
     let pack = tmp.path().join("skills/with-bom");
     std::fs::create_dir_all(&pack).unwrap();
-    let content = "---\r\nname: with-bom\r\ndescription: \"Keep CRLF.\"\r\n---\r\n\r\nBody.\r\n";
+    let content = "---\nname: with-bom\ndescription: \"Keep the rest.\"  \n---\n\nBody.\n";
     std::fs::write(pack.join("SKILL.md"), format!("\u{feff}{content}")).unwrap();
     let o = skillbake(tmp.path(), &["check", "skills", "--fix"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
@@ -143,4 +143,70 @@ fn fix_removes_a_byte_order_mark_and_nothing_else() {
         std::fs::read_to_string(pack.join("SKILL.md")).unwrap(),
         content
     );
+}
+
+/// CRLF, lone CR and mixed endings, and CRLF behind a BOM: `--diff` shows each line break
+/// changed and writes nothing; `--fix` leaves every file as it was with each CRLF and lone CR
+/// made LF (no other byte changed), and the check after it is clean.
+#[test]
+fn fix_makes_every_line_end_with_lf_and_changes_nothing_else() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "crlf",
+            "---\r\nname: crlf\r\ndescription: \"Tabs\tand spaces  \"  \r\n---\r\n\r\nBody.  \r\n",
+        ),
+        (
+            "mixed",
+            "---\nname: mixed\r\ndescription: d\n---\n\nBody \u{e9}.\r\nEnd",
+        ),
+        (
+            "lone-cr",
+            "---\rname: lone-cr\rdescription: d\r---\r\rBody.\r",
+        ),
+        (
+            "bom-crlf",
+            "\u{feff}---\r\nname: bom-crlf\r\ndescription: d\r\n---\r\n\r\nBody.\r\n",
+        ),
+    ];
+    for (name, content) in cases {
+        let pack = tmp.path().join("skills").join(name);
+        std::fs::create_dir_all(&pack).unwrap();
+        std::fs::write(pack.join("SKILL.md"), content).unwrap();
+    }
+    let o = skillbake(tmp.path(), &["check", "skills", "--diff"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let diff = text(&o.stdout);
+    assert!(
+        diff.contains(
+            "--- a/skills/crlf/SKILL.md\n+++ b/skills/crlf/SKILL.md\n@@ -1,6 +1,6 @@\n\
+             ----\r\n-name: crlf\r\n-description: \"Tabs\tand spaces  \"  \r\n----\r\n-\r\n-Body.  \r\n\
+             +---\n+name: crlf\n+description: \"Tabs\tand spaces  \"  \n+---\n+\n+Body.  \n"
+        ),
+        "{diff}"
+    );
+    for (name, content) in cases {
+        let on_disk =
+            std::fs::read_to_string(tmp.path().join("skills").join(name).join("SKILL.md"));
+        assert_eq!(on_disk.unwrap(), content, "--diff writes nothing");
+    }
+
+    let o = skillbake(tmp.path(), &["check", "skills", "--fix"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    assert_eq!(
+        text(&o.stderr),
+        "fixed skills/bom-crlf/SKILL.md: remove the byte order mark; end every line with LF\n\
+         fixed skills/crlf/SKILL.md: end every line with LF\n\
+         fixed skills/lone-cr/SKILL.md: end every line with LF\n\
+         fixed skills/mixed/SKILL.md: end every line with LF\n"
+    );
+    assert!(text(&o.stdout).starts_with("checked 4 packs: 0 errors, 0 warnings"));
+    for (name, content) in cases {
+        let want = content
+            .trim_start_matches('\u{feff}')
+            .replace("\r\n", "\n")
+            .replace('\r', "\n");
+        let after = std::fs::read(tmp.path().join("skills").join(name).join("SKILL.md")).unwrap();
+        assert_eq!(String::from_utf8(after).unwrap(), want, "{name}");
+    }
 }

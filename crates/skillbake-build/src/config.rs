@@ -119,6 +119,8 @@ impl Profile {
             ) => Some(Level::Warn),
             // DB-GPT reads `version` as any string or number.
             (Profile::DbGpt, Code::VersionInvalid) => Some(Level::Allow),
+            // DB-GPT opens `SKILL.md` with Python's universal newlines: CRLF and CR read as LF.
+            (Profile::DbGpt, Code::LineEndings) => Some(Level::Allow),
             _ => None,
         }
     }

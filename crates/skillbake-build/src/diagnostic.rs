@@ -239,6 +239,8 @@ codes! {
     UndeclaredCapability = "undeclared-capability", Warning, "validate/security/capabilities.rs", "A script of a pack that declares its permissions uses the network, other programs or writes outside `OUTPUT_DIR` without `permission:` saying so, or the body runs shell commands `allowed-tools` does not allow.";
     /// Binary content where text is expected.
     BinaryPayload = "binary-payload", Warning, "validate/security/binary.rs", "A pack holds compiled Python, an executable or shared library, an archive, or an Office file that can carry macros: content no reviewer can read.";
+    /// Lines of `SKILL.md` ending with CRLF or a lone CR.
+    LineEndings = "line-endings", Warning, "validate/line_endings.rs", "`SKILL.md` has lines that end with CRLF or a lone CR instead of LF, which hosts that find the frontmatter by `---` and a line feed do not read.";
 }
 
 /// The name of the `security` group of codes (`-D security`, `[lints] security = "deny"`).

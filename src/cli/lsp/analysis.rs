@@ -318,3 +318,46 @@ fn in_permission(lines: &Lines<'_>, fm_start: usize, line: usize, before: &str) 
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // tests fail loudly by design
+
+    use super::*;
+
+    /// The `line-endings` fix as a code action: one edit per line break, each replacing a whole
+    /// CRLF (end of one line to the start of the next) or lone CR with LF, which an editor
+    /// applying them literally turns into the LF text.
+    #[test]
+    fn the_line_endings_action_replaces_whole_line_breaks() {
+        let tmp = tempfile::tempdir().unwrap();
+        let pack = tmp.path().join("my-skill");
+        std::fs::create_dir(&pack).unwrap();
+        let text = "---\r\nname: my-skill\r\ndescription: Summarise text.\n---\r\n\r# Body\r\n";
+        let open = BTreeMap::from([("SKILL.md".to_string(), text.to_string())]);
+        let checked = check_pack(&pack, &open);
+        let diags = &checked.by_file["SKILL.md"];
+        let uri = Url::from_file_path(pack.join("SKILL.md")).unwrap();
+        let all = Range::new(Position::new(0, 0), Position::new(99, 0));
+        let actions = code_actions(diags, text, &uri, all);
+        assert_eq!(actions.len(), 1, "{actions:?}");
+        assert_eq!(actions[0].title, "end every line with LF");
+        let edits = &actions[0].edit.as_ref().unwrap().changes.as_ref().unwrap()[&uri];
+        let lines = Lines::new(text);
+        let mut after = String::new();
+        let mut at = 0;
+        for e in edits {
+            let (start, end) = (lines.offset(e.range.start), lines.offset(e.range.end));
+            assert_eq!(e.range.end, Position::new(e.range.start.line + 1, 0));
+            assert!(matches!(&text[start..end], "\r\n" | "\r"), "{e:?}");
+            after.push_str(&text[at..start]);
+            after.push_str(&e.new_text);
+            at = end;
+        }
+        after.push_str(&text[at..]);
+        assert_eq!(
+            after,
+            "---\nname: my-skill\ndescription: Summarise text.\n---\n\n# Body\n"
+        );
+    }
+}

@@ -464,6 +464,42 @@ proptest! {
         }
     }
 
+    /// `line-endings` fires exactly on the packs with a CR in `SKILL.md`, and its fix changes
+    /// what the check finds in nothing but that diagnostic: the same other diagnostics at the
+    /// same places, the same description and body.
+    #[test]
+    fn the_line_endings_fix_changes_nothing_but_line_endings(pack in pack()) {
+        let (_tmp, checked) = check_pack(&pack);
+        let ours = |c: &crate::Checked| -> Vec<(Code, Option<u32>, Option<u32>)> {
+            c.report
+                .diagnostics
+                .iter()
+                .filter(|d| d.code != Code::LineEndings)
+                .map(|d| (d.code, d.line, d.column))
+                .collect()
+        };
+        let fired: Vec<_> = checked
+            .report
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Code::LineEndings)
+            .collect();
+        prop_assert_eq!(fired.len(), usize::from(pack.skill_md.contains('\r')));
+        let Some(d) = fired.first() else {
+            return Ok(());
+        };
+        let fix = d.fix.as_deref().unwrap();
+        let (lf, used) = crate::fix::apply_edits(&pack.skill_md, &fix.edits);
+        prop_assert_eq!(used.len(), fix.edits.len());
+        prop_assert_eq!(&lf, &pack.skill_md.replace("\r\n", "\n").replace('\r', "\n"));
+        let (_tmp2, fixed) = check_pack(&Pack { skill_md: lf, schema: pack.schema });
+        prop_assert_eq!(ours(&fixed), ours(&checked));
+        let served = |c: &crate::Checked| -> Vec<(String, String)> {
+            c.packs().map(|p| (p.description().to_string(), p.body().to_string())).collect()
+        };
+        prop_assert_eq!(served(&fixed), served(&checked));
+    }
+
     #[test]
     fn escaped_strings_round_trip_through_serde_json(s in json_string()) {
         let mut escaped = String::new();

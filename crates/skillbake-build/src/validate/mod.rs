@@ -29,6 +29,7 @@
 //! | [`security/persistence`] | `persistence` |
 //! | [`security/capabilities`] | `undeclared-capability` |
 //! | [`security/binary`] | `binary-payload` |
+//! | [`line_endings`] | `line-endings` |
 //! <!-- codes:end -->
 
 pub mod allowed_tools;
@@ -38,6 +39,7 @@ pub mod duplicate;
 pub mod entrypoint;
 pub mod fields;
 pub mod flow;
+pub mod line_endings;
 pub mod name;
 pub mod permission;
 pub mod references;
@@ -73,6 +75,7 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         references::check(ctx, diags);
         allowed_tools::check(ctx, diags);
     }
+    line_endings::check(ctx, diags);
     body::check(ctx, diags);
     size::check(ctx, diags);
     security::check(ctx, diags);

@@ -116,14 +116,29 @@ fn every_code_has_a_failing_and_a_passing_fixture() {
     }
 }
 
+/// The accepted inputs that come with warnings, and their codes: skillbake reads them, but
+/// other hosts may not (`crlf`: line endings that hosts looking for `---\n` do not read).
+const ACCEPTED_WITH_WARNINGS: &[(&str, &[&str])] = &[("crlf", &["line-endings"])];
+
 #[test]
 fn accepted_inputs_pass_cleanly() {
     let mut n = 0;
     for e in std::fs::read_dir(fixtures().join("accepted")).unwrap() {
         let path = e.unwrap().path();
         let checked = check(&path, &CheckOptions::default());
+        let name = path.file_name().unwrap().to_string_lossy();
+        let expected = ACCEPTED_WITH_WARNINGS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(&[][..], |(_, codes)| *codes);
+        let seen: Vec<&str> = checked
+            .report
+            .diagnostics
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect();
         assert!(
-            checked.report.diagnostics.is_empty(),
+            seen == expected && !checked.report.has_errors(),
             "{}:\n{}",
             path.display(),
             human::render(&checked.report, false)
@@ -156,25 +171,29 @@ fn real_world_shapes_are_all_accepted() {
     assert!(release.is_default());
 }
 
-/// A BOM (reported: `byte-order-mark`) and CRLF line endings are read, kept byte for byte in
-/// the file and normalised away in the body.
+/// A BOM (reported: `byte-order-mark`) and CRLF line endings (reported: `line-endings`) are
+/// read, kept byte for byte in the file and normalised away in the values and the body.
 #[test]
-fn bom_and_crlf_bodies_are_served_normalised() {
-    let checked = check(
-        &fixtures().join("rules/byte-order-mark/fail"),
-        &CheckOptions::default(),
-    );
-    assert!(!checked.report.has_errors());
-    assert_eq!(checked.packs().count(), 1);
-    for skill in checked.packs() {
-        assert!(!skill.body().contains('\r'));
-        assert!(!skill.body().starts_with('\u{feff}'));
-        assert_eq!(skill.body(), skill.body().trim());
-        let md = skill.files().find(|f| f.path == "SKILL.md").unwrap();
-        assert!(
-            md.bytes.starts_with(b"\xef\xbb\xbf---\r\n"),
-            "kept byte-exact"
-        );
+fn bom_and_crlf_are_kept_in_the_file_and_normalised_when_served() {
+    for (dir, starts) in [
+        ("rules/byte-order-mark/fail", &b"\xef\xbb\xbf---\n"[..]),
+        ("accepted/crlf", b"---\r\nname: my-skill\r\n"),
+    ] {
+        let checked = check(&fixtures().join(dir), &CheckOptions::default());
+        assert!(!checked.report.has_errors(), "{dir}");
+        assert_eq!(checked.packs().count(), 1);
+        for skill in checked.packs() {
+            assert_eq!(
+                skill.description(),
+                "Summarise text files. Use when the user asks for a summary.",
+                "{dir}"
+            );
+            assert!(!skill.body().contains('\r'));
+            assert!(!skill.body().starts_with('\u{feff}'));
+            assert_eq!(skill.body(), skill.body().trim());
+            let md = skill.files().find(|f| f.path == "SKILL.md").unwrap();
+            assert!(md.bytes.starts_with(starts), "{dir}: kept byte-exact");
+        }
     }
 }
 
