@@ -19,7 +19,6 @@
 //! | `bytes_in`, `bytes_out` | the arguments as compact JSON; the reply's text contents (UTF-8 bytes) |
 //! | `granted` … `pid` | as in the audit log; for a call that ran nothing: `[]`, `null`, `none`, `0` |
 
-use crate::server::{CallError, ToolReply};
 use serde_json::{json, Map, Value};
 use skillbake_exec::{audit_record, AuditLog, Meta};
 use std::path::Path;
@@ -90,46 +89,40 @@ pub(crate) struct CallEvent {
     pub duration: Duration,
 }
 
-/// The code of a call that got a JSON-RPC error.
-fn error_code(e: &CallError) -> &'static str {
-    match e {
-        CallError::UnknownTool(_) => "UNKNOWN_TOOL",
-        CallError::Failed(_) => "INTERNAL_ERROR",
-    }
+/// What answered a call: the skill and version that served it (and why), the outcome code and
+/// the bytes of the reply's text.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Answer {
+    pub skill: Option<String>,
+    pub version: Option<String>,
+    pub via: Option<&'static str>,
+    /// `OK` or the error code.
+    pub outcome: String,
+    pub bytes_out: u64,
 }
 
 impl CallEvent {
-    /// The event of a call of `tool` by `agent` that answered `result`.
-    #[allow(clippy::too_many_arguments)]
+    /// The event of a call of `tool` with `args` by `agent` that `answer` answered.
     pub(crate) fn new(
         tool: &str,
         agent: &str,
         caller: Caller,
         args: &Value,
-        result: &Result<ToolReply, CallError>,
+        answer: Answer,
         run: Option<Meta>,
         duration: Duration,
     ) -> Self {
-        let bytes_in = serde_json::to_string(args).map_or(0, |t| t.len() as u64);
-        let (served, outcome, bytes_out) = match result {
-            Ok(reply) => (
-                reply.served.as_ref(),
-                reply.outcome.clone(),
-                reply.texts.iter().map(|t| t.len() as u64).sum(),
-            ),
-            Err(e) => (None, error_code(e).to_string(), 0),
-        };
         CallEvent {
             tool: tool.to_string(),
             agent: agent.to_string(),
             caller,
-            skill: served.map(|s| s.skill.clone()),
-            version: served.and_then(|s| s.version.clone()),
-            via: served.map(|s| s.via),
+            skill: answer.skill,
+            version: answer.version,
+            via: answer.via,
             params_sha256: skillbake_exec::params_sha256(args),
-            bytes_in,
-            bytes_out,
-            outcome,
+            bytes_in: serde_json::to_string(args).map_or(0, |t| t.len() as u64),
+            bytes_out: answer.bytes_out,
+            outcome: answer.outcome,
             run,
             duration,
         }
@@ -175,11 +168,10 @@ mod tests {
 
     #[test]
     fn the_record_has_the_audit_fields_and_the_callers() {
-        let reply = ToolReply {
-            texts: vec!["abc".into(), "de".into()],
-            is_error: true,
-            served: None,
+        let answer = Answer {
             outcome: "SKILL_NOT_FOUND".into(),
+            bytes_out: 5,
+            ..Answer::default()
         };
         let args = json!({"skill_name": "nope", "secret": "hunter2"});
         let caller = Caller {
@@ -191,7 +183,7 @@ mod tests {
             "alice",
             caller,
             &args,
-            &Ok(reply),
+            answer,
             None,
             Duration::from_micros(1234),
         );
@@ -230,15 +222,5 @@ mod tests {
         assert_eq!(record["sandbox"], "none");
         assert_eq!(record["session"].as_str().map(str::len), Some(32));
         assert!(!Value::Object(record).to_string().contains("hunter2"));
-        let unknown = CallEvent::new(
-            "nope",
-            "alice",
-            Caller::default(),
-            &json!({}),
-            &Err(CallError::UnknownTool("unknown tool".into())),
-            None,
-            Duration::ZERO,
-        );
-        assert_eq!(unknown.outcome, "UNKNOWN_TOOL");
     }
 }

@@ -3,7 +3,7 @@
 //! `crate::http` carry them).
 
 use crate::agent::Agent;
-use crate::calllog::{CallEvent, CallLog, Caller};
+use crate::calllog::{Answer, CallEvent, CallLog, Caller};
 use crate::error::Error;
 use crate::profiles::{Origin, Profiles, View};
 use crate::skills::{self, file_uri, served_kind, DirEntry, SkillEntry, SkillsPage, Target};
@@ -553,12 +553,29 @@ impl Server {
             Ok((reply, run)) => (Ok(reply), run),
             Err(e) => (Err(e), None),
         };
+        let answer = match &result {
+            Ok(reply) => Answer {
+                skill: reply.served.as_ref().map(|s| s.skill.clone()),
+                version: reply.served.as_ref().and_then(|s| s.version.clone()),
+                via: reply.served.as_ref().map(|s| s.via),
+                outcome: reply.outcome.clone(),
+                bytes_out: reply.texts.iter().map(|t| t.len() as u64).sum(),
+            },
+            Err(e) => Answer {
+                outcome: match e {
+                    CallError::UnknownTool(_) => "UNKNOWN_TOOL",
+                    CallError::Failed(_) => "INTERNAL_ERROR",
+                }
+                .to_string(),
+                ..Answer::default()
+            },
+        };
         let event = CallEvent::new(
             name,
             self.agent.name(),
             caller,
             &params,
-            &result,
+            answer,
             run,
             clock.elapsed(),
         );
