@@ -130,7 +130,7 @@ enum Command {
     /// --execute (or any --allow), pack tools run runnable packs under that policy. With --http
     /// ADDR, one server answers many clients over MCP's Streamable HTTP transport at /mcp, with
     /// a health endpoint at /healthz.
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// Run a skill's entrypoint with JSON parameters and print the unified result
     /// {"ok", "data", "error"} (exit 0 only when ok).
     Run(run::RunArgs),
@@ -234,7 +234,7 @@ pub fn run() -> ExitCode {
         Command::Keygen { out } => manifest::keygen(&out),
         Command::Add(args) => vendor::add(args),
         Command::Update(args) => vendor::update(args),
-        Command::Serve(args) => serve::run(args),
+        Command::Serve(args) => serve::run(*args),
         Command::Run(args) => run::run(args),
         Command::ExecScript(args) => run::exec_script(args),
     };

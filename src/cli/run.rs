@@ -30,6 +30,23 @@ pub(super) fn stop_on_signals() -> Arc<AtomicBool> {
     flag
 }
 
+/// Opens `what` (a log of calls) at `path` for appending, rotated at `max_bytes` keeping `keep`
+/// rotated files when bounded.
+pub(super) fn open_log(
+    path: &std::path::Path,
+    max_bytes: Option<u64>,
+    keep: u32,
+    what: &str,
+) -> Result<AuditLog> {
+    let log =
+        AuditLog::open(path).with_context(|| format!("cannot open {what} {}", path.display()))?;
+    Ok(match max_bytes {
+        Some(0) => bail!("the size bound of {what} must be at least 1 byte"),
+        Some(bytes) => log.rotate(bytes, keep),
+        None => log,
+    })
+}
+
 /// The policy flags shared by `run`, `exec-script` and `serve`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct PolicyArgs {
@@ -74,6 +91,13 @@ pub struct PolicyArgs {
     /// granted and used permissions, outcome, exit status, duration, sandbox mode.
     #[arg(long = "log", value_name = "FILE")]
     log: Option<PathBuf>,
+    /// With --log: rotate the log before it grows past BYTES (FILE.1 is the newest rotated
+    /// file) [default: no bound].
+    #[arg(long = "log-max-bytes", value_name = "BYTES", requires = "log")]
+    log_max_bytes: Option<u64>,
+    /// With --log-max-bytes: how many rotated files are kept.
+    #[arg(long = "log-keep", value_name = "N", default_value_t = skillbake_exec::DEFAULT_LOG_KEEP, requires = "log_max_bytes")]
+    log_keep: u32,
     /// The unprivileged user and group scripts run as when skillbake runs as root
     /// [default: 65534:65534, nobody].
     #[arg(long = "run-as", value_name = "UID:GID")]
@@ -125,9 +149,12 @@ impl PolicyArgs {
             p = p.env(name, value);
         }
         if let Some(path) = &self.log {
-            let log = AuditLog::open(path)
-                .with_context(|| format!("cannot open the audit log {}", path.display()))?;
-            p = p.audit_log(log);
+            p = p.audit_log(open_log(
+                path,
+                self.log_max_bytes,
+                self.log_keep,
+                "the audit log",
+            )?);
         }
         if let Some(id) = &self.run_as {
             let parsed = id

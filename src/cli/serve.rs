@@ -73,6 +73,18 @@ pub struct ServeArgs {
     /// runs are stopped (they then answer cancelled).
     #[arg(long, value_name = "TIME", default_value = "10s", value_parser = parse_duration, requires = "http")]
     shutdown_grace: Duration,
+    /// Append one JSON line per tool call to FILE (stdio and HTTP): time, agent, client,
+    /// session (hashed), tool, skill, version and why that version, a hash of the arguments,
+    /// outcome, duration, bytes in and out, and the run's exit status and sandbox mode.
+    #[arg(long, value_name = "FILE")]
+    call_log: Option<PathBuf>,
+    /// With --call-log: rotate the log before it grows past BYTES (FILE.1 is the newest
+    /// rotated file) [default: no bound].
+    #[arg(long, value_name = "BYTES", requires = "call_log")]
+    call_log_max_bytes: Option<u64>,
+    /// With --call-log-max-bytes: how many rotated files are kept.
+    #[arg(long, value_name = "N", default_value_t = skillbake_exec::DEFAULT_LOG_KEEP, requires = "call_log_max_bytes")]
+    call_log_keep: u32,
     #[command(flatten)]
     policy: PolicyArgs,
 }
@@ -97,7 +109,16 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    let server = server.with_run_limit(max_runs);
+    let mut server = server.with_run_limit(max_runs);
+    if let Some(path) = &args.call_log {
+        let log = super::run::open_log(
+            path,
+            args.call_log_max_bytes,
+            args.call_log_keep,
+            "the call log",
+        )?;
+        server = server.with_call_log(skillbake_mcp::CallLog::new(log));
+    }
     let runtime = match args.http {
         Some(_) => tokio::runtime::Builder::new_multi_thread()
             .enable_all()

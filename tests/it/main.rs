@@ -8,6 +8,7 @@
 
 mod agent_formats;
 mod binary;
+mod call_log;
 mod check_cli;
 mod check_corpus;
 mod cli;

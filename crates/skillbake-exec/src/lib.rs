@@ -69,7 +69,7 @@ mod policy;
 mod pyjson;
 mod spawn;
 
-pub use audit::{params_sha256, AuditLog};
+pub use audit::{audit_record, params_sha256, AuditLog, DEFAULT_LOG_KEEP};
 pub use call::Call;
 pub use confine::{confine, Folders};
 pub use outcome::{Confinement, ErrorCode, Exit, Failure, Meta, Origin, Outcome, STDERR_KEPT};

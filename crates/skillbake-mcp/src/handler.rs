@@ -1,6 +1,9 @@
 //! The server as an `rmcp::ServerHandler`: every request is answered by [`Server`]'s own
 //! methods, and this module only turns their types into rmcp's (and back).
 
+#[cfg(feature = "http")]
+use crate::calllog::session_hash;
+use crate::calllog::Caller;
 use crate::server::{CallError, Contents, ResourceInfo, Server, ToolReply};
 use crate::skills::{DirEntry, SkillEntry, SKILLS_TTL_MS};
 use crate::uri::{RESOURCE_TEMPLATE, VERSION_TEMPLATE};
@@ -79,9 +82,10 @@ impl ServerHandler for Server {
         // transport when the client went away) stops its run.
         let ct = context.ct.clone();
         let cancelled = async move { ct.cancelled().await };
+        let caller = caller(&context);
         match self
             .scoped(&context)
-            .call_until(request.name.as_ref(), args, cancelled)
+            .call_from(request.name.as_ref(), args, cancelled, caller)
             .await
         {
             Ok(reply) => Ok(tool_result(reply).into()),
@@ -226,6 +230,24 @@ impl ServerHandler for Server {
             ),
             None,
         ))
+    }
+}
+
+/// Who sent the request of `context`: the client's name from `initialize` and the session
+/// (hashed).
+fn caller(context: &RequestContext<RoleServer>) -> Caller {
+    #[cfg(feature = "http")]
+    let session = context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|p| p.headers.get("mcp-session-id"))
+        .and_then(|v| v.to_str().ok())
+        .map(session_hash);
+    #[cfg(not(feature = "http"))]
+    let session = None;
+    Caller {
+        client: context.peer.peer_info().map(|i| i.client_info.name.clone()),
+        session,
     }
 }
 

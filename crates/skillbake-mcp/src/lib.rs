@@ -75,6 +75,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod agent;
+mod calllog;
 mod error;
 mod handler;
 #[cfg(feature = "http")]
@@ -91,6 +92,7 @@ mod uri;
 pub use rmcp;
 
 pub use agent::{Agent, ANONYMOUS};
+pub use calllog::CallLog;
 pub use error::Error;
 pub use profiles::{Profiles, Rollout, SERVED_KEY};
 pub use server::{

@@ -3,6 +3,7 @@
 //! `crate::http` carry them).
 
 use crate::agent::Agent;
+use crate::calllog::{Answer, CallEvent, CallLog, Caller};
 use crate::error::Error;
 use crate::profiles::{Origin, Profiles, View};
 use crate::skills::{self, file_uri, served_kind, DirEntry, SkillEntry, SkillsPage, Target};
@@ -49,6 +50,10 @@ pub struct ToolReply {
     /// The skill and version that served the call, for the reply's `_meta` (under
     /// [`SERVED_KEY`](crate::SERVED_KEY)) and a call log; `None` for calls no skill served.
     pub served: Option<Served>,
+    /// `OK`, or the error code the call log records: a run's code (the executor's or the
+    /// script's own), `INVALID_PARAMS` (arguments a tool refused), `SKILL_NOT_FOUND`,
+    /// `FILE_NOT_FOUND`, `RATE_LIMITED`, `INTERNAL_ERROR`.
+    pub outcome: String,
 }
 
 /// Who a tool call served, and from which version: for the reply's `_meta` and a call log.
@@ -78,17 +83,22 @@ impl ToolReply {
             texts,
             is_error: false,
             served: None,
+            outcome: "OK".to_string(),
         }
     }
 
-    fn error(text: String) -> Self {
+    fn error(code: &str, text: String) -> Self {
         ToolReply {
             texts: vec![text],
             is_error: true,
             served: None,
+            outcome: code.to_string(),
         }
     }
 }
+
+/// The outcome code of arguments a tool refused.
+const INVALID_PARAMS: &str = "INVALID_PARAMS";
 
 /// Why a tool call got no reply: a protocol error rather than an error result.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -173,6 +183,29 @@ pub struct Server {
     /// The caller this clone answers, and what it sees.
     agent: Agent,
     pub(crate) view: Arc<View>,
+    /// Where finished tool calls are recorded: the call log, the exporter.
+    observers: Option<Arc<Observers>>,
+}
+
+/// What records finished tool calls.
+#[derive(Debug, Default)]
+struct Observers {
+    log: Option<CallLog>,
+}
+
+impl Observers {
+    /// Records one call: a line of the call log (a write that fails is reported on stderr, the
+    /// call still answers).
+    fn record(&self, event: CallEvent) {
+        if let Some(log) = &self.log {
+            if let Err(e) = log.write(&event) {
+                eprintln!(
+                    "skillbake: the call log record could not be appended to {}: {e}",
+                    log.path().display()
+                );
+            }
+        }
+    }
 }
 
 impl fmt::Debug for Server {
@@ -226,6 +259,7 @@ impl Server {
             profiles: None,
             agent: Agent::anonymous(),
             view: Arc::new(View::everything()),
+            observers: None,
         })
     }
 
@@ -259,6 +293,26 @@ impl Server {
         self.view = profiles.view(crate::ANONYMOUS);
         self.profiles = Some(Arc::new(profiles));
         self
+    }
+
+    /// Appends one line per tool call to `log` ([`CallLog`]), from this server and its clones
+    /// (every session, every agent).
+    pub fn with_call_log(mut self, log: CallLog) -> Self {
+        let mut observers = self.take_observers();
+        observers.log = Some(log);
+        self.observers = Some(Arc::new(observers));
+        self
+    }
+
+    /// The observers so far, to add one (a server being built has the only reference).
+    fn take_observers(&mut self) -> Observers {
+        match self.observers.take().map(Arc::try_unwrap) {
+            Some(Ok(o)) => o,
+            Some(Err(shared)) => Observers {
+                log: shared.log.clone(),
+            },
+            None => Observers::default(),
+        }
     }
 
     /// A clone of this server that answers `agent`: with profiles, only what its profile
@@ -477,28 +531,94 @@ impl Server {
         args: Arguments,
         cancelled: impl std::future::Future<Output = ()>,
     ) -> Result<ToolReply, CallError> {
+        self.call_from(name, args, cancelled, Caller::default())
+            .await
+    }
+
+    /// [`Server::call_until`] for `caller`: the call log and the exporter, when the server has
+    /// them, record the call once it has answered.
+    pub(crate) async fn call_from(
+        &self,
+        name: &str,
+        args: Arguments,
+        cancelled: impl std::future::Future<Output = ()>,
+        caller: Caller,
+    ) -> Result<ToolReply, CallError> {
+        let Some(observers) = self.observers.clone() else {
+            return self.dispatch(name, args, cancelled).await.map(|(r, _)| r);
+        };
+        let clock = std::time::Instant::now();
+        let params = Value::Object(args.clone());
+        let (result, run) = match self.dispatch(name, args, cancelled).await {
+            Ok((reply, run)) => (Ok(reply), run),
+            Err(e) => (Err(e), None),
+        };
+        let answer = match &result {
+            Ok(reply) => Answer {
+                skill: reply.served.as_ref().map(|s| s.skill.clone()),
+                version: reply.served.as_ref().and_then(|s| s.version.clone()),
+                via: reply.served.as_ref().map(|s| s.via),
+                outcome: reply.outcome.clone(),
+                bytes_out: reply.texts.iter().map(|t| t.len() as u64).sum(),
+            },
+            Err(e) => Answer {
+                outcome: match e {
+                    CallError::UnknownTool(_) => "UNKNOWN_TOOL",
+                    CallError::Failed(_) => "INTERNAL_ERROR",
+                }
+                .to_string(),
+                ..Answer::default()
+            },
+        };
+        let event = CallEvent::new(
+            name,
+            self.agent.name(),
+            caller,
+            &params,
+            answer,
+            run,
+            clock.elapsed(),
+        );
+        observers.record(event);
+        result
+    }
+
+    /// Answers the call; a run also gives what it did.
+    async fn dispatch(
+        &self,
+        name: &str,
+        args: Arguments,
+        cancelled: impl std::future::Future<Output = ()>,
+    ) -> Result<(ToolReply, Option<Meta>), CallError> {
         if let Err((wait, rate)) = self.view.take_call() {
-            return Ok(ToolReply::error(format!(
-                "Error: rate limit: agent `{}` may make {rate} tool calls; retry in {:.1} s.",
-                self.agent,
-                wait.max(0.1)
-            )));
+            let reply = ToolReply::error(
+                "RATE_LIMITED",
+                format!(
+                    "Error: rate limit: agent `{}` may make {rate} tool calls; retry in {:.1} s.",
+                    self.agent,
+                    wait.max(0.1)
+                ),
+            );
+            return Ok((reply, None));
         }
-        Ok(match name {
+        let reply = match name {
             LOAD_SKILL => self.load_skill(&args),
             LIST_SKILLS => self.blocking(move |s| s.list_skills(&args)).await?,
             FIND_SKILLS => self.blocking(move |s| s.find_skills(&args)).await?,
             name => match self.packs.get(name).filter(|s| self.view.sees(s)) {
                 Some(&skill) => match (&self.executor, self.runnable(skill)) {
                     (Some(executor), true) => {
-                        self.run(Arc::clone(executor), skill, args, cancelled)
-                            .await?
+                        let (reply, meta) = self
+                            .run(Arc::clone(executor), skill, args, cancelled)
+                            .await?;
+                        return Ok((reply, Some(meta)));
                     }
                     _ => self.pack_tool(name, skill, args),
                 },
                 None => return Err(CallError::UnknownTool(self.unknown_tool(name))),
             },
-        })
+        };
+        Ok((reply, None))
     }
 
     /// Runs `f` on tokio's blocking pool.
@@ -534,7 +654,7 @@ impl Server {
         skill: &'static str,
         args: Arguments,
         cancelled: impl std::future::Future<Output = ()>,
-    ) -> Result<ToolReply, CallError> {
+    ) -> Result<(ToolReply, Meta), CallError> {
         // Set when the call is cancelled or its future dropped: the run stops either way.
         let flag = Arc::new(AtomicBool::new(false));
         let _cancel_on_drop = SetOnDrop(Arc::clone(&flag));
@@ -562,11 +682,16 @@ impl Server {
             }
         }
         .map_err(|e| failed(&e))?;
-        Ok(ToolReply {
+        let reply = ToolReply {
             texts: vec![outcome.to_json()],
             is_error: !outcome.ok(),
             served: Some(served),
-        })
+            outcome: outcome
+                .error()
+                .map_or("OK", |e| e.code.as_str())
+                .to_string(),
+        };
+        Ok((reply, outcome.meta().clone()))
     }
 
     /// The request that names the version of `skill` the agent gets by name
@@ -603,34 +728,46 @@ impl Server {
             .keys()
             .find(|k| !matches!(k.as_str(), "skill_name" | "file_path"))
         {
-            return ToolReply::error(format!(
-                "Error: unknown argument `{key}`: {LOAD_SKILL} takes skill_name and file_path."
-            ));
+            return ToolReply::error(
+                INVALID_PARAMS,
+                format!(
+                    "Error: unknown argument `{key}`: {LOAD_SKILL} takes skill_name and file_path."
+                ),
+            );
         }
         let skill_name = match args.get("skill_name") {
             Some(Value::String(s)) => s.as_str(),
             Some(other) => {
-                return ToolReply::error(format!(
-                    "Error: skill_name must be a string, not {}. Skills: {}.",
-                    json_type(other),
-                    self.names()
-                ))
+                return ToolReply::error(
+                    INVALID_PARAMS,
+                    format!(
+                        "Error: skill_name must be a string, not {}. Skills: {}.",
+                        json_type(other),
+                        self.names()
+                    ),
+                )
             }
             None => {
-                return ToolReply::error(format!(
-                    "Error: missing required argument `skill_name`. Skills: {}.",
-                    self.names()
-                ))
+                return ToolReply::error(
+                    INVALID_PARAMS,
+                    format!(
+                        "Error: missing required argument `skill_name`. Skills: {}.",
+                        self.names()
+                    ),
+                )
             }
         };
         let file_path = match args.get("file_path") {
             Some(Value::String(s)) => Some(s.as_str()),
             None | Some(Value::Null) => None,
             Some(other) => {
-                return ToolReply::error(format!(
-                    "Error: file_path must be a string, not {}.",
-                    json_type(other)
-                ))
+                return ToolReply::error(
+                    INVALID_PARAMS,
+                    format!(
+                        "Error: file_path must be a string, not {}.",
+                        json_type(other)
+                    ),
+                )
             }
         };
         let found = self.view.lookup(self.registry, skill_name);
@@ -653,10 +790,16 @@ impl Server {
             };
             self.served(s.name(), s.version(), via)
         });
+        let outcome = match resolution {
+            skillbake::Resolution::SkillNotFound => "SKILL_NOT_FOUND",
+            skillbake::Resolution::FileNotFound(_) => "FILE_NOT_FOUND",
+            _ => "OK",
+        };
         ToolReply {
             texts: vec![reply],
             is_error: !resolution.is_found(),
             served,
+            outcome: outcome.to_string(),
         }
     }
 
@@ -665,12 +808,13 @@ impl Server {
             .keys()
             .find(|k| !matches!(k.as_str(), "query" | "top_k" | "bucket"))
         {
-            return ToolReply::error(format!(
+            return ToolReply::error(INVALID_PARAMS, format!(
                 "Error: unknown argument `{key}`: {FIND_SKILLS} takes `query`, `top_k` and `bucket`."
             ));
         }
         let Some(query) = args.get("query").and_then(Value::as_str) else {
             return ToolReply::error(
+                INVALID_PARAMS,
                 "Error: `query` is required: the user's request as a string, e.g. {\"query\": \"send the report to my team\"}.".to_string(),
             );
         };
@@ -679,9 +823,12 @@ impl Server {
             Some(v) => match v.as_u64() {
                 Some(k @ 1..=FIND_SKILLS_MAX) => k as usize,
                 _ => {
-                    return ToolReply::error(format!(
+                    return ToolReply::error(
+                        INVALID_PARAMS,
+                        format!(
                         "Error: `top_k` must be an integer from 1 to {FIND_SKILLS_MAX}, not {v}."
-                    ))
+                    ),
+                    )
                 }
             },
         };
@@ -689,7 +836,10 @@ impl Server {
             None | Some(Value::Null) => None,
             Some(Value::String(b)) => Some(b.as_str()),
             Some(v) => {
-                return ToolReply::error(format!("Error: `bucket` must be a string, not {v}."))
+                return ToolReply::error(
+                    INVALID_PARAMS,
+                    format!("Error: `bucket` must be a string, not {v}."),
+                )
             }
         };
         if self.profiles.is_none() {
@@ -730,9 +880,10 @@ impl Server {
 
     fn list_skills(&self, args: &Arguments) -> ToolReply {
         if let Some(key) = args.keys().next() {
-            return ToolReply::error(format!(
-                "Error: unknown argument `{key}`: {LIST_SKILLS} takes no arguments."
-            ));
+            return ToolReply::error(
+                INVALID_PARAMS,
+                format!("Error: unknown argument `{key}`: {LIST_SKILLS} takes no arguments."),
+            );
         }
         let skills: Vec<Value> = self
             .registry
@@ -759,7 +910,7 @@ impl Server {
             .collect();
         match serde_json::to_string_pretty(&skills) {
             Ok(text) => ToolReply::success(vec![text]),
-            Err(e) => ToolReply::error(format!("Error: {e}")),
+            Err(e) => ToolReply::error("INTERNAL_ERROR", format!("Error: {e}")),
         }
     }
 
@@ -769,7 +920,10 @@ impl Server {
     fn pack_tool(&self, tool: &str, skill: &'static str, args: Arguments) -> ToolReply {
         let (request, served) = self.pick(skill);
         let Some(skill) = self.registry.get(&request) else {
-            return ToolReply::error(format!("Error: skill `{skill}` is not embedded."));
+            return ToolReply::error(
+                "SKILL_NOT_FOUND",
+                format!("Error: skill `{skill}` is not embedded."),
+            );
         };
         let args = match self.params.check(&skill, Value::Object(args)) {
             Ok(args) => args,
@@ -777,7 +931,10 @@ impl Server {
                 // Refused as a run would refuse it, and by the same version: say which.
                 return ToolReply {
                     served: Some(served),
-                    ..ToolReply::error(Outcome::failure(failure, Meta::default()).to_json())
+                    ..ToolReply::error(
+                        &failure.code.clone(),
+                        Outcome::failure(failure, Meta::default()).to_json(),
+                    )
                 };
             }
         };
@@ -799,7 +956,7 @@ impl Server {
                 served: Some(served),
                 ..ToolReply::success(vec![instructions, echo])
             },
-            Err(e) => ToolReply::error(format!("Error: {e}")),
+            Err(e) => ToolReply::error("INTERNAL_ERROR", format!("Error: {e}")),
         }
     }
 
