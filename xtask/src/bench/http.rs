@@ -22,7 +22,7 @@ use super::builds::build_dir;
 use super::process::write_section;
 use super::report::t;
 use super::timing::Stat;
-use crate::root;
+use crate::{http1, root};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -101,68 +101,10 @@ fn request(
     session: Option<&str>,
     body: &str,
 ) -> Result<(u16, Option<String>, String), String> {
-    let mut stream = TcpStream::connect_timeout(&addr, IO_TIMEOUT).map_err(|e| e.to_string())?;
-    stream
-        .set_read_timeout(Some(IO_TIMEOUT))
-        .map_err(|e| e.to_string())?;
     let text = request_text(addr, method, path, session, body, true);
-    stream
-        .write_all(text.as_bytes())
-        .map_err(|e| e.to_string())?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).map_err(|e| e.to_string())?;
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or("no end of headers")?;
-    let head = String::from_utf8_lossy(&raw[..split]).to_string();
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or("no status")?;
-    let header = |name: &str| {
-        head.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.trim()
-                .eq_ignore_ascii_case(name)
-                .then(|| v.trim().to_string())
-        })
-    };
-    let mut body = raw.get(split + 4..).unwrap_or_default().to_vec();
-    if header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
-        body = dechunk(&body)?;
-    }
-    Ok((
-        status,
-        header("mcp-session-id"),
-        String::from_utf8_lossy(&body).to_string(),
-    ))
-}
-
-fn dechunk(mut rest: &[u8]) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    loop {
-        let eol = rest
-            .windows(2)
-            .position(|w| w == b"\r\n")
-            .ok_or("truncated chunk")?;
-        let size = usize::from_str_radix(
-            String::from_utf8_lossy(&rest[..eol])
-                .split(';')
-                .next()
-                .unwrap_or("")
-                .trim(),
-            16,
-        )
-        .map_err(|e| format!("bad chunk size: {e}"))?;
-        if size == 0 {
-            return Ok(out);
-        }
-        let chunk = rest.get(eol + 2..eol + 2 + size).ok_or("truncated chunk")?;
-        out.extend_from_slice(chunk);
-        rest = rest.get(eol + 4 + size..).unwrap_or_default();
-    }
+    let reply = http1::exchange(addr, &text, IO_TIMEOUT)?;
+    let session = reply.header("mcp-session-id").map(str::to_string);
+    Ok((reply.status, session, reply.body))
 }
 
 /// A client connection kept open across requests (HTTP/1.1 keep-alive), as MCP clients hold
