@@ -500,6 +500,11 @@ impl HttpServer {
 }
 
 impl HttpServer {
+    /// Its process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends SIGTERM (what a container runtime sends to stop it) and waits at most `within`
     /// for the exit; killed if it is still running then.
     #[cfg(unix)]
