@@ -153,46 +153,66 @@ fn check_pinned_versions(root: &Path, version: &str) -> Result<(), String> {
 
 /// Creates `target/dist-tools` with the pinned tools unless it has them already.
 fn install_tools(root: &Path, target: &Path) -> Result<Tools, String> {
-    let dir = target.join("dist-tools");
+    let pins = root.join("packaging/dist-tools.txt");
+    pinned_venv(&target.join("dist-tools"), &pins, &|tools: &Tools| {
+        let house = tools.wheelhouse.display().to_string();
+        let download = ["download", "--only-binary=:all:", "--no-deps", "-d", &house];
+        pip(
+            tools,
+            &format!("pip download {SHIM_BACKEND}"),
+            &[&download[..], &[SHIM_BACKEND]].concat(),
+        )
+    })
+}
+
+/// A Python virtual environment at `dir` with the wheels `pins` (a requirements file) lists,
+/// made unless `dir` holds exactly those already (a stamp of the file); `then` runs once a new
+/// one is installed, before the stamp is written.
+pub(crate) fn pinned_venv(
+    dir: &Path,
+    pins: &Path,
+    then: &dyn Fn(&Tools) -> Result<(), String>,
+) -> Result<Tools, String> {
     let bin = dir.join(if cfg!(windows) { "Scripts" } else { "bin" });
     let tools = Tools {
         bin,
         wheelhouse: dir.join("wheelhouse"),
     };
-    let pins = root.join("packaging/dist-tools.txt");
     let stamp = dir.join("installed.txt");
-    let wanted = std::fs::read(&pins).map_err(|e| format!("{}: {e}", pins.display()))?;
+    let wanted = std::fs::read(pins).map_err(|e| format!("{}: {e}", pins.display()))?;
     let installed = std::fs::read(&stamp).ok();
-    if installed.as_deref() == Some(wanted.as_slice()) && tools.wheelhouse.is_dir() {
+    if installed.as_deref() == Some(wanted.as_slice()) && tools.bin.is_dir() {
         return Ok(tools);
     }
     if dir.exists() {
-        std::fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::remove_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     let python = if cfg!(windows) { "python" } else { "python3" };
     super::run(
-        "python3 -m venv target/dist-tools",
-        Command::new(python).args(["-m", "venv"]).arg(&dir),
+        &format!("python3 -m venv {}", dir.display()),
+        Command::new(python).args(["-m", "venv"]).arg(dir),
     )?;
-    let pip = |step: &str, args: &[&str]| {
-        super::run(
-            step,
-            Command::new(tools.exe("python"))
-                .args(["-m", "pip", "--disable-pip-version-check", "--quiet"])
-                .args(args),
-        )
-    };
+    std::fs::create_dir_all(&tools.wheelhouse)
+        .map_err(|e| format!("{}: {e}", tools.wheelhouse.display()))?;
     let pins_arg = pins.display().to_string();
-    let pip_args = ["install", "--only-binary=:all:", "-r", &pins_arg];
-    pip("pip install -r packaging/dist-tools.txt", &pip_args)?;
-    let house = tools.wheelhouse.display().to_string();
-    let download = ["download", "--only-binary=:all:", "--no-deps", "-d", &house];
     pip(
-        &format!("pip download {SHIM_BACKEND}"),
-        &[&download[..], &[SHIM_BACKEND]].concat(),
+        &tools,
+        &format!("pip install -r {}", pins.display()),
+        &["install", "--only-binary=:all:", "-r", &pins_arg],
     )?;
+    then(&tools)?;
     std::fs::write(&stamp, &wanted).map_err(|e| format!("{}: {e}", stamp.display()))?;
     Ok(tools)
+}
+
+/// `python -m pip ARGS` in the environment of `tools`, quietly.
+fn pip(tools: &Tools, step: &str, args: &[&str]) -> Result<(), String> {
+    super::run(
+        step,
+        Command::new(tools.exe("python"))
+            .args(["-m", "pip", "--disable-pip-version-check", "--quiet"])
+            .args(args),
+    )
 }
 
 /// `maturin build` of `packaging/pypi` into `out`; returns the wheel.

@@ -7,6 +7,8 @@
 //! * `check-skills [DIR]...` and `sarif-check` — see [`skills`];
 //! * `reproducible` and `bundle --skills DIR --out PATH` — see [`repro`] and [`bundle`];
 //! * `dist [--release]` — the PyPI wheel and npm packages, smoke-tested: see [`dist`];
+//! * `deploy-check` — the container recipe and the Kubernetes example, linted, validated and
+//!   run as a pod would run them: see [`deploy_check`];
 //! * `mcp-check` — see [`mcp_check`]; `bench`, `bench exec`, `bench http` and `bench skills` — see [`mod@bench`]; `route-eval` —
 //!   see [`route_eval`];
 //! * `new-skill NAME [--dir DIR] [--description TEXT] [--runnable python|bash|node]` —
@@ -20,9 +22,11 @@
 mod bench;
 mod bundle;
 mod codegen;
+mod deploy_check;
 mod dist;
 mod dist_smoke;
 mod dry_run;
+mod http1;
 mod mcp_check;
 mod new_rule;
 mod repro;
@@ -48,8 +52,9 @@ fn main() -> ExitCode {
         Some("mcp-check") => mcp_check::run(&args[1..]),
         Some("route-eval") => route_eval::run(&args[1..]),
         Some("dist") => dist::run(&args[1..]),
+        Some("deploy-check") => deploy_check::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] [--runnable python|bash|node] | new-rule CODE --module M --severity error|warning [--summary TEXT] | codegen [--check] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench [exec|http|skills] | route-eval --data DIR | dist [--release]>");
+            eprintln!("usage: cargo xtask <ci | new-skill NAME [--dir DIR] [--description TEXT] [--runnable python|bash|node] | new-rule CODE --module M --severity error|warning [--summary TEXT] | codegen [--check] | reproducible [--keep] | bundle --skills DIR --out PATH | check-skills [DIR]... | sarif-check | mcp-check | bench [exec|http|skills] | route-eval --data DIR | dist [--release] | deploy-check>");
             return ExitCode::from(2);
         }
     };

@@ -451,14 +451,20 @@ impl HttpServer {
 
     /// The same with more `serve` arguments.
     pub(crate) fn start_with(binary: &Path, extra: &[&str]) -> Result<HttpServer, String> {
-        let mut child = Command::new(binary)
-            .args(["serve", "--http", "127.0.0.1:0"])
-            .args(extra)
+        let mut cmd = Command::new(binary);
+        cmd.args(["serve", "--http", "127.0.0.1:0"]).args(extra);
+        HttpServer::spawn(cmd, &format!("{} serve --http", binary.display()))
+    }
+
+    /// Starts `cmd`, a `serve --http` command line of any form (`what` names it in errors),
+    /// and waits for its banner.
+    pub(crate) fn spawn(mut cmd: Command, what: &str) -> Result<HttpServer, String> {
+        let mut child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| format!("cannot start {} serve --http: {e}", binary.display()))?;
+            .map_err(|e| format!("cannot start {what}: {e}"))?;
         let mut banner = String::new();
         if let Some(stderr) = child.stderr.take() {
             let mut stderr = std::io::BufReader::new(stderr);
@@ -487,8 +493,39 @@ impl HttpServer {
             None => {
                 let _ = child.kill();
                 let _ = child.wait();
-                Err(format!("serve --http printed no MCP URL: {banner:?}"))
+                Err(format!("{what} printed no MCP URL: {banner:?}"))
             }
+        }
+    }
+}
+
+impl HttpServer {
+    /// Its process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends SIGTERM (what a container runtime sends to stop it) and waits at most `within`
+    /// for the exit; killed if it is still running then.
+    #[cfg(unix)]
+    pub(crate) fn terminate(
+        &mut self,
+        within: Duration,
+    ) -> Result<std::process::ExitStatus, String> {
+        let pid = self.child.id().to_string();
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .map_err(|e| format!("kill -TERM {pid}: {e}"))?;
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().map_err(|e| e.to_string())? {
+                return Ok(status);
+            }
+            if start.elapsed() > within {
+                return Err(format!("still running {}s after SIGTERM", within.as_secs()));
+            }
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 }

@@ -11,22 +11,28 @@
 //!   client on its own session (opened before the clock starts), the reply checked against
 //!   `skillbake load`; once with a new connection per request, once on one connection per
 //!   client kept open (HTTP/1.1 keep-alive, what MCP clients do);
+//! * **stdio**: one `skillbake serve` per client on stdin/stdout (how a desktop client runs an
+//!   MCP server), the same `tools/call load_skill` lines;
 //! * **a process per request**: `skillbake load NAME` started for every request (what an
 //!   integration without a server does), the same number of requests from the same number of
 //!   threads.
 //!
-//! Reported: requests per second of each round (median with min–max over the rounds), latency
-//! median and 99th percentile over every request of every round, and ratios to the floor.
+//! The HTTP server requires a bearer token (`--token-file`, as a shared service runs), so every
+//! MCP request carries one. Reported: requests per second of each round (median with min–max
+//! over the rounds), latency median and 99th percentile over every request of every round,
+//! failed requests (a refused, failed or different reply), the servers' resident memory after
+//! the runner's last round (the HTTP server's, or the sum of the stdio servers'), and ratios to
+//! the floor.
 
 use super::builds::build_dir;
 use super::process::write_section;
 use super::report::t;
 use super::timing::Stat;
-use crate::root;
+use crate::{http1, root};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::Command;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -64,9 +70,9 @@ fn options(args: &[String]) -> Result<Options, String> {
     Ok(o)
 }
 
-/// The bytes of one request, with the MCP session's headers when there is one and
-/// `Connection: close` when `close`. One write: a body sent after its head would wait for the
-/// head's ACK (Nagle).
+/// The bytes of one request, with the MCP session's headers when there is one, the bearer
+/// `token` unless it is empty, and `Connection: close` when `close`. One write: a body sent
+/// after its head would wait for the head's ACK (Nagle).
 fn request_text(
     addr: SocketAddr,
     method: &str,
@@ -74,11 +80,15 @@ fn request_text(
     session: Option<&str>,
     body: &str,
     close: bool,
+    token: &str,
 ) -> String {
     let mut text = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
         body.len()
     );
+    if !token.is_empty() {
+        text.push_str(&format!("Authorization: Bearer {token}\r\n"));
+    }
     if close {
         text.push_str("Connection: close\r\n");
     }
@@ -100,80 +110,24 @@ fn request(
     path: &str,
     session: Option<&str>,
     body: &str,
+    token: &str,
 ) -> Result<(u16, Option<String>, String), String> {
-    let mut stream = TcpStream::connect_timeout(&addr, IO_TIMEOUT).map_err(|e| e.to_string())?;
-    stream
-        .set_read_timeout(Some(IO_TIMEOUT))
-        .map_err(|e| e.to_string())?;
-    let text = request_text(addr, method, path, session, body, true);
-    stream
-        .write_all(text.as_bytes())
-        .map_err(|e| e.to_string())?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).map_err(|e| e.to_string())?;
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or("no end of headers")?;
-    let head = String::from_utf8_lossy(&raw[..split]).to_string();
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or("no status")?;
-    let header = |name: &str| {
-        head.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.trim()
-                .eq_ignore_ascii_case(name)
-                .then(|| v.trim().to_string())
-        })
-    };
-    let mut body = raw.get(split + 4..).unwrap_or_default().to_vec();
-    if header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
-        body = dechunk(&body)?;
-    }
-    Ok((
-        status,
-        header("mcp-session-id"),
-        String::from_utf8_lossy(&body).to_string(),
-    ))
-}
-
-fn dechunk(mut rest: &[u8]) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    loop {
-        let eol = rest
-            .windows(2)
-            .position(|w| w == b"\r\n")
-            .ok_or("truncated chunk")?;
-        let size = usize::from_str_radix(
-            String::from_utf8_lossy(&rest[..eol])
-                .split(';')
-                .next()
-                .unwrap_or("")
-                .trim(),
-            16,
-        )
-        .map_err(|e| format!("bad chunk size: {e}"))?;
-        if size == 0 {
-            return Ok(out);
-        }
-        let chunk = rest.get(eol + 2..eol + 2 + size).ok_or("truncated chunk")?;
-        out.extend_from_slice(chunk);
-        rest = rest.get(eol + 4 + size..).unwrap_or_default();
-    }
+    let text = request_text(addr, method, path, session, body, true, token);
+    let reply = http1::exchange(addr, &text, IO_TIMEOUT)?;
+    let session = reply.header("mcp-session-id").map(str::to_string);
+    Ok((reply.status, session, reply.body))
 }
 
 /// A client connection kept open across requests (HTTP/1.1 keep-alive), as MCP clients hold
 /// theirs.
 struct KeepAlive {
     addr: SocketAddr,
+    token: String,
     reader: BufReader<TcpStream>,
 }
 
 impl KeepAlive {
-    fn connect(addr: SocketAddr) -> Result<KeepAlive, String> {
+    fn connect(addr: SocketAddr, token: &str) -> Result<KeepAlive, String> {
         let stream = TcpStream::connect_timeout(&addr, IO_TIMEOUT).map_err(|e| e.to_string())?;
         stream
             .set_read_timeout(Some(IO_TIMEOUT))
@@ -181,13 +135,22 @@ impl KeepAlive {
             .map_err(|e| e.to_string())?;
         Ok(KeepAlive {
             addr,
+            token: token.to_string(),
             reader: BufReader::new(stream),
         })
     }
 
     /// POSTs `body` to `/mcp` in `session`; the status and the body.
     fn post(&mut self, session: &str, body: &str) -> Result<(u16, String), String> {
-        let text = request_text(self.addr, "POST", "/mcp", Some(session), body, false);
+        let text = request_text(
+            self.addr,
+            "POST",
+            "/mcp",
+            Some(session),
+            body,
+            false,
+            &self.token,
+        );
         self.reader
             .get_mut()
             .write_all(text.as_bytes())
@@ -262,16 +225,22 @@ fn reply(body: &str, id: u64) -> Option<Value> {
     messages.into_iter().find(|m| m["id"] == json!(id))
 }
 
-/// Opens an MCP session; its id.
-fn open_session(addr: SocketAddr, client: usize) -> Result<String, String> {
-    let init = json!({
+/// The `initialize` request of client `client`.
+fn initialize(client: usize) -> Value {
+    json!({
         "jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": format!("bench-{client}"), "version": "1"}},
-    });
-    let (status, id, body) = request(addr, "POST", "/mcp", None, &init.to_string())?;
+    })
+}
+
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// Opens an MCP session; its id.
+fn open_session(addr: SocketAddr, client: usize, token: &str) -> Result<String, String> {
+    let init = initialize(client).to_string();
+    let (status, id, body) = request(addr, "POST", "/mcp", None, &init, token)?;
     let id = id.ok_or_else(|| format!("initialize answered {status} without a session: {body}"))?;
-    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let (status, _, body) = request(addr, "POST", "/mcp", Some(&id), &note.to_string())?;
+    let (status, _, body) = request(addr, "POST", "/mcp", Some(&id), INITIALIZED, token)?;
     if status != 202 {
         return Err(format!(
             "notifications/initialized answered {status}: {body}"
@@ -306,31 +275,131 @@ fn check_load(body: &str, id: u64, status: u16, name: &str, expected: &str) -> R
     }
 }
 
+/// `skillbake serve` on stdin/stdout for one client, initialized; killed when dropped.
+struct StdioServer {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl StdioServer {
+    fn start(bin: &std::path::Path, client: usize) -> Result<StdioServer, String> {
+        let mut child = Command::new(bin)
+            .arg("serve")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("skillbake serve: {e}"))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err("skillbake serve: no pipes".into());
+        };
+        let mut server = StdioServer {
+            child,
+            stdin,
+            stdout: BufReader::new(stdout),
+        };
+        server.call(1, &initialize(client).to_string())?;
+        server.send(INITIALIZED)?;
+        Ok(server)
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), String> {
+        self.stdin
+            .write_all(format!("{line}\n").as_bytes())
+            .and_then(|()| self.stdin.flush())
+            .map_err(|e| format!("skillbake serve: {e}"))
+    }
+
+    /// Sends request `id` and reads lines up to its reply.
+    fn call(&mut self, id: u64, line: &str) -> Result<String, String> {
+        self.send(line)?;
+        loop {
+            let mut reply = String::new();
+            let n = self
+                .stdout
+                .read_line(&mut reply)
+                .map_err(|e| format!("skillbake serve: {e}"))?;
+            if n == 0 {
+                return Err("skillbake serve closed its output".into());
+            }
+            let answers = serde_json::from_str::<Value>(&reply).is_ok_and(|v| v["id"] == json!(id));
+            if answers {
+                return Ok(reply);
+            }
+        }
+    }
+}
+
+impl Drop for StdioServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The resident memory of process `pid`, in bytes (Linux; `None` elsewhere).
+fn resident(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kib = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .trim()
+        .strip_suffix("kB")?
+        .trim()
+        .parse::<u64>()
+        .ok()?;
+    Some(kib * 1024)
+}
+
 /// What one runner does for request `i` of a client.
 type Job = Arc<dyn Fn(usize, usize) -> Result<(), String> + Send + Sync>;
 
-/// Runs `clients` threads of `requests` jobs each: the wall time and every request's latency.
-fn round(clients: usize, requests: usize, job: &Job) -> Result<(f64, Vec<f64>), String> {
+/// What a round measured: its wall time, every request's latency, the failed requests and the
+/// first failure.
+struct Round {
+    wall: f64,
+    latencies: Vec<f64>,
+    failed: usize,
+    first_failure: Option<String>,
+}
+
+/// Runs `clients` threads of `requests` jobs each.
+fn round(clients: usize, requests: usize, job: &Job) -> Result<Round, String> {
     let start = Instant::now();
     let handles: Vec<_> = (0..clients)
         .map(|c| {
             let job = Arc::clone(job);
-            std::thread::spawn(move || -> Result<Vec<f64>, String> {
+            std::thread::spawn(move || {
                 let mut lat = Vec::with_capacity(requests);
+                let mut failures = Vec::new();
                 for i in 0..requests {
                     let t = Instant::now();
-                    job(c, i)?;
-                    lat.push(t.elapsed().as_secs_f64());
+                    match job(c, i) {
+                        Ok(()) => lat.push(t.elapsed().as_secs_f64()),
+                        Err(e) => failures.push(e),
+                    }
                 }
-                Ok(lat)
+                (lat, failures)
             })
         })
         .collect();
-    let mut all = Vec::new();
+    let mut out = Round {
+        wall: 0.0,
+        latencies: Vec::new(),
+        failed: 0,
+        first_failure: None,
+    };
     for h in handles {
-        all.extend(h.join().map_err(|_| "a client thread panicked")??);
+        let (lat, failures) = h.join().map_err(|_| "a client thread panicked")?;
+        out.latencies.extend(lat);
+        out.failed += failures.len();
+        if out.first_failure.is_none() {
+            out.first_failure = failures.into_iter().next();
+        }
     }
-    Ok((start.elapsed().as_secs_f64(), all))
+    out.wall = start.elapsed().as_secs_f64();
+    Ok(out)
 }
 
 fn percentile(v: &mut [f64], p: f64) -> f64 {
@@ -374,15 +443,24 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
         }
         expected.push(text);
     }
-    let server = crate::mcp_check::HttpServer::start(&bin)?;
+    // A token for this run only, as a shared service requires one.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let token: Arc<str> = format!("{nanos:032x}{:08x}", std::process::id()).into();
+    let tokens = build_dir(&root, "exec").join("bench-http-tokens.txt");
+    std::fs::write(&tokens, format!("bench {token}\n"))
+        .map_err(|e| format!("{}: {e}", tokens.display()))?;
+    let tokens_arg = tokens.display().to_string();
+    let server = crate::mcp_check::HttpServer::start_with(&bin, &["--token-file", &tokens_arg])?;
     let addr = server.addr;
     let sessions = (0..opts.clients)
-        .map(|c| open_session(addr, c))
+        .map(|c| open_session(addr, c, &token))
         .collect::<Result<Vec<_>, _>>()?;
     let (names, expected, sessions) = (Arc::new(names), Arc::new(expected), Arc::new(sessions));
 
     let floor: Job = Arc::new(move |_, _| {
-        let (status, _, body) = request(addr, "GET", "/healthz", None, "")?;
+        let (status, _, body) = request(addr, "GET", "/healthz", None, "", "")?;
         if status == 200 && body.contains("\"ok\":true") {
             Ok(())
         } else {
@@ -391,16 +469,18 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
     });
     let mcp: Job = {
         let (names, expected, sessions) = (names.clone(), expected.clone(), sessions.clone());
+        let token = Arc::clone(&token);
         Arc::new(move |c, i| {
             let (id, k, call) = load_call(&names, c, i);
-            let (status, _, body) = request(addr, "POST", "/mcp", Some(&sessions[c]), &call)?;
+            let (status, _, body) =
+                request(addr, "POST", "/mcp", Some(&sessions[c]), &call, &token)?;
             check_load(&body, id, status, &names[k], &expected[k])
         })
     };
     // One kept-open connection per client, made before the clock starts.
     let connections: Arc<Vec<std::sync::Mutex<KeepAlive>>> = Arc::new(
         (0..opts.clients)
-            .map(|_| KeepAlive::connect(addr).map(std::sync::Mutex::new))
+            .map(|_| KeepAlive::connect(addr, &token).map(std::sync::Mutex::new))
             .collect::<Result<_, _>>()?,
     );
     let kept: Job = {
@@ -412,6 +492,23 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
                 .map_err(|_| "a client connection was poisoned")?;
             let (status, body) = conn.post(&sessions[c], &call)?;
             check_load(&body, id, status, &names[k], &expected[k])
+        })
+    };
+    // One stdio server per client, started and initialized before the clock starts.
+    let stdio_servers: Arc<Vec<std::sync::Mutex<StdioServer>>> = Arc::new(
+        (0..opts.clients)
+            .map(|c| StdioServer::start(&bin, c).map(std::sync::Mutex::new))
+            .collect::<Result<_, _>>()?,
+    );
+    let stdio: Job = {
+        let (names, expected, servers) = (names.clone(), expected.clone(), stdio_servers.clone());
+        Arc::new(move |c, i| {
+            let (id, k, call) = load_call(&names, c, i);
+            let mut server = servers[c]
+                .lock()
+                .map_err(|_| "a stdio server was poisoned")?;
+            let line = server.call(id, &call)?;
+            check_load(&line, id, 200, &names[k], &expected[k])
         })
     };
     let process: Job = {
@@ -433,32 +530,72 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
             }
         })
     };
-    let runners: [(&str, &Job); 4] = [
-        ("floor: `GET /healthz`", &floor),
-        ("`tools/call load_skill` over MCP", &mcp),
+    /// Whose memory a runner's row reports.
+    enum Memory {
+        Http,
+        Stdio,
+        None,
+    }
+    let runners: [(&str, &Job, Memory); 5] = [
+        ("floor: `GET /healthz`", &floor, Memory::Http),
+        ("`tools/call load_skill` over MCP", &mcp, Memory::Http),
         (
             "`tools/call load_skill` over MCP, one kept-open connection per client",
             &kept,
+            Memory::Http,
         ),
-        ("a process per request: `skillbake load NAME`", &process),
+        (
+            "`tools/call load_skill` over stdio, one `skillbake serve` per client",
+            &stdio,
+            Memory::Stdio,
+        ),
+        (
+            "a process per request: `skillbake load NAME`",
+            &process,
+            Memory::None,
+        ),
     ];
-    // One untimed round each, then the rounds.
-    for (label, job) in &runners {
+    // One untimed round each (which must not fail), then the rounds.
+    for (label, job, _) in &runners {
         eprintln!("warming up: {label}");
-        round(opts.clients, opts.requests.min(20), job)?;
+        let warm = round(opts.clients, opts.requests.min(20), job)?;
+        if let Some(e) = warm.first_failure {
+            return Err(format!("{label}: {e}"));
+        }
     }
     let mut rates: Vec<Vec<f64>> = vec![Vec::new(); runners.len()];
     let mut latencies: Vec<Vec<f64>> = vec![Vec::new(); runners.len()];
+    let mut failed = vec![0; runners.len()];
+    let mut memory: Vec<Option<u64>> = vec![None; runners.len()];
+    let server_pid = server.pid();
+    let stdio_pids = stdio_servers
+        .iter()
+        .filter_map(|s| s.lock().ok().map(|s| s.child.id()))
+        .collect::<Vec<_>>();
     for r in 0..opts.rounds {
-        for (j, (label, job)) in runners.iter().enumerate() {
-            let (wall, lat) = round(opts.clients, opts.requests, job)?;
-            let rate = (opts.clients * opts.requests) as f64 / wall;
-            eprintln!("round {}: {label}: {rate:.0} requests/s", r + 1);
+        for (j, (label, job, whose)) in runners.iter().enumerate() {
+            let measured = round(opts.clients, opts.requests, job)?;
+            let rate = (opts.clients * opts.requests) as f64 / measured.wall;
+            eprintln!(
+                "round {}: {label}: {rate:.0} requests/s, {} failed",
+                r + 1,
+                measured.failed
+            );
+            if let Some(e) = &measured.first_failure {
+                eprintln!("  first failure: {e}");
+            }
             rates[j].push(rate);
-            latencies[j].extend(lat);
+            latencies[j].extend(measured.latencies);
+            failed[j] += measured.failed;
+            memory[j] = match whose {
+                Memory::Http => resident(server_pid),
+                Memory::Stdio => stdio_pids.iter().map(|&p| resident(p)).sum(),
+                Memory::None => None,
+            };
         }
     }
     drop(server);
+    drop(stdio_servers);
 
     let stats: Vec<Stat> = rates
         .iter()
@@ -467,28 +604,36 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
     let mut m = String::new();
     m.push_str("## Serving many agents: `skillbake serve --http`\n\n");
     m.push_str(&format!(
-        "Measured by `cargo xtask bench http --clients {} --requests {} --rounds {}`: the release binary with the bundled packs on a loopback port, {} client threads each sending {} requests per round (a new TCP connection per request unless the runner keeps one open), {} rounds running every runner in turn. Throughput is requests per second of a round (median, min–max over the rounds); latency is over every request of every round; ratios are to the floor's median.\n\n",
+        "Measured by `cargo xtask bench http --clients {} --requests {} --rounds {}`: the release binary with the bundled packs on a loopback port, requiring a bearer token (`--token-file`) as a shared service does, {} client threads each sending {} requests per round (a new TCP connection per request unless the runner keeps one open; over stdio, one `skillbake serve` per client thread), {} rounds running every runner in turn. Throughput is requests per second of a round (median, min–max over the rounds); latency is over every request of every round; failed counts requests refused, failed or answered with another reply; memory is the resident size after the runner's last round of the HTTP server (one process for every client) or of the stdio servers together; ratios are to the floor's median.\n\n",
         opts.clients, opts.requests, opts.rounds, opts.clients, opts.requests, opts.rounds
     ));
-    m.push_str("| runner | requests/s | latency median | latency p99 | throughput / floor |\n|---|---:|---:|---:|---:|\n");
-    for (j, (label, _)) in runners.iter().enumerate() {
+    m.push_str("| runner | requests/s | latency median | latency p99 | failed | server memory | throughput / floor |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    for (j, (label, _, _)) in runners.iter().enumerate() {
         let st = &stats[j];
         let lat = &mut latencies[j];
         let p50 = percentile(lat, 0.5);
         let p99 = percentile(lat, 0.99);
         m.push_str(&format!(
-            "| {label} | {:.0} ({:.0} – {:.0}) | {} | {} | {:.2}× |\n",
+            "| {label} | {:.0} ({:.0} – {:.0}) | {} | {} | {} | {} | {:.2}× |\n",
             st.median,
             st.min,
             st.max,
             t(p50),
             t(p99),
+            failed[j],
+            memory[j].map_or("—".to_string(), |b| format!("{:.1} MB", b as f64 / 1e6)),
             st.median / stats[0].median
         ));
     }
     m.push_str(&format!(
-        "\nEvery `load_skill` reply was compared with `skillbake load`'s. On kept-open connections (how MCP clients talk) one server answers {:.1}× the requests per second of starting a process per request.\n",
-        stats[2].median / stats[3].median
+        "\nEvery `load_skill` reply was compared with `skillbake load`'s. On kept-open connections (how MCP clients talk) one server answers {:.1}× the requests per second of starting a process per request and {:.2}× those of {} stdio servers, in {:.2}× their memory.\n",
+        stats[2].median / stats[4].median,
+        stats[2].median / stats[3].median,
+        opts.clients,
+        match (memory[2], memory[3]) {
+            (Some(h), Some(s)) if s > 0 => h as f64 / s as f64,
+            _ => f64::NAN,
+        }
     ));
     write_section(
         &root.join("BENCHMARKS.md"),
