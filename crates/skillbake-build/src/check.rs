@@ -27,6 +27,10 @@ thread_local! {
 pub struct CheckOptions {
     /// `skillbake.toml` to use instead of `<root>/skillbake.toml`.
     pub config_file: Option<PathBuf>,
+    /// The text of the configuration file (`config_file`, or `<root>/skillbake.toml`) to use
+    /// instead of reading it: an editor's unsaved buffer. Its diagnostics, spans and sources are
+    /// those of that text, under the file's usual name; the file need not exist.
+    pub config_text: Option<String>,
     /// Tool names known in addition to the built-ins and the config file's.
     pub extra_tools: Vec<String>,
     /// Profile to use instead of the config file's.
@@ -71,10 +75,19 @@ pub(crate) struct Configured {
     pub(crate) cfg: ProjectConfig,
     pub(crate) diags: Vec<Diagnostic>,
     pub(crate) sources: Vec<(String, String)>,
-    /// The configuration file's path.
-    pub(crate) path: PathBuf,
+    /// The configuration file's text (given, or read once), when there is one.
+    pub(crate) text: Option<String>,
     /// The configuration file's name in diagnostics.
     pub(crate) label: String,
+}
+
+impl Configured {
+    /// Adds the configuration file's text to the report's sources (a diagnostic points into it).
+    fn keep_source(&self, report: &mut Report) {
+        if let Some(text) = &self.text {
+            report.sources.insert(self.label.clone(), text.clone());
+        }
+    }
 }
 
 /// Reads the configuration file (`skillbake.toml` at `root`, or the one given) and applies the
@@ -86,14 +99,24 @@ pub(crate) fn configure(root: &Path, opts: &CheckOptions) -> Configured {
         Some(p) => (p.clone(), p.to_string_lossy().replace('\\', "/")),
         None => (root.join(CONFIG_FILE), CONFIG_FILE.to_string()),
     };
-    if !config_path.exists() && opts.config_file.is_some() {
-        diags.push(config::missing(&config_label));
-    }
-    let mut cfg = match config::load(&config_path, &config_label) {
+    let (loaded, text) = match &opts.config_text {
+        Some(text) => (config::parse(text, &config_label), Some(text.clone())),
+        None => match config::read(&config_path, &config_label) {
+            Ok(Some(text)) => (config::parse(&text, &config_label), Some(text)),
+            Ok(None) => {
+                if opts.config_file.is_some() {
+                    diags.push(config::missing(&config_label));
+                }
+                (Ok(ProjectConfig::default()), None)
+            }
+            Err(d) => (Err(d), None),
+        },
+    };
+    let mut cfg = match loaded {
         Ok(c) => c,
         Err(d) => {
-            if let Ok(text) = std::fs::read_to_string(&config_path) {
-                sources.push((config_label.clone(), text));
+            if let Some(text) = &text {
+                sources.push((config_label.clone(), text.clone()));
             }
             diags.extend(d);
             ProjectConfig::default()
@@ -116,7 +139,7 @@ pub(crate) fn configure(root: &Path, opts: &CheckOptions) -> Configured {
         cfg,
         diags,
         sources,
-        path: config_path,
+        text,
         label: config_label,
     }
 }
@@ -152,9 +175,7 @@ pub(crate) fn finish(
     duplicate::check(&names, diags);
     let mut agent = cfg.requires.clone();
     if !agent.is_empty() {
-        if let Ok(text) = std::fs::read_to_string(&configured.path) {
-            report.sources.insert(configured.label.clone(), text);
-        }
+        configured.keep_source(report);
     }
     agent.extend(opts.requires.iter().map(|(skill, range)| Requirement {
         skill: skill.clone(),
@@ -193,9 +214,7 @@ pub(crate) fn finish(
                 .iter()
                 .any(|d| d.code == Code::CatalogOverBudget);
             if over {
-                if let Ok(text) = std::fs::read_to_string(&configured.path) {
-                    report.sources.insert(configured.label.clone(), text);
-                }
+                configured.keep_source(report);
             }
             route = Some(built);
         }
@@ -357,6 +376,7 @@ fn check_with(
             if let Some(baseline) = &opts.baseline {
                 let old_opts = CheckOptions {
                     config_file: None,
+                    config_text: None,
                     baseline: None,
                     locked: false,
                     ..opts.clone()

@@ -619,11 +619,12 @@ pub fn missing(file: &str) -> Diagnostic {
     .help("fix the path, or drop the option to use skillbake.toml at the skills root")
 }
 
-/// Reads `path` if it exists. A missing file is the default configuration.
-pub fn load(path: &Path, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
+/// The text of the configuration file at `path` (`file` in diagnostics); `None` when there is
+/// no such file.
+pub fn read(path: &Path, file: &str) -> Result<Option<String>, Vec<Diagnostic>> {
     match std::fs::read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => parse(&text, file),
+            Ok(text) => Ok(Some(text)),
             Err(e) => Err(vec![Diagnostic::new(
                 Code::ConfigInvalid,
                 file,
@@ -634,7 +635,7 @@ pub fn load(path: &Path, file: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
             )
             .help("save the file as UTF-8")]),
         },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ProjectConfig::default()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(vec![crate::discover::io_error(
             file,
             format!("cannot read {CONFIG_FILE}: {e}"),

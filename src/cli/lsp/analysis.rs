@@ -1,6 +1,7 @@
 //! What the language server knows about one document: the diagnostics of `skillbake check` on
-//! the pack as the editor holds it (unsaved buffers over the files on disk), the code actions of
-//! their fixes, hover text for frontmatter keys and the completions of keys and permissions.
+//! the pack as the editor holds it (unsaved buffers over the files on disk, the configuration's
+//! buffer too), or on the folder a `skillbake.toml` governs; the code actions of their fixes,
+//! hover text for frontmatter keys and the completions of keys and permissions.
 
 use super::text::Lines;
 use lsp_types::{
@@ -16,13 +17,16 @@ use std::path::{Path, PathBuf};
 /// The files of a pack the server checks and publishes diagnostics for.
 pub const CHECKED_FILES: [&str; 2] = ["SKILL.md", "schema.json"];
 
-/// The nearest `skillbake.toml` in the folders above `pack` (the skills root's), if any.
-fn config_above(pack: &Path) -> Option<PathBuf> {
-    pack.ancestors()
-        .skip(1)
-        .take(8)
-        .map(|d| d.join("skillbake.toml"))
-        .find(|p| p.is_file())
+/// The project configuration, whose buffer the checks of the packs under it read.
+pub const CONFIG_FILE: &str = "skillbake.toml";
+
+/// The configuration a check reads: the `skillbake.toml` that applies and, when the editor
+/// holds it, its buffer's text (then the file need not exist on disk).
+pub struct Config<'a> {
+    /// The file.
+    pub path: PathBuf,
+    /// The open buffer's text.
+    pub text: Option<&'a str>,
 }
 
 /// The check of one pack folder with the open buffers `open` (file name → text) in place of
@@ -30,14 +34,47 @@ fn config_above(pack: &Path) -> Option<PathBuf> {
 pub struct PackCheck {
     /// The diagnostics of each file.
     pub by_file: BTreeMap<String, Vec<skillbake_build::Diagnostic>>,
-    /// The texts checked (the buffer, else the file on disk).
+    /// The texts checked (the buffer, else the file on disk), by file name.
     pub texts: BTreeMap<String, String>,
 }
 
-/// Checks the pack at `pack` with the buffers of `open` over its files.
-pub fn check_pack(pack: &Path, open: &BTreeMap<String, String>) -> PackCheck {
+impl PackCheck {
+    /// The diagnostics of `checked` by file, with the texts they point into: the report's
+    /// sources, and `files` (the buffer, else the file on disk under `root`).
+    fn of(
+        checked: skillbake_build::Checked,
+        root: &Path,
+        files: &[&str],
+        open: &dyn Fn(&str) -> Option<String>,
+    ) -> PackCheck {
+        let mut by_file: BTreeMap<String, Vec<skillbake_build::Diagnostic>> = BTreeMap::new();
+        for d in checked.report.diagnostics {
+            by_file.entry(d.file.clone()).or_default().push(d);
+        }
+        let mut texts = checked.report.sources;
+        for &name in files {
+            let text = open(name).or_else(|| std::fs::read_to_string(root.join(name)).ok());
+            if let Some(t) = text {
+                texts.insert(name.to_string(), t);
+            }
+        }
+        PackCheck { by_file, texts }
+    }
+}
+
+/// Checks the pack at `pack` with the buffers of `open` over its files, under `config` (as
+/// `check` on the skills root would, with that configuration).
+pub fn check_pack(
+    pack: &Path,
+    open: &BTreeMap<String, String>,
+    config: Option<&Config<'_>>,
+) -> PackCheck {
     let opts = CheckOptions {
-        config_file: config_above(pack).filter(|_| !pack.join("skillbake.toml").is_file()),
+        // The pack's own `skillbake.toml` is the one `check` reads at the root; another is given.
+        config_file: config
+            .filter(|c| c.path.parent() != Some(pack))
+            .map(|c| c.path.clone()),
+        config_text: config.and_then(|c| c.text).map(str::to_string),
         ..CheckOptions::default()
     };
     let overlay: Vec<(String, Vec<u8>)> = open
@@ -45,21 +82,21 @@ pub fn check_pack(pack: &Path, open: &BTreeMap<String, String>) -> PackCheck {
         .map(|(p, t)| (p.clone(), t.clone().into_bytes()))
         .collect();
     let checked = skillbake_build::check_overlay(pack, &opts, &overlay);
-    let mut by_file: BTreeMap<String, Vec<skillbake_build::Diagnostic>> = BTreeMap::new();
-    for d in checked.report.diagnostics {
-        by_file.entry(d.file.clone()).or_default().push(d);
-    }
-    let mut texts = BTreeMap::new();
-    for name in CHECKED_FILES {
-        let text = match open.get(name) {
-            Some(t) => Some(t.clone()),
-            None => std::fs::read_to_string(pack.join(name)).ok(),
-        };
-        if let Some(t) = text {
-            texts.insert(name.to_string(), t);
-        }
-    }
-    PackCheck { by_file, texts }
+    PackCheck::of(checked, pack, &CHECKED_FILES, &|name| {
+        open.get(name).cloned()
+    })
+}
+
+/// Checks `dir`, the folder that holds a `skillbake.toml` (`text`: its buffer, when open), as
+/// `check` on it would, with the open files of its packs (`open`: `/`-separated paths relative
+/// to `dir`, and texts) in place of the files on disk.
+pub fn check_config(dir: &Path, text: Option<&str>, open: &[(String, Vec<u8>)]) -> PackCheck {
+    let opts = CheckOptions {
+        config_text: text.map(str::to_string),
+        ..CheckOptions::default()
+    };
+    let checked = skillbake_build::check_overlay(dir, &opts, open);
+    PackCheck::of(checked, dir, &[CONFIG_FILE], &|_| text.map(str::to_string))
 }
 
 /// The message an editor shows: the compiler's message, its help and its note.

@@ -1,11 +1,15 @@
 //! `skillbake lsp`: a Language Server over stdio for skill packs (`lsp-server` for the JSON-RPC
 //! transport and `lsp-types` for the protocol's types, as rust-analyzer uses them).
 //!
-//! It keeps the text of every open `SKILL.md` and `schema.json` and, on every change, checks the
-//! pack that holds it with `skillbake_build::check_overlay` (the open buffers in place of the
-//! files on disk; the `skillbake.toml` of the folders above applies), then publishes the
-//! diagnostics of each open file of that pack: the codes, spans, help and related places of
-//! `skillbake check`, with columns in UTF-16 units as the protocol counts them. Code actions
+//! It keeps the text of every open `SKILL.md`, `schema.json` and `skillbake.toml` and, on every
+//! change of a pack's file, checks the pack that holds it with `skillbake_build::check_overlay`
+//! (the open buffers in place of the files on disk; the nearest `skillbake.toml` in the pack's
+//! folder or above applies, its buffer when it is open), then publishes the diagnostics of each
+//! open file of that pack: the codes, spans, help and related places of `skillbake check`, with
+//! columns in UTF-16 units as the protocol counts them. On a change of a `skillbake.toml`, the
+//! folder that holds it is checked as `check` on it would (its buffer as the configuration, the
+//! open files of its packs over theirs) for the configuration's own diagnostics, and every open
+//! pack under it is checked again under the new text. Code actions
 //! are the diagnostics' fixes (`check --fix`); hover on a frontmatter key shows what the field
 //! means; completion offers the keys not written yet and, in `permission`, the permission names.
 //! Cross-pack rules (`duplicate-name`, routing between packs) need the whole skills folder and
@@ -14,7 +18,7 @@
 mod analysis;
 mod text;
 
-use analysis::{check_pack, CHECKED_FILES};
+use analysis::{check_pack, Config, CHECKED_FILES, CONFIG_FILE};
 use anyhow::{Context, Result};
 use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{
@@ -29,7 +33,7 @@ use lsp_types::{
     PublishDiagnosticsParams, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
     TextDocumentSyncKind, Url,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -56,6 +60,47 @@ impl Documents {
             .filter_map(|name| {
                 let text = self.open.get(&pack.join(name))?;
                 Some((name.to_string(), text.clone()))
+            })
+            .collect()
+    }
+
+    /// The configuration of `pack`: the nearest `skillbake.toml` in its folder or the folders
+    /// above, open in the editor or on disk.
+    fn config_of(&self, pack: &Path) -> Option<Config<'_>> {
+        let path = pack
+            .ancestors()
+            .take(9)
+            .map(|d| d.join(CONFIG_FILE))
+            .find(|p| self.open.contains_key(p) || p.is_file())?;
+        let text = self.open.get(&path).map(String::as_str);
+        Some(Config { path, text })
+    }
+
+    /// The check of `pack` as the editor holds it.
+    fn check(&self, pack: &Path) -> analysis::PackCheck {
+        check_pack(pack, &self.buffers(pack), self.config_of(pack).as_ref())
+    }
+
+    /// The folders under `dir` that hold an open file of a pack.
+    fn packs_under(&self, dir: &Path) -> BTreeSet<PathBuf> {
+        self.open
+            .keys()
+            .filter_map(|p| Self::pack_of(p))
+            .map(|(pack, _)| pack)
+            .filter(|pack| pack.starts_with(dir))
+            .collect()
+    }
+
+    /// The open files of the packs under `dir`, as `/`-separated paths relative to it.
+    fn overlay_under(&self, dir: &Path) -> Vec<(String, Vec<u8>)> {
+        self.open
+            .iter()
+            .filter(|(p, _)| Self::pack_of(p).is_some())
+            .filter_map(|(p, text)| {
+                let rel = p.strip_prefix(dir).ok()?;
+                let parts: Option<Vec<&str>> =
+                    rel.components().map(|c| c.as_os_str().to_str()).collect();
+                Some((parts?.join("/"), text.clone().into_bytes()))
             })
             .collect()
     }
@@ -153,46 +198,78 @@ fn notified(docs: &mut Documents, n: Notification) -> Option<PathBuf> {
     }
 }
 
-/// Checks the pack of `path` and publishes the diagnostics of its checked files (an empty list
-/// for a file without any, so the editor clears what it showed).
+/// Publishes what a change of `path` changed: for a pack's file, the diagnostics of that pack;
+/// for a `skillbake.toml`, its own and those of every open pack under it.
 fn publish(connection: &Connection, docs: &Documents, path: &Path) -> Result<()> {
-    let Some((pack, _)) = Documents::pack_of(path) else {
+    if path.file_name().is_some_and(|n| n == CONFIG_FILE) {
+        let Some(dir) = path.parent() else {
+            return Ok(());
+        };
+        let text = docs.open.get(path).map(String::as_str);
+        let checked = analysis::check_config(dir, text, &docs.overlay_under(dir));
+        publish_file(connection, &checked, dir, CONFIG_FILE)?;
+        for pack in docs.packs_under(dir) {
+            publish_pack(connection, docs, &pack, None)?;
+        }
         return Ok(());
-    };
-    let buffers = docs.buffers(&pack);
-    let checked = check_pack(&pack, &buffers);
-    let uri_of = |file: &str| Url::from_file_path(pack.join(file)).ok();
+    }
+    match Documents::pack_of(path) {
+        Some((pack, _)) => publish_pack(connection, docs, &pack, Some(path)),
+        None => Ok(()),
+    }
+}
+
+/// Checks `pack` and publishes the diagnostics of its open files (and of `also`, the file that
+/// changed, open or not).
+fn publish_pack(
+    connection: &Connection,
+    docs: &Documents,
+    pack: &Path,
+    also: Option<&Path>,
+) -> Result<()> {
+    let checked = docs.check(pack);
     for name in CHECKED_FILES {
         let file = pack.join(name);
-        let is_open = docs.open.contains_key(&file);
-        let Some(uri) = Url::from_file_path(&file)
-            .ok()
-            .filter(|_| is_open || file == path)
-        else {
-            continue;
-        };
-        let diags = checked
-            .by_file
-            .get(name)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        let text = checked
-            .texts
-            .get(name)
-            .map(String::as_str)
-            .unwrap_or_default();
-        let params = PublishDiagnosticsParams {
-            uri,
-            diagnostics: analysis::to_lsp(diags, text, &checked.texts, &uri_of),
-            version: None,
-        };
-        connection
-            .sender
-            .send(Message::Notification(Notification::new(
-                PublishDiagnostics::METHOD.to_string(),
-                params,
-            )))?;
+        if docs.open.contains_key(&file) || also == Some(file.as_path()) {
+            publish_file(connection, &checked, pack, name)?;
+        }
     }
+    Ok(())
+}
+
+/// Publishes the diagnostics `checked` found in `name` (relative to `root`): an empty list for
+/// a file without any, so the editor clears what it showed.
+fn publish_file(
+    connection: &Connection,
+    checked: &analysis::PackCheck,
+    root: &Path,
+    name: &str,
+) -> Result<()> {
+    let Ok(uri) = Url::from_file_path(root.join(name)) else {
+        return Ok(());
+    };
+    let uri_of = |file: &str| Url::from_file_path(root.join(file)).ok();
+    let diags = checked
+        .by_file
+        .get(name)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let text = checked
+        .texts
+        .get(name)
+        .map(String::as_str)
+        .unwrap_or_default();
+    let params = PublishDiagnosticsParams {
+        uri,
+        diagnostics: analysis::to_lsp(diags, text, &checked.texts, &uri_of),
+        version: None,
+    };
+    connection
+        .sender
+        .send(Message::Notification(Notification::new(
+            PublishDiagnostics::METHOD.to_string(),
+            params,
+        )))?;
     Ok(())
 }
 
@@ -252,7 +329,7 @@ fn actions(docs: &Documents, p: &CodeActionParams) -> Vec<CodeActionOrCommand> {
     let Some((pack, name)) = Documents::pack_of(&path) else {
         return Vec::new();
     };
-    let checked = check_pack(&pack, &docs.buffers(&pack));
+    let checked = docs.check(&pack);
     let (Some(diags), Some(text)) = (checked.by_file.get(&name), checked.texts.get(&name)) else {
         return Vec::new();
     };

@@ -219,3 +219,57 @@ fn dbgpt_profile_warns_on_what_dbgpt_serves() {
         "{default:?}"
     );
 }
+
+#[test]
+fn a_config_text_is_checked_in_place_of_the_file_on_disk() {
+    let tmp = tempfile::tempdir().unwrap();
+    pack(
+        tmp.path(),
+        "digest",
+        "name: digest\ndescription: Digest reports.\nautor: me\n",
+        "Digest the report.",
+    );
+    std::fs::write(tmp.path().join("skillbake.toml"), "profile = \"default\"\n").unwrap();
+    let with = |text: &str| CheckOptions {
+        config_text: Some(text.to_string()),
+        ..CheckOptions::default()
+    };
+    assert_eq!(
+        codes(tmp.path(), &CheckOptions::default()),
+        [(Code::UnknownKey, Severity::Warning)]
+    );
+    // The text's levels apply, not the file's.
+    assert_eq!(
+        codes(tmp.path(), &with("[lints]\nunknown-key = \"deny\"\n")),
+        [(Code::UnknownKey, Severity::Error)]
+    );
+    // A broken text: its own diagnostic, at its position under the file's name, with the text
+    // as the source to render; the configuration does not apply.
+    let checked = check(tmp.path(), &with("[lints]\nunknown-key = \"loud\"\n"));
+    let d = &checked.report.diagnostics;
+    let at: Vec<_> = d
+        .iter()
+        .map(|d| (d.code, d.file.as_str(), d.line, d.column))
+        .collect();
+    assert_eq!(
+        at,
+        [
+            (Code::UnknownKey, "digest/SKILL.md", Some(4), Some(1)),
+            (Code::ConfigInvalid, "skillbake.toml", Some(2), Some(15)),
+        ]
+    );
+    assert_eq!(
+        checked
+            .report
+            .sources
+            .get("skillbake.toml")
+            .map(String::as_str),
+        Some("[lints]\nunknown-key = \"loud\"\n")
+    );
+    // A configuration file given that does not exist on disk yet (a new, unsaved buffer).
+    let new = CheckOptions {
+        config_file: Some(tmp.path().join("new/skillbake.toml")),
+        ..with("[lints]\nunknown-key = \"allow\"\n")
+    };
+    assert_eq!(codes(tmp.path(), &new), Vec::new());
+}
