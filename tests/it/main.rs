@@ -23,6 +23,7 @@ mod mcp_http;
 mod mcp_http_hardened;
 mod mcp_profiles;
 mod new_cli;
+mod python;
 mod registry;
 mod route;
 mod run_cli;
