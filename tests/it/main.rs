@@ -22,6 +22,7 @@ mod mcp;
 mod mcp_http;
 mod mcp_http_hardened;
 mod mcp_profiles;
+mod mcp_skills_sdk;
 mod new_cli;
 mod python;
 mod registry;
