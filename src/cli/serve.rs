@@ -43,6 +43,10 @@ pub struct ServeArgs {
     /// [default: the number of CPUs].
     #[arg(long, value_name = "N")]
     max_runs: Option<usize>,
+    /// Skills per page of the MCP Skills extension's `skills/list`, for hosts that want small
+    /// pages (the rest follow with `nextCursor`).
+    #[arg(long, value_name = "N", default_value_t = skillbake_mcp::SKILLS_PAGE)]
+    skills_page: usize,
     /// With --http: require a bearer token of FILE on every MCP request. One `AGENT TOKEN`
     /// line per token (the token in clear, or `sha256:HEX` of it); `#` comments and blank
     /// lines are skipped. /healthz stays open.
@@ -109,7 +113,12 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    let mut server = server.with_run_limit(max_runs);
+    if args.skills_page == 0 {
+        bail!("--skills-page must be at least 1");
+    }
+    let mut server = server
+        .with_run_limit(max_runs)
+        .with_skills_page(args.skills_page);
     if let Some(path) = &args.call_log {
         let log = super::run::open_log(
             path,

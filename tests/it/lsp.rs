@@ -18,11 +18,11 @@
 //! `target/lsp-venv`, see `.ci/run`). Without it the test says so and passes outside CI; under
 //! CI (`CI` set) it fails.
 
+use crate::python::output_within;
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_skillbake");
 
@@ -30,57 +30,32 @@ const BIN: &str = env!("CARGO_BIN_EXE_skillbake");
 const FINISH_WITHIN: Duration = Duration::from_secs(300);
 
 fn python() -> Option<PathBuf> {
-    match std::env::var_os("SKILLBAKE_LSP_PYTHON") {
-        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
-        _ => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI must run the LSP client test: set SKILLBAKE_LSP_PYTHON to a Python with tests/lsp-requirements.txt installed"
-            );
-            eprintln!(
-                "SKILLBAKE_LSP_PYTHON is not set: the LSP client test is skipped (python3 -m venv target/lsp-venv && target/lsp-venv/bin/pip install -r tests/lsp-requirements.txt, then export SKILLBAKE_LSP_PYTHON=$PWD/target/lsp-venv/bin/python)"
-            );
-            None
-        }
-    }
+    crate::python::python(
+        "SKILLBAKE_LSP_PYTHON",
+        "lsp-requirements.txt",
+        "lsp-venv",
+        "LSP client",
+    )
 }
 
 /// Runs `tests/lsp/client.py` on `scenario` in `dir` to its end (killed past [`FINISH_WITHIN`]);
 /// its transcript. The client stops the server it started (shutdown, exit, then waits for it).
 fn client(python: &Path, scenario: &str, dir: &Path) -> String {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/lsp/client.py");
-    let mut child = Command::new(python)
-        .arg(&script)
-        .arg(BIN)
-        .arg(scenario)
-        .arg(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let read = |mut from: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut s = String::new();
-            let _ = from.read_to_string(&mut s);
-            s
-        })
-    };
-    let out = read(Box::new(child.stdout.take().unwrap()));
-    let err = read(Box::new(child.stderr.take().unwrap()));
-    let started = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if started.elapsed() > FINISH_WITHIN {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the LSP client did not finish within {FINISH_WITHIN:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let (out, err) = (out.join().unwrap(), err.join().unwrap());
-    assert!(status.success(), "the LSP client failed: {err}\n{out}");
+    let output = output_within(
+        Command::new(python)
+            .arg(&script)
+            .arg(BIN)
+            .arg(scenario)
+            .arg(dir),
+        FINISH_WITHIN,
+    );
+    let out = String::from_utf8_lossy(&output.stdout).to_string();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the LSP client failed: {err}\n{out}"
+    );
     out
 }
 

@@ -537,6 +537,18 @@ fn bad_serve_options_are_reported() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--http"), "{stderr}");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_skillbake"))
+        .args(["serve", "--skills-page", "0"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--skills-page must be at least 1"),
+        "{stderr}"
+    );
 }
 
 #[cfg(unix)]

@@ -8,12 +8,12 @@
 //! see `.ci/run`). Without it the test says so and passes outside CI; under CI (`CI` set) it
 //! fails.
 
+use crate::python::{mcp_python, output_within};
 use serde_json::Value;
 use skillbake_mcp::{http, Profiles, Server};
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const FINISH_WITHIN: Duration = Duration::from_secs(120);
 
@@ -93,25 +93,9 @@ async def main():
 asyncio.run(main())
 "#;
 
-fn python() -> Option<PathBuf> {
-    match std::env::var_os("SKILLBAKE_MCP_PYTHON") {
-        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
-        _ => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI must run the MCP profiles test: set SKILLBAKE_MCP_PYTHON to a Python with tests/mcp-requirements.txt installed"
-            );
-            eprintln!(
-                "SKILLBAKE_MCP_PYTHON is not set: the MCP profiles test is skipped (python3 -m venv target/mcp-venv && target/mcp-venv/bin/pip install -r tests/mcp-requirements.txt, then export SKILLBAKE_MCP_PYTHON=$PWD/target/mcp-venv/bin/python)"
-            );
-            None
-        }
-    }
-}
-
 #[test]
 fn each_agent_sees_its_profile_and_the_rollout_through_the_python_sdk() {
-    let Some(python) = python() else {
+    let Some(python) = mcp_python("MCP profiles") else {
         return;
     };
     let registry = &skillbake_exec_fixtures::REGISTRY;
@@ -140,23 +124,12 @@ fn each_agent_sees_its_profile_and_the_rollout_through_the_python_sdk() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("client.py");
     std::fs::write(&script, CLIENT).unwrap();
-    let mut child = Command::new(python)
-        .arg(&script)
-        .arg(format!("http://{addr}/mcp"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > FINISH_WITHIN {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the Python client did not finish within {FINISH_WITHIN:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let output = child.wait_with_output().unwrap();
+    let output = output_within(
+        Command::new(python)
+            .arg(&script)
+            .arg(format!("http://{addr}/mcp")),
+        FINISH_WITHIN,
+    );
     let _ = stop.send(());
     runtime.block_on(served).unwrap().unwrap();
     assert!(

@@ -372,7 +372,7 @@ mod tests {
         std::fs::create_dir(&pack).unwrap();
         let text = "---\r\nname: my-skill\r\ndescription: Summarise text.\n---\r\n\r# Body\r\n";
         let open = BTreeMap::from([("SKILL.md".to_string(), text.to_string())]);
-        let checked = check_pack(&pack, &open);
+        let checked = check_pack(&pack, &open, None);
         let diags = &checked.by_file["SKILL.md"];
         let uri = Url::from_file_path(pack.join("SKILL.md")).unwrap();
         let all = Range::new(Position::new(0, 0), Position::new(99, 0));

@@ -5,7 +5,8 @@
 //! `Config::require("send-email", "^1")` (agents get 1.0.0). Its binary answers `load_skill`
 //! and serves both registries over MCP, driven here by rmcp's client.
 //!
-//! Both versions' instructions and scripts come out of one build: whatever a request names
+//! 2.0.0 also ships an example pack (`examples/minimal/SKILL.md`), as a skill about writing
+//! skills does. Both versions' instructions and scripts come out of one build: whatever a request names
 //! (`send-email`, `send-email@1`, `send-email@=2.0.0`), the instructions and the script served
 //! for it are the same version's; a path into another version's folder names nothing.
 
@@ -13,8 +14,8 @@
 
 use crate::common::{copy_tree, Order};
 use rmcp::model::{
-    CallToolRequestParams, GetSkillRequestParams, ReadResourceRequestParams, ResourceContents,
-    SkillResources,
+    CallToolRequestParams, GetSkillRequestParams, ReadResourceDirectoryRequestParams,
+    ReadResourceRequestParams, ResourceContents, SkillResources,
 };
 use rmcp::transport::TokioChildProcess;
 use rmcp::ServiceExt;
@@ -81,6 +82,10 @@ fn main() {
 }
 "#;
 
+/// The `SKILL.md` of the example pack that send-email 2.0.0 ships in `examples/minimal/`.
+const NESTED_SKILL_MD: &str =
+    "---\nname: minimal\ndescription: The smallest pack, shipped as an example.\n---\n\n# minimal\n";
+
 /// Builds the consumer once (all tests share it) and returns its binary.
 fn consumer() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
@@ -111,6 +116,10 @@ fn consumer() -> &'static Path {
         let text = std::fs::read_to_string(&script).unwrap();
         std::fs::write(&script, format!("# send-email 2.0.0: `recipients` replaces `to`.\n{text}"))
             .unwrap();
+        // An example pack shipped inside 2.0.0: a file of send-email, not a skill of its own.
+        let example = v2.join("examples/minimal");
+        std::fs::create_dir_all(&example).unwrap();
+        std::fs::write(example.join("SKILL.md"), NESTED_SKILL_MD).unwrap();
 
         let manifest = format!(
             "[package]\nname = \"two-versions\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n[workspace]\n\n\
@@ -339,4 +348,136 @@ fn the_mcp_server_serves_both_versions() {
             }
             client.cancel().await.unwrap();
         });
+}
+
+/// The skill paths of the MCP Skills extension, as the README's "URIs" paragraph describes
+/// them: the version agents get by name at `skill://NAME`, every version at
+/// `skill://vVERSION/NAME`; reads match the name case-insensitively while `skills/get` wants the
+/// listed URI exactly; an example pack shipped inside a pack is one of its files, not a skill.
+#[test]
+fn skill_paths_of_versions_case_folded_names_and_nested_packs() {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(async {
+            let mut cmd = tokio::process::Command::new(consumer());
+            cmd.args(["newest", "serve"]);
+            let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+            let read = |uri: &str| {
+                let uri = uri.to_string();
+                let request = ReadResourceRequestParams::new(uri.clone());
+                let client = &client;
+                async move {
+                    match client.read_resource(request).await {
+                        Ok(r) => match &r.contents[0] {
+                            ResourceContents::TextResourceContents { text, .. } => text.clone(),
+                            other => panic!("{other:?}"),
+                        },
+                        Err(e) => panic!("{uri}: {e}"),
+                    }
+                }
+            };
+
+            // Every version once, at its own skill path; the nested pack is not listed.
+            let skills = client.list_all_skills().await.unwrap();
+            let mut listed: Vec<&str> = skills.iter().map(|s| s.uri.as_str()).collect();
+            listed.sort_unstable();
+            assert_eq!(
+                listed,
+                [
+                    "skill://send-email/SKILL.md",
+                    "skill://v1.0.0/send-email/SKILL.md"
+                ]
+            );
+            let files = |uri: &str| -> Vec<String> {
+                let skill = skills.iter().find(|s| s.uri == uri).unwrap();
+                let SkillResources::Files(files) = &skill.resources else {
+                    panic!("{uri}: dynamic")
+                };
+                files.iter().map(|f| f.uri.clone()).collect()
+            };
+            // The nested pack is a file of the version that ships it, and only of that one.
+            let nested = "skill://send-email/examples/minimal/SKILL.md";
+            assert!(files("skill://send-email/SKILL.md")
+                .iter()
+                .any(|f| f == nested));
+            assert!(!files("skill://v1.0.0/send-email/SKILL.md")
+                .iter()
+                .any(|f| f.contains("examples")));
+            assert_eq!(read(nested).await, NESTED_SKILL_MD);
+            let examples = client
+                .read_resource_directory(ReadResourceDirectoryRequestParams::new(
+                    "skill://send-email/examples",
+                ))
+                .await
+                .unwrap();
+            let children: Vec<(&str, Option<&str>)> = examples
+                .resources
+                .iter()
+                .map(|r| (r.uri.as_str(), r.mime_type.as_deref()))
+                .collect();
+            assert_eq!(
+                children,
+                [(
+                    "skill://send-email/examples/minimal",
+                    Some("inode/directory")
+                )]
+            );
+            let e = invalid_params(client.get_skill(GetSkillRequestParams::new(nested)).await);
+            assert!(
+                e.contains("that is the skill's file `examples/minimal/SKILL.md`")
+                    && e.contains("served at skill://send-email/SKILL.md"),
+                "{e}"
+            );
+
+            // The default version is also at its versioned path; the other one only there (and
+            // at the `name@version` alias).
+            let v2 = read("skill://send-email/scripts/send_email.py").await;
+            let v1 = read("skill://v1.0.0/send-email/scripts/send_email.py").await;
+            assert!(v2.starts_with("# send-email 2.0.0"));
+            assert!(!v1.starts_with("# send-email 2.0.0"));
+            assert_eq!(
+                read("skill://v2.0.0/send-email/scripts/send_email.py").await,
+                v2
+            );
+            assert_eq!(
+                read("skill://send-email%401.0.0/scripts/send_email.py").await,
+                v1
+            );
+
+            // Letter case: reads and folder listings fold the name, and answer canonical URIs.
+            assert_eq!(read("skill://SEND-EMAIL/scripts/send_email.py").await, v2);
+            assert_eq!(
+                read("skill://v1.0.0/Send-Email/scripts/send_email.py").await,
+                v1
+            );
+            let folded = client
+                .read_resource_directory(ReadResourceDirectoryRequestParams::new(
+                    "skill://Send-Email/scripts",
+                ))
+                .await
+                .unwrap();
+            let uris: Vec<&str> = folded.resources.iter().map(|r| r.uri.as_str()).collect();
+            assert_eq!(uris, ["skill://send-email/scripts/send_email.py"]);
+            // skills/get wants the listed URI exactly, and says where the skill is.
+            let e = invalid_params(
+                client
+                    .get_skill(GetSkillRequestParams::new("skill://Send-Email/SKILL.md"))
+                    .await,
+            );
+            assert!(e.contains("served at skill://send-email/SKILL.md"), "{e}");
+            client.cancel().await.unwrap();
+        });
+}
+
+/// The message of an `invalid params` (`-32602`) error; any other answer fails the test.
+fn invalid_params<T: std::fmt::Debug>(answer: Result<T, rmcp::ServiceError>) -> String {
+    match answer {
+        Err(rmcp::ServiceError::McpError(e)) => {
+            assert_eq!(e.code, rmcp::model::ErrorCode::INVALID_PARAMS, "{e:?}");
+            e.message.to_string()
+        }
+        other => panic!("expected invalid params, got {other:?}"),
+    }
 }
