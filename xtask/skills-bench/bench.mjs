@@ -3,11 +3,12 @@
 // timed), then times REQUESTS calls of each method one after another, each waiting for its
 // answer: `skills/list` (the pages in turn), `skills/get` (the skills in a fixed scattered
 // order) and `resources/read` (the files of those skills in turn). The same requests, in the
-// same order, for every server.
+// same order, for every server. Then it times whole walks of the listing (every page in turn,
+// as a host builds its catalog): REQUESTS / pages walks, at least 10.
 //
 // Usage: node bench.mjs REQUESTS COMMAND [ARGS...]
 // Prints one JSON object: the start-up time (spawn to the first `skills/list` answer), how many
-// skills and pages, and every latency in microseconds per method.
+// skills and pages, and every latency in microseconds per method (`skills/list walk`: per walk).
 
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -57,6 +58,15 @@ const time = async (n, request) => {
   return out;
 };
 const list = (i) => call('skills/list', cursors[i % cursors.length] === undefined ? {} : { cursor: cursors[i % cursors.length] });
+const walk = async () => {
+  let listed = 0;
+  for (const cursor of cursors) {
+    listed += (await call('skills/list', cursor === undefined ? {} : { cursor })).skills.length;
+  }
+  if (listed !== skills.length) throw new Error(`a walk listed ${listed} skills, not ${skills.length}`);
+  return listed;
+};
+const walks = Math.max(10, Math.ceil(requests / cursors.length));
 const get = (i) => call('skills/get', { uri: pick(i).uri });
 const read = async (i) => {
   const entry = pick(i);
@@ -73,10 +83,12 @@ const warmup = Math.min(50, requests);
 await time(warmup, list);
 await time(warmup, get);
 await time(warmup, read);
+await time(Math.min(warmup, walks), walk);
 const latencies = {
   'skills/list': await time(requests, list),
   'skills/get': await time(requests, get),
   'resources/read': await time(requests, read),
+  'skills/list walk': await time(walks, walk),
 };
 await client.close();
 console.log(JSON.stringify({ startupUs, skills: skills.length, pages: cursors.length, latencies }));

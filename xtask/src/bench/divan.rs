@@ -1,4 +1,5 @@
-//! The in-process benchmarks: runs `cargo bench --bench load` and reads divan's table.
+//! The in-process benchmarks: runs `cargo bench --bench load` (and other divan benches) and
+//! reads divan's table.
 
 use crate::cargo;
 use std::process::Stdio;
@@ -17,31 +18,40 @@ pub(super) struct DivanRow {
 }
 
 pub(super) fn inproc_benches() -> Result<Vec<DivanRow>, String> {
-    eprintln!("\n==> cargo bench --bench load");
-    let out = cargo()
-        .args([
-            "bench",
-            "-p",
-            "skillbake",
-            "--features",
-            "compress",
-            "--bench",
-            "load",
-            "--",
-            "--color",
-            "never",
-        ])
+    let mut cmd = cargo();
+    cmd.args([
+        "bench",
+        "-p",
+        "skillbake",
+        "--features",
+        "compress",
+        "--bench",
+        "load",
+        "--",
+        "--color",
+        "never",
+    ]);
+    divan_bench("cargo bench --bench load", cmd)
+}
+
+/// Runs `cmd` (a `cargo bench` of a divan bench, described as `what`) and reads its table.
+pub(super) fn divan_bench(
+    what: &str,
+    mut cmd: std::process::Command,
+) -> Result<Vec<DivanRow>, String> {
+    eprintln!("\n==> {what}");
+    let out = cmd
         .stderr(Stdio::inherit())
         .output()
-        .map_err(|e| format!("cargo bench: cannot start: {e}"))?;
+        .map_err(|e| format!("{what}: cannot start: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     eprint!("{text}");
     if !out.status.success() {
-        return Err(format!("cargo bench --bench load failed ({})", out.status));
+        return Err(format!("{what} failed ({})", out.status));
     }
     let rows = parse_divan(&text);
     if rows.is_empty() {
-        return Err("no benchmark rows in divan's output".into());
+        return Err(format!("{what}: no benchmark rows in divan's output"));
     }
     Ok(rows)
 }

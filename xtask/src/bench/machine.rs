@@ -78,3 +78,24 @@ pub(super) fn machine(timer: &Timer, peers: &Peers) -> Vec<(String, String)> {
     }
     m
 }
+
+/// The one-minute load average (`/proc/loadavg`), to show how busy the machine was.
+pub(super) fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// `N cores, load average A at the start and B at the end`, for a section's introduction.
+pub(super) fn load_note(start: Option<f64>, end: Option<f64>) -> String {
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    let shown = |v: Option<f64>| v.map_or("unknown".into(), |v| format!("{v:.1}"));
+    format!(
+        "{cores} cores, one-minute load average {} at the start and {} at the end",
+        shown(start),
+        shown(end)
+    )
+}

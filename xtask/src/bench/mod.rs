@@ -42,6 +42,7 @@ mod args;
 mod build_cost;
 mod builds;
 mod corpus;
+mod digests;
 mod divan;
 mod exec;
 mod http;

@@ -8,12 +8,16 @@
 //! with them compiled in, and one client, the official MCP client SDK
 //! (`@modelcontextprotocol/client`, `xtask/skills-bench/bench.mjs`), that starts a server, lists
 //! every skill once, then times `skills/list` (the pages in turn), `skills/get` and
-//! `resources/read` one request at a time. Rounds run both servers in turn, so a change in the
-//! machine's load hits them alike; reported are the median and 99th percentile over every
-//! request of every round, and the start-up time (spawn to the first page, median over the
-//! rounds). Without Node.js and npm the bench says so and changes nothing.
+//! `resources/read` one request at a time, and whole walks of the listing (every page in turn).
+//! Rounds run both servers in turn, so a change in the machine's load hits them alike; reported
+//! are the median and 99th percentile over every request of every round, and the start-up time
+//! (spawn to the first page, median over the rounds). Then what the build-time digests cost in
+//! build time and size ([`super::digests`]). Without Node.js and npm the bench says so and
+//! changes nothing.
 
 use super::builds::{build_skillbake, Tree};
+use super::digests;
+use super::machine::{load_average, load_note};
 use super::packs::generate_packs;
 use super::process::write_section;
 use super::report::t;
@@ -35,8 +39,13 @@ const SERVER_PACKAGE: &str = "@modelcontextprotocol/server";
 const CLIENT_PACKAGE: &str = "@modelcontextprotocol/client";
 /// Longest one client run may take (the SDK server hashes every file of 10,000 packs first).
 const RUN_TIMEOUT: Duration = Duration::from_secs(600);
-/// The methods timed, in the order of the table.
-const METHODS: [&str; 3] = ["skills/list", "skills/get", "resources/read"];
+/// The methods timed, in the order of the table (`skills/list walk`: every page in turn).
+const METHODS: [&str; 4] = [
+    "skills/list",
+    "skills/list walk",
+    "skills/get",
+    "resources/read",
+];
 
 struct Options {
     sizes: Vec<usize>,
@@ -226,13 +235,17 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
         return Ok(());
     }
     let root = root();
+    let load_start = load_average();
     let dir = install(&root)?;
     let tree = Tree::current(&root);
     let mut rows = Vec::new();
+    let mut embedded = Vec::new();
+    let packs = root.join("target/bench-packs");
     for &n in &opts.sizes {
         eprintln!("\n==> packs: {n} into target/bench-packs/{n}");
-        let set = generate_packs(&root.join("target/bench-packs"), n)?;
+        let set = generate_packs(&packs, n)?;
         let built = build_skillbake(&root, &tree, &set)?;
+        embedded.push(digests::embedded(&tree, &built)?);
         let servers = [
             vec![built.bin.display().to_string(), "serve".to_string()],
             vec![
@@ -243,7 +256,10 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
         ];
         rows.push((n, measure(&dir, &opts, n, &servers)?));
     }
-    let section = table(&opts, &tree, &mut rows)?;
+    let cost = digests::build_time(&root, &packs, &opts.sizes)?;
+    let machine = load_note(load_start, load_average());
+    let mut section = table(&opts, &tree, &machine, &mut rows)?;
+    section.push_str(&digests::table(&opts.sizes, &cost, &embedded)?);
     write_section(
         &root.join("BENCHMARKS.md"),
         START,
@@ -256,14 +272,19 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
 }
 
 /// The section of `BENCHMARKS.md`.
-fn table(opts: &Options, tree: &Tree, rows: &mut [(usize, [Runs; 2])]) -> Result<String, String> {
+fn table(
+    opts: &Options,
+    tree: &Tree,
+    machine: &str,
+    rows: &mut [(usize, [Runs; 2])],
+) -> Result<String, String> {
     let sizes: Vec<String> = opts.sizes.iter().map(usize::to_string).collect();
     let mut m = String::new();
     m.push_str(
         "## The MCP Skills extension: `skillbake serve` against the TypeScript SDK's server\n\n",
     );
     m.push_str(&format!(
-        "Measured by `cargo xtask bench skills --sizes {} --requests {} --rounds {}` ({}): the generated packs of the main bench, served over stdio by a release `skillbake serve` with them compiled in and by a server built on the official TypeScript MCP SDK (`{SERVER_PACKAGE}` {SDK_VERSION}: its own skills catalog, `loadSkills(DIR)` attached to an `McpServer`, `xtask/skills-bench/server.mjs`), which reads and hashes every file at start and reads each file from disk, checked against its digest, on every `resources/read`. One client, the official client SDK (`{CLIENT_PACKAGE}` {SDK_VERSION}, `xtask/skills-bench/bench.mjs`), sends the same requests in the same order to both, one at a time: {} of each method after 50 untimed, `skills/list` cycling through the pages (100 skills a page on both), `skills/get` and `resources/read` over the skills in a fixed scattered order (`resources/read` over each skill's files in turn). {} rounds run both servers in turn; latencies are the median and 99th percentile over every request of every round, as the client sees them (its own JSON parsing included, the same for both). Start-up is spawn to the first `skills/list` page, median over the rounds. Ratios are the SDK server's figure over skillbake's.\n\n",
+        "Measured by `cargo xtask bench skills --sizes {} --requests {} --rounds {}` ({}): the generated packs of the main bench, served over stdio by a release `skillbake serve` with them compiled in and by a server built on the official TypeScript MCP SDK (`{SERVER_PACKAGE}` {SDK_VERSION}: its own skills catalog, `loadSkills(DIR)` attached to an `McpServer`, `xtask/skills-bench/server.mjs`), which reads and hashes every file at start and reads each file from disk, checked against its digest, on every `resources/read`. One client, the official client SDK (`{CLIENT_PACKAGE}` {SDK_VERSION}, `xtask/skills-bench/bench.mjs`), sends the same requests in the same order to both, one at a time: {} of each method after 50 untimed, `skills/list` cycling through the pages (100 skills a page on both), `skills/get` and `resources/read` over the skills in a fixed scattered order (`resources/read` over each skill's files in turn), then whole walks of the listing (every page in turn, as a host builds its catalog; as many walks as that number of requests makes pages, at least 10). {} rounds run both servers in turn; latencies are the median and 99th percentile over every request of every round, as the client sees them (its own JSON parsing included, the same for both). Start-up is spawn to the first `skills/list` page, median over the rounds. Ratios are the SDK server's figure over skillbake's. The machine: {machine}; both servers ran in turn under the same load, so the ratios are the figures to compare.\n\n",
         sizes.join(","),
         opts.requests,
         opts.rounds,
@@ -276,8 +297,12 @@ fn table(opts: &Options, tree: &Tree, rows: &mut [(usize, [Runs; 2])]) -> Result
         for (i, method) in METHODS.iter().enumerate() {
             let (a50, a99) = ours.percentiles(i);
             let (b50, b99) = sdk.percentiles(i);
+            let label = match method.strip_suffix(" walk") {
+                Some(m) => format!("`{m}`, all {} pages", ours.pages),
+                None => format!("`{method}`"),
+            };
             m.push_str(&format!(
-                "| {n} | `{method}` | {} | {} | {} | {} | {:.1}× | {:.1}× |\n",
+                "| {n} | {label} | {} | {} | {} | {} | {:.1}× | {:.1}× |\n",
                 t(a50),
                 t(a99),
                 t(b50),
