@@ -74,6 +74,7 @@ pub const PATTERNS: &[Pat] = &[
             "invoke-restmethod",
         ],
         re: r"\b(curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\s+[^|\n]*(https?://|\$\{?\w|\w\.\w+/)[^|\n]*\|\s*(sudo\s+)?(-?\w+=\S+\s+)*(ba|z|k|da)?sh\b(\s+-s?\s*$|\s*$|\s*[;&)`\x22'#]|\s+-s\b|\s+-\s)|\b(curl|wget)\s+[^|\n]*(https?://|\$\{?\w|\w\.\w+/)[^|\n]*\|\s*(sudo\s+)?(python3?|node|perl|ruby|php|iex|invoke-expression)\s*(-\s*)?($|[;&)`\x22'#])",
+        needs: Some(r"\|"),
         what: "it pipes a download into a shell or interpreter",
         scope: Scope::Code,
         role: A,
@@ -81,6 +82,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["<(curl", "<(wget", "$(curl", "$(wget", "`curl", "`wget"],
         re: r"\b(ba|z)?sh\s+(-c\s+)?[\x22']?(<\(|\$\(|`)\s*(curl|wget)\b|\beval\s+[\x22']?(\$\(|`)\s*(curl|wget)\b|source\s+<\(\s*(curl|wget)\b",
+        needs: None,
         what: "it runs what a URL returns",
         scope: Scope::Code,
         role: A,
@@ -88,6 +90,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["downloadstring", "downloadfile", "iex", "invoke-expression"],
         re: r"(iex|invoke-expression)\b[^\n]*(downloadstring|invoke-webrequest|iwr|irm|net\.webclient)|(downloadstring|downloadfile)\s*\([^\n]*\)[^\n]*\|\s*(iex|invoke-expression)",
+        needs: None,
         what: "it runs a PowerShell download cradle",
         scope: Scope::Code,
         role: A,
@@ -95,6 +98,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["chmod +x", "chmod 755", "chmod 777", "chmod u+x"],
         re: r"\b(curl|wget)\b[^\n]*(-o|-O|--output|>)\s*\S+[^\n]*(&&|;)\s*(sudo\s+)?chmod\s+(\+x|755|777|u\+x)\s+\S+\s*(&&|;)\s*(sudo\s+)?(\./|/|~/|\$)\S+",
+        needs: None,
         what: "it downloads a program, makes it executable and runs it",
         scope: Scope::Code,
         role: A,
@@ -102,6 +106,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["urlopen", "requests.get", "urllib.request", "fetch("],
         re: r"\b(exec|eval)\s*\(\s*(urllib\.request\.)?(urlopen|requests\.get|httpx\.get|await\s+\(?await\s+fetch)\s*\(",
+        needs: Some(r"(exec|eval)\s*\("),
         what: "it executes code fetched from a URL",
         scope: Scope::Code,
         role: A,
@@ -118,6 +123,7 @@ pub const PATTERNS: &[Pat] = &[
             "密码",
         ],
         re: r"\bunzip\s+(-\w+\s+)*-P\s*\S+|\b7za?\s+[xe]\b[^\n]*\s-p\S+|\b(archive|zip|rar|7z|file)\b[^\n]{0,40}\bpassword\s*(is|:)\s*\S+|(压缩包|解压)[^\n]{0,20}密码",
+        needs: Some(r"unzip|7z|archive|zip|rar|file|压缩包|解压"),
         what: "it unpacks a password-protected archive (which hides its content from scanners)",
         scope: Scope::Code,
         role: A,
@@ -135,6 +141,7 @@ pub const PATTERNS: &[Pat] = &[
             "下载并运行",
         ],
         re: r"(prerequisite|before using|required|must first)[^\n]{0,80}\b(download|run|execute|install)\b[^\n]{0,60}(https?://\S+\.(exe|msi|dmg|pkg|sh|bat|ps1|scr|zip|jar|appimage)\b|https?://(\d{1,3}\.){3}\d{1,3})|\bdownload\s+and\s+(run|execute|install)\b[^\n]{0,60}https?://\S+\.(exe|msi|dmg|pkg|bat|ps1|scr|jar|appimage)\b|(前置|先下载|下载并运行)[^\n]{0,60}https?://\S+\.(exe|msi|dmg|pkg|sh|bat|ps1|zip)\b",
+        needs: Some(r"https?://"),
         what: "it makes running a program downloaded from a URL a prerequisite",
         scope: Scope::Code,
         role: A,

@@ -19,6 +19,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &[".ssh/id_", "id_rsa", "id_ed25519", "id_ecdsa", ".ssh/"],
         re: r"(~|\$HOME|\$\{HOME\}|home|expanduser\s*\(\s*[\x22']~|homedir\(\)|home\(\))[^\n]{0,12}\.ssh/(id_\w+|\*|[\x22'`\s]|$)|\bid_(rsa|ed25519|ecdsa|dsa)([^.\w]|$)",
+        needs: None,
         what: "it reads SSH private keys",
         scope: Scope::Code,
         role: SECRET,
@@ -26,6 +27,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &[".aws/credentials", ".aws/config", ".azure/", "gcloud/", "application_default_credentials", ".kube/config", ".docker/config.json", ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".config/gh/hosts"],
         re: r"\.aws/credentials|\.azure/(accessTokens|msal_token_cache|azureProfile)|\.config/gcloud/|application_default_credentials\.json|\.kube/config|\.docker/config\.json|\.netrc\b|\.git-credentials|\.config/gh/hosts\.yml|\.pypirc|\.npmrc",
+        needs: None,
         what: "it reads cloud or developer credentials",
         scope: Scope::Code,
         role: SECRET,
@@ -33,6 +35,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["login data", "cookies", "key4.db", "logins.json", "local state", "web data", "user data"],
         re: r"(Chrome|Chromium|Edge|Brave|Opera|Vivaldi|Firefox|Mozilla|User Data|Profiles?)[^\n]{0,60}(Login Data|Cookies|key4\.db|logins\.json|Local State|Web Data|cookies\.sqlite)|\b(Login Data|key4\.db|logins\.json|cookies\.sqlite)\b",
+        needs: Some(r"Chrome|Chromium|Edge|Brave|Opera|Vivaldi|Firefox|Mozilla|User Data|Profile|Login Data|key4\.db|logins\.json|cookies\.sqlite"),
         what: "it reads browser passwords or cookies",
         scope: Scope::Code,
         role: SECRET,
@@ -40,6 +43,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["keychain", "find-generic-password", "find-internet-password", "secret-tool", "credential manager", "cmdkey", "vaultcmd", "lsass", "mimikatz"],
         re: r"\bsecurity\s+find-(generic|internet)-password\b[^\n]*(Safe Storage|Chrome|Chromium|Brave|Edge|Opera|Slack|Discord)|\bdump-keychain\b|Library/Keychains/|login\.keychain|\bsecret-tool\s+lookup\b|\bvaultcmd\b|\bcmdkey\s+/list\b|\blsass\b|\bmimikatz\b",
+        needs: None,
         what: "it reads the system keychain",
         scope: Scope::Code,
         role: SECRET,
@@ -47,6 +51,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["wallet", "metamask", "exodus", "electrum", "phantom", "keystore"],
         re: r"\bwallet\.dat\b|(MetaMask|Exodus|Electrum|Phantom|Atomic)[^\n]{0,40}(Local Extension Settings|wallets?|\.json|\bdata\b|keystore)|nkbihfbeogaeaoehlefnkodbefgpgknn|/keystore/UTC--",
+        needs: None,
         what: "it reads cryptocurrency wallets",
         scope: Scope::Code,
         role: SECRET,
@@ -54,6 +59,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["os.environ", "process.env", "printenv", "env |", "environ.items", "getenv()", "set |", "get-childitem env:", "/proc/self/environ", "export -p"],
         re: r"(json\.dumps|str|dict|repr|json\.dump|pickle\.dumps)\s*\(\s*(dict\s*\(\s*)?os\.environ\s*\)|\bfor\s+\w+\s*,\s*\w+\s+in\s+os\.environ\.items\s*\(\)|JSON\.stringify\s*\(\s*process\.env\s*\)|Object\.(entries|keys)\s*\(\s*process\.env\s*\)|^\s*(printenv|env|set|export\s+-p)\s*(\||>)|\$\(\s*(printenv|env)\s*\)|`\s*(printenv|env)\s*`|/proc/self/environ|Get-ChildItem\s+env:",
+        needs: Some(r"os\.environ\s*\)|os\.environ\.items|process\.env\s*\)|[|>`]|\$\(|/proc/self/environ|Get-ChildItem"),
         what: "it dumps the whole environment (where API keys and tokens live)",
         scope: Scope::Code,
         role: SECRET,
@@ -61,6 +67,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &[".env"],
         re: r"(\s-d\s*@|--data(-binary|-raw)?[\s=]+@|\s-F\s*[\x22']?\w+=@|\s-T\s+|--upload-file\s+)[\x22']?[^\s\x22']*\.env\b|\bcat\s+[^\n|]*\.env\b[^\n|]*\|\s*(curl|wget|nc|ncat)\b",
+        needs: Some(r"@|\s-T\s|--upload-file\s|cat\s"),
         what: "it sends a `.env` file (where API keys live) over the network",
         scope: Scope::Code,
         role: Role::Alone,
@@ -68,6 +75,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["curl", "wget"],
         re: r"\b(curl|wget)\b[^\n]*(\s-d\s*@|\s--data(-binary|-raw|-urlencode)?[\s=]+[\x22']?@|\s-F\s*[\x22']?\w+=@|\s--post-file[\s=]|\s-T\s|\s--upload-file\s|\s-d\s*[\x22']?\$|\s--data[\s=]+[\x22']?\$|\s-X\s*POST\b)",
+        needs: Some(r"\s-[-dFTX]"),
         what: "it posts data to a URL",
         scope: Scope::Code,
         role: SEND,
@@ -75,6 +83,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["requests.post", "requests.put", "httpx.post", "urlopen", "fetch(", "axios.post", "http.request", "https.request", "sendall", "socket.connect", ".connect((", "smtplib", "ftplib", "paramiko", "invoke-webrequest", "invoke-restmethod", "uploadfile", "uploadstring"],
         re: r"\b(requests|httpx|session|client)\.(post|put|patch)\s*\(|\burlopen\s*\([^\n,()]+,\s*(data\s*=\s*)?\w|\bfetch\s*\([^\n]*method\s*:\s*[\x22'](POST|PUT)|\baxios\.(post|put)\s*\(|\bhttps?\.request\s*\(|\.sendall\s*\(|\.connect\s*\(\s*\(|\bsmtplib\.SMTP|\bftplib\.FTP|\bparamiko\.|\b(invoke-webrequest|invoke-restmethod|iwr|irm)\b[^\n]*-Method\s+(Post|Put)|\bUpload(File|String|Data)\s*\(",
+        needs: Some(r"(requests|httpx|session|client)\.(post|put|patch)|urlopen|method|axios\.(post|put)|https?\.request|\.sendall|\.connect\s*\(\s*\(|smtplib\.SMTP|ftplib\.FTP|paramiko\.|Upload(File|String|Data)"),
         what: "it sends data over the network",
         scope: Scope::Scripts,
         role: SEND,
@@ -82,6 +91,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["nslookup", "dig ", "host ", "/dev/tcp/", "/dev/udp/", "nc ", "ncat", "socat", "gethostbyname"],
         re: r"\b(nslookup|dig|host)\s+[^\n]*(\$\(|`|\$\{?\w+\}?\.)|/dev/(tcp|udp)/|\b(nc|ncat|netcat)\s+(-\w+\s+)*\S+\s+\d{2,5}\s*<|\|\s*(nc|ncat|netcat|socat)\s|gethostbyname\s*\([^\n]*(\+|\bf[\x22']|format|%)",
+        needs: Some(r"[$`<|]|/dev/(tcp|udp)/|gethostbyname"),
         what: "it sends data over a raw socket or DNS",
         scope: Scope::Code,
         role: SEND,
@@ -89,6 +99,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["webhook.site", "requestbin", "pipedream.net", "burpcollaborator", "oast.", "interact.sh", "interactsh", "requestcatcher", "beeceptor", "canarytokens", "hookbin"],
         re: r"webhook\.site|requestbin|\.m\.pipedream\.net|burpcollaborator\.net|\boast\.(pro|live|site|online|fun|me)|interact\.sh|interactsh|requestcatcher\.com|beeceptor\.com|canarytokens\.com|hookbin\.com",
+        needs: None,
         what: "it sends data to a collection endpoint (a request bin or out-of-band interaction service)",
         scope: Scope::Code,
         role: Role::Alone,
@@ -96,6 +107,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["discord.com/api/webhooks", "discordapp.com/api/webhooks", "api.telegram.org/bot", "hooks.slack.com/services", "pastebin.com/api", "transfer.sh", "0x0.st", "file.io", "ngrok"],
         re: r"discord(app)?\.com/api/webhooks/|api\.telegram\.org/bot|hooks\.slack\.com/services/|pastebin\.com/api|transfer\.sh|https?://0x0\.st|https?://file\.io|[\w-]+\.ngrok(-free)?\.(io|app|dev)",
+        needs: None,
         what: "it sends data to a chat webhook, paste or drop site",
         scope: Scope::Code,
         role: SEND,

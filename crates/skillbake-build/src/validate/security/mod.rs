@@ -2,10 +2,12 @@
 //! agent. Every text file of a pack (`SKILL.md`, references, scripts, data) is scanned once,
 //! over the bytes discovery already read:
 //!
-//! 1. one Aho–Corasick automaton over the trigger words of every pattern of every rule (built
-//!    once per process, in a [`OnceLock`]) finds candidate lines in a single pass;
-//! 2. only on a line holding a trigger are the patterns of that trigger confirmed, each a
-//!    precompiled case-insensitive regular expression;
+//! 1. one Aho–Corasick automaton over the trigger words of the patterns that apply to the
+//!    file's kind (data, prose or script; built once per process, in a [`OnceLock`]) finds
+//!    candidate lines in a single pass;
+//! 2. only on a line holding a trigger are the patterns of that trigger confirmed, each once a
+//!    line: first its cheap necessary expression ([`scan::Pat::needs`], which most lines
+//!    holding a common trigger fail), then the precompiled case-insensitive regular expression;
 //! 3. invisible characters are looked for only where `memchr` finds their UTF-8 lead bytes.
 //!
 //! Binary files get a magic-number and extension check instead ([`binary`]). Findings that need
@@ -45,11 +47,29 @@ use regex::bytes::Regex;
 use scan::{inline_allowed, is_text, kind_of, line_bounds, position, Hit, Kind, Pat};
 use std::sync::OnceLock;
 
-struct Engine {
+/// One compiled pattern.
+struct Compiled {
+    code: Code,
+    pat: &'static Pat,
+    re: Regex,
+    /// [`Pat::needs`], compiled.
+    needs: Option<Regex>,
+}
+
+/// The trigger automaton of one kind of file, over the triggers of the patterns that apply to
+/// it: a data file's holds only those of the patterns scoped to every file, so the many
+/// triggers of script patterns (`fetch`, `required`, `nc `) do not fire on JSON and XML.
+struct Triggers {
     ac: AhoCorasick,
-    /// For every trigger of `ac`, the patterns it starts.
-    trigger_pats: Vec<Vec<usize>>,
-    pats: Vec<(Code, &'static Pat, Regex)>,
+    /// For every trigger of `ac`, the patterns (indexes into [`Engine::pats`]) it starts, in
+    /// table order.
+    pats: Vec<Vec<usize>>,
+}
+
+struct Engine {
+    pats: Vec<Compiled>,
+    /// For data, prose and scripts ([`kind_slot`]).
+    triggers: [Triggers; 3],
 }
 
 /// Every rule's patterns, in one table.
@@ -63,11 +83,51 @@ fn tables() -> [(Code, &'static [Pat]); 5] {
     ]
 }
 
+/// The slot of [`Engine::triggers`] for files of `kind`.
+fn kind_slot(kind: Kind) -> usize {
+    match kind {
+        Kind::Data => 0,
+        Kind::Prose => 1,
+        Kind::Script(_) => 2,
+    }
+}
+
+/// The automaton over the triggers of the patterns of `pats` that apply to `kind`.
+fn triggers_for(pats: &[Compiled], kind: Kind) -> Triggers {
+    let mut words: Vec<String> = Vec::new();
+    let mut starts: Vec<Vec<usize>> = Vec::new();
+    for (id, c) in pats.iter().enumerate() {
+        if !c.pat.scope.covers(kind) {
+            continue;
+        }
+        for t in c.pat.triggers {
+            let t = t.to_ascii_lowercase();
+            match words.iter().position(|x| *x == t) {
+                Some(i) => starts[i].push(id),
+                None => {
+                    words.push(t);
+                    starts.push(vec![id]);
+                }
+            }
+        }
+    }
+    // A full DFA: the overlapping search visits every byte of every text file, and a DFA
+    // takes one table lookup a byte where the default NFA for this many triggers follows
+    // failure links.
+    let ac = AhoCorasickBuilder::new()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::Standard)
+        .kind(Some(AhoCorasickKind::DFA))
+        .build(&words)
+        .unwrap_or_else(|_| {
+            AhoCorasick::new(["\u{0}never\u{0}"]).unwrap_or_else(|_| unreachable!())
+        });
+    Triggers { ac, pats: starts }
+}
+
 fn engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
     ENGINE.get_or_init(|| {
-        let mut triggers: Vec<String> = Vec::new();
-        let mut trigger_pats: Vec<Vec<usize>> = Vec::new();
         let mut pats = Vec::new();
         for (code, table) in tables() {
             for p in table {
@@ -75,90 +135,72 @@ fn engine() -> &'static Engine {
                 let Ok(re) = Regex::new(&format!("(?i){}", p.re)) else {
                     continue;
                 };
-                let id = pats.len();
-                pats.push((code, p, re));
-                for t in p.triggers {
-                    let t = t.to_ascii_lowercase();
-                    match triggers.iter().position(|x| *x == t) {
-                        Some(i) => trigger_pats[i].push(id),
-                        None => {
-                            triggers.push(t);
-                            trigger_pats.push(vec![id]);
-                        }
-                    }
-                }
+                let needs = p.needs.and_then(|n| Regex::new(&format!("(?i){n}")).ok());
+                pats.push(Compiled {
+                    code,
+                    pat: p,
+                    re,
+                    needs,
+                });
             }
         }
-        // A full DFA: the overlapping search visits every byte of every text file, and a DFA
-        // takes one table lookup a byte where the default NFA for this many triggers follows
-        // failure links.
-        let ac = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::Standard)
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(&triggers)
-            .unwrap_or_else(|_| {
-                AhoCorasick::new(["\u{0}never\u{0}"]).unwrap_or_else(|_| unreachable!())
-            });
-        Engine {
-            ac,
-            trigger_pats,
-            pats,
-        }
+        let triggers = [
+            triggers_for(&pats, Kind::Data),
+            triggers_for(&pats, Kind::Prose),
+            triggers_for(&pats, Kind::Script(scan::Lang::Shell)),
+        ];
+        Engine { pats, triggers }
     })
 }
 
-/// Scans one text file with every pattern rule: one pass of the trigger automaton, then the
-/// patterns of each trigger on its line.
+/// Scans one text file with every pattern rule: one pass of the trigger automaton of its kind,
+/// then the patterns of each trigger on its line (each pattern once a line).
 pub fn scan_patterns(path: &str, bytes: &[u8], kind: Kind, hits: &mut Vec<Hit>) {
     let eng = engine();
-    let mut tried: Vec<(usize, usize)> = Vec::new();
-    let mut line = usize::MAX;
+    let triggers = &eng.triggers[kind_slot(kind)];
+    let mut tried: Vec<usize> = Vec::new();
     // The bounds of the line of the last trigger: triggers hold no line break, and most lines
     // that hold one hold several.
     let mut bounds = (usize::MAX, 0);
-    for m in eng.ac.find_overlapping_iter(bytes) {
+    for m in triggers.ac.find_overlapping_iter(bytes) {
         if !(bounds.0..=bounds.1).contains(&m.start()) {
             bounds = line_bounds(bytes, m.start());
-        }
-        let (start, end) = bounds;
-        if start != line {
-            line = start;
             tried.clear();
         }
-        let Some(ids) = eng.trigger_pats.get(m.pattern().as_usize()) else {
+        let (start, end) = bounds;
+        let Some(ids) = triggers.pats.get(m.pattern().as_usize()) else {
             continue;
         };
         for &id in ids {
-            if tried.iter().any(|&(l, i)| l == start && i == id) {
+            if tried.contains(&id) {
                 continue;
             }
-            tried.push((start, id));
-            let (code, pat, re) = &eng.pats[id];
-            if !pat.scope.covers(kind) {
-                continue;
-            }
+            tried.push(id);
+            let c = &eng.pats[id];
             let text = &bytes[start..end];
-            let Some(found) = re.find(text) else {
+            if c.needs.as_ref().is_some_and(|n| !n.is_match(text)) {
+                continue;
+            }
+            let Some(found) = c.re.find(text) else {
                 continue;
             };
-            if *code == Code::DownloadExec
+            if c.code == Code::DownloadExec
                 && fetch_exec::known_installer(&String::from_utf8_lossy(text))
             {
                 continue;
             }
-            if *code == Code::AgentHijack && hijack::is_quoted_element(bytes, start, end, kind) {
+            if c.code == Code::AgentHijack && hijack::is_quoted_element(bytes, start, end, kind) {
                 continue;
             }
             let at = start + found.start();
             let len = String::from_utf8_lossy(found.as_bytes()).chars().count();
             hits.push(Hit {
-                code: *code,
-                what: pat.what,
-                role: pat.role,
+                code: c.code,
+                what: c.pat.what,
+                role: c.pat.role,
                 path: path.to_string(),
                 pos: position(bytes, at, len),
-                inline_allowed: inline_allowed(bytes, at, *code),
+                inline_allowed: inline_allowed(bytes, at, c.code),
                 also: None,
             });
         }
@@ -286,4 +328,60 @@ fn help(code: Code) -> String {
     format!(
         "{fix}; when it is intended, allow it for this pack with `[packs.NAME.lints] {code} = \"allow\"` in skillbake.toml, or with a `skillbake: allow({code})` comment on the line or the line above"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn every_pattern_compiles() {
+        let n: usize = tables().iter().map(|(_, t)| t.len()).sum();
+        let eng = engine();
+        assert_eq!(eng.pats.len(), n);
+        for c in &eng.pats {
+            assert_eq!(c.needs.is_some(), c.pat.needs.is_some(), "{}", c.pat.re);
+        }
+    }
+
+    fn lines_under(dir: &Path, out: &mut Vec<Vec<u8>>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                lines_under(&p, out);
+            } else if let Ok(bytes) = std::fs::read(&p) {
+                out.extend(bytes.split(|&b| b == b'\n').map(<[u8]>::to_vec));
+            }
+        }
+    }
+
+    /// `needs` only skips lines `re` would not match: on every line of the specimens and
+    /// fixtures where a pattern's expression matches, its `needs` does too.
+    #[test]
+    fn needs_is_implied_by_the_expression() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut lines = Vec::new();
+        lines_under(&root.join("tests/fixtures"), &mut lines);
+        lines_under(&root.join("../../skills"), &mut lines);
+        let mut checked = 0;
+        for c in &engine().pats {
+            let Some(needs) = &c.needs else { continue };
+            for line in &lines {
+                if c.re.is_match(line) {
+                    checked += 1;
+                    assert!(
+                        needs.is_match(line),
+                        "{}: `needs` misses {:?}",
+                        c.pat.what,
+                        String::from_utf8_lossy(line)
+                    );
+                }
+            }
+        }
+        assert!(checked >= 50, "only {checked} matching lines");
+    }
 }

@@ -15,6 +15,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["base64", "base32", "xxd", "openssl"],
         re: r"\b(base64|base32)\s+(-d|--decode|-D)\b[^\n]*\|\s*(sudo\s+)?((ba|z|k|da)?sh|python3?|perl|node|ruby|php)\b|\bxxd\s+-r[^\n]*\|\s*(ba|z)?sh\b|\bopenssl\s+(enc\s+)?(-d\s+)?-?base64\s+-d[^\n]*\|\s*(ba|z)?sh\b|\b(ba|z)?sh\s+-c\s+[\x22']?\$\([^)]*base64\s+(-d|--decode)",
+        needs: Some(r"\||\$\("),
         what: "it decodes a blob and pipes it into a shell or interpreter",
         scope: Scope::Code,
         role: A,
@@ -34,6 +35,7 @@ pub const PATTERNS: &[Pat] = &[
             "rot_13",
         ],
         re: r"\b(exec|eval|compile)\s*\([^\n]*(b64decode|b32decode|a85decode|b85decode|decompress|marshal\.loads|codecs\.decode|fromhex|unhexlify|rot_?13)",
+        needs: None,
         what: "it executes decoded data",
         scope: Scope::Code,
         role: A,
@@ -41,6 +43,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["atob", "buffer.from", "fromcharcode", "unescape"],
         re: r"\b(eval|Function|setTimeout|setInterval|execSync|exec)\s*\(\s*(new\s+Function\s*\()?[^\n]*(atob\s*\(|Buffer\.from\s*\([^\n]*[\x22'](base64|hex)[\x22']|String\.fromCharCode|unescape\s*\()",
+        needs: Some(r"(eval|Function|setTimeout|setInterval|execSync|exec)\s*\("),
         what: "it evaluates decoded JavaScript",
         scope: Scope::Code,
         role: A,
@@ -48,6 +51,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["chr("],
         re: r"\b(exec|eval)\s*\(\s*[\x22']{2}\s*\.join\s*\(\s*(\[|map\s*\(\s*)?chr\b",
+        needs: None,
         what: "it evaluates code assembled from character codes",
         scope: Scope::Code,
         role: A,
@@ -55,6 +59,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["__import__("],
         re: r"\b(exec|eval)\s*\(\s*__import__\s*\(\s*[\x22'](base64|zlib|codecs|marshal|binascii|bz2|lzma)[\x22']",
+        needs: None,
         what: "it executes decoded data",
         scope: Scope::Code,
         role: A,
@@ -62,6 +67,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["-enc", "-encodedcommand", "frombase64string"],
         re: r"\b(powershell|pwsh)(\.exe)?\b[^\n]*\s-(e|ec|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}|(iex|invoke-expression)[^\n]*frombase64string",
+        needs: Some(r"powershell|pwsh|frombase64string"),
         what: "it runs an encoded PowerShell command",
         scope: Scope::Code,
         role: A,

@@ -15,6 +15,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["crontab"],
         re: r"\|\s*crontab\s+-\s*$|\|\s*crontab\s+-\s*[;&)]|\bcrontab\s+-l[^\n]*;\s*echo[^\n]*\|\s*crontab|crontab\s+/tmp/",
+        needs: None,
         what: "it installs a cron job",
         scope: Scope::Code,
         role: A,
@@ -22,6 +23,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["/etc/cron", "/var/spool/cron"],
         re: r"(>>?|tee\s+(-a\s+)?|cp\s+\S+\s+|open\s*\(\s*[\x22'])\s*/(etc/cron|var/spool/cron)",
+        needs: None,
         what: "it writes a system cron job",
         scope: Scope::Code,
         role: A,
@@ -37,6 +39,7 @@ pub const PATTERNS: &[Pat] = &[
             "config.fish",
         ],
         re: r"(>>|tee\s+-a)\s*[\x22']?(~|\$HOME|\$\{HOME\}|/root|/home/\w+)/\.(bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login|config/fish/config\.fish)\b[^\n]*$",
+        needs: Some(r">>|tee\s+-a"),
         what: "it appends to a shell start file",
         scope: Scope::Scripts,
         role: A,
@@ -50,6 +53,7 @@ pub const PATTERNS: &[Pat] = &[
             ".zprofile",
         ],
         re: r"open\s*\([^\n]*\.(bashrc|zshrc|bash_profile|profile|zprofile)[\x22'][^\n]*[\x22']a[\x22']|appendFileSync\s*\([^\n]*\.(bashrc|zshrc|bash_profile|profile|zprofile)",
+        needs: Some(r"open\s*\(|appendFileSync"),
         what: "it appends to a shell start file",
         scope: Scope::Scripts,
         role: A,
@@ -57,6 +61,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &[".git/hooks"],
         re: r"(>>?|tee\s+(-a\s+)?|cp\s+\S+\s+|mv\s+\S+\s+|ln\s+-s\w*\s+\S+\s+|open\s*\(\s*[^\n]*|writeFileSync\s*\(\s*[^\n]*|write_text\s*\()\s*[\x22']?\S*\.git/hooks/\w+",
+        needs: None,
         what: "it writes a git hook",
         scope: Scope::Scripts,
         role: A,
@@ -76,6 +81,7 @@ pub const PATTERNS: &[Pat] = &[
             "login item",
         ],
         re: r"\bsystemctl\s+(--user\s+)?enable\b|\blaunchctl\s+(load|bootstrap|submit)\b|(>>?|tee|cp\s+\S+|open\s*\()\s*[\x22']?\S*(Library/LaunchAgents|Library/LaunchDaemons|/etc/systemd/system|\.config/systemd/user)/|\bschtasks(\.exe)?\s+/create\b|CurrentVersion\\Run\b|\bupdate-rc\.d\s+\S+\s+defaults|make\s+login\s+item",
+        needs: None,
         what: "it installs a service, launch agent, scheduled task or autorun entry",
         scope: Scope::Scripts,
         role: A,
@@ -83,6 +89,7 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["authorized_keys"],
         re: r"(>>|tee\s+-a)\s*[\x22']?\S*\.ssh/authorized_keys|open\s*\([^\n]*authorized_keys[\x22'][^\n]*[\x22']a[\x22']",
+        needs: None,
         what: "it adds a key to `authorized_keys` (remote access that outlives the task)",
         scope: Scope::Code,
         role: A,

@@ -68,6 +68,11 @@ pub struct Pat {
     pub triggers: &'static [&'static str],
     /// The confirming expression (case-insensitive), tried on the line.
     pub re: &'static str,
+    /// A cheaper expression (case-insensitive, without word boundaries) that every match of
+    /// `re` contains a match of, tried on the line first: most lines holding a common trigger
+    /// (`user`, `required`, `fetch`) fail it, and `re` is not run on them. It must be implied by
+    /// `re`, so that it changes what is found by nothing but the time it takes.
+    pub needs: Option<&'static str>,
     /// What it found, for the message ("pipes a download into a shell").
     pub what: &'static str,
     /// Files it applies to.
