@@ -70,6 +70,7 @@ mod pre_exec;
 mod probe;
 mod program;
 mod report;
+mod resolve;
 #[cfg(target_os = "linux")]
 mod seccomp_filter;
 mod spec;
