@@ -255,7 +255,13 @@ fn fail(f: Failure, meta: &mut Meta) -> Outcome {
 impl<'r> Executor<'r> {
     /// An executor for `registry` with `policy` as the default for every call. Nothing is
     /// compiled or written until a call needs it.
+    ///
+    /// The sandbox's probe keeps its result in the runs folder (hidden from every run by its
+    /// view of the file system), so a process that finds a complete earlier record starts no
+    /// probe child (see [`skillbake_sandbox::keep_probe_in`]).
     pub fn new(registry: &'r Registry, policy: Policy) -> Self {
+        #[cfg(unix)]
+        skillbake_sandbox::keep_probe_in(paths::runs_dir());
         Executor {
             registry,
             policy,
