@@ -207,6 +207,8 @@ struct Plan<'r> {
     output_dir: PathBuf,
     output_given: bool,
     work_dir: PathBuf,
+    /// The run's `PATH` and interpreter, found by the first confinement of the call.
+    found: confine::Found,
 }
 
 impl Plan<'_> {
@@ -448,13 +450,14 @@ impl<'r> Executor<'r> {
             Err(outcome) => outcome,
             Ok(plan) => {
                 let mut command = plan.command(policy);
-                match confine::confine(
+                match confine::confine_found(
                     &mut command,
                     policy,
                     &plan.folders(),
                     plan.declared,
                     plan.timeout,
                     false,
+                    &plan.found,
                 ) {
                     Err(f) => Outcome::failure(f, meta),
                     Ok(confinement) => {
@@ -554,6 +557,7 @@ impl<'r> Executor<'r> {
             output_dir: folders.output_dir,
             output_given: folders.output_given,
             work_dir: folders.work_dir,
+            found: confine::Found::default(),
         })
     }
 
@@ -920,13 +924,14 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
             }
         }
         let mut command = plan.command(policy);
-        match confine::confine(
+        match confine::confine_found(
             &mut command,
             policy,
             &plan.folders(),
             plan.declared,
             plan.timeout,
             true,
+            &plan.found,
         ) {
             Ok(c) => meta.confinement = c,
             Err(f) => {
