@@ -66,6 +66,15 @@ pub struct Folders {
     pub work: PathBuf,
 }
 
+/// The run's `PATH` (the parent's folders its user can reach) and its interpreter with that
+/// interpreter's own prefix, found once for every confinement of one call (its dry check before
+/// anything is written, then each attempt): the parent's `PATH` is searched only once.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    #[cfg(unix)]
+    slot: std::sync::OnceLock<(OsString, PathBuf, Option<PathBuf>)>,
+}
+
 /// Parent variables every run keeps (when set).
 const KEPT_ENV: &[&str] = &["LANG", "LANGUAGE", "TZ"];
 
@@ -580,6 +589,29 @@ pub fn confine(
     timeout: Duration,
     apply: bool,
 ) -> Result<Confinement, Failure> {
+    confine_found(
+        command,
+        policy,
+        folders,
+        declared,
+        timeout,
+        apply,
+        &Found::default(),
+    )
+}
+
+/// [`confine`], with the run's `PATH` and interpreter taken from `found` when an earlier
+/// confinement of the same call found them (the command, policy and user are the same).
+#[cfg(unix)]
+pub(crate) fn confine_found(
+    command: &mut Command,
+    policy: &Policy,
+    folders: &Folders,
+    declared: Set,
+    timeout: Duration,
+    apply: bool,
+    found: &Found,
+) -> Result<Confinement, Failure> {
     let mut spec = spec_for(declared, policy, timeout);
     // No run sees another's folders.
     spec.private.push(crate::paths::runs_dir());
@@ -594,9 +626,16 @@ pub fn confine(
             ),
         ));
     }
-    let path = child_path(who, dropping);
-    let program = interpreter_for(Path::new(command.get_program()), who, dropping, &path);
-    if let Some(prefix) = interpreter_prefix(&program) {
+    let (path, program, prefix) = found
+        .slot
+        .get_or_init(|| {
+            let path = child_path(who, dropping);
+            let program = interpreter_for(Path::new(command.get_program()), who, dropping, &path);
+            let prefix = interpreter_prefix(&program);
+            (path, program, prefix)
+        })
+        .clone();
+    if let Some(prefix) = prefix {
         spec.read_only.push(prefix);
     }
     if !apply {
@@ -722,7 +761,29 @@ pub fn confine(
     timeout: Duration,
     apply: bool,
 ) -> Result<Confinement, Failure> {
-    let _ = (folders, timeout, apply);
+    confine_found(
+        command,
+        policy,
+        folders,
+        declared,
+        timeout,
+        apply,
+        &Found::default(),
+    )
+}
+
+/// [`confine`] (nothing is found on a system without a sandbox).
+#[cfg(not(unix))]
+pub(crate) fn confine_found(
+    command: &mut Command,
+    policy: &Policy,
+    folders: &Folders,
+    declared: Set,
+    timeout: Duration,
+    apply: bool,
+    found: &Found,
+) -> Result<Confinement, Failure> {
+    let _ = (folders, timeout, apply, found);
     if declared.intersects(HIGH_RISK) && !policy.unconfined_allowed() {
         return Err(Failure::new(
             ErrorCode::PermissionDenied,

@@ -207,6 +207,8 @@ struct Plan<'r> {
     output_dir: PathBuf,
     output_given: bool,
     work_dir: PathBuf,
+    /// The run's `PATH` and interpreter, found by the first confinement of the call.
+    found: confine::Found,
 }
 
 impl Plan<'_> {
@@ -255,7 +257,13 @@ fn fail(f: Failure, meta: &mut Meta) -> Outcome {
 impl<'r> Executor<'r> {
     /// An executor for `registry` with `policy` as the default for every call. Nothing is
     /// compiled or written until a call needs it.
+    ///
+    /// The sandbox's probe keeps its result in the runs folder (hidden from every run by its
+    /// view of the file system), so a process that finds a complete earlier record starts no
+    /// probe child (see [`skillbake_sandbox::keep_probe_in`]).
     pub fn new(registry: &'r Registry, policy: Policy) -> Self {
+        #[cfg(unix)]
+        skillbake_sandbox::keep_probe_in(paths::runs_dir());
         Executor {
             registry,
             policy,
@@ -442,13 +450,14 @@ impl<'r> Executor<'r> {
             Err(outcome) => outcome,
             Ok(plan) => {
                 let mut command = plan.command(policy);
-                match confine::confine(
+                match confine::confine_found(
                     &mut command,
                     policy,
                     &plan.folders(),
                     plan.declared,
                     plan.timeout,
                     false,
+                    &plan.found,
                 ) {
                     Err(f) => Outcome::failure(f, meta),
                     Ok(confinement) => {
@@ -548,6 +557,7 @@ impl<'r> Executor<'r> {
             output_dir: folders.output_dir,
             output_given: folders.output_given,
             work_dir: folders.work_dir,
+            found: confine::Found::default(),
         })
     }
 
@@ -914,13 +924,14 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
             }
         }
         let mut command = plan.command(policy);
-        match confine::confine(
+        match confine::confine_found(
             &mut command,
             policy,
             &plan.folders(),
             plan.declared,
             plan.timeout,
             true,
+            &plan.found,
         ) {
             Ok(c) => meta.confinement = c,
             Err(f) => {

@@ -3,6 +3,7 @@
 //! to `nobody` gets a clear [`Error::Inaccessible`] instead of a script failing on `EACCES`.
 //! POSIX ACLs are not consulted (the bits are what most systems use).
 
+use crate::resolve::Resolver;
 use crate::{Error, Identity};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -52,8 +53,14 @@ fn bits(meta: &std::fs::Metadata, who: Identity) -> u32 {
     }
 }
 
-/// Checks that `who` can reach `path` (already resolved, absolute) and use it as `need` says.
-pub(crate) fn check(path: &Path, given: &Path, who: Identity, need: Need) -> Result<(), Error> {
+/// Checks that `who` can reach `given` (resolved by `paths`, which also remembers the folders on
+/// the way) and use it as `need` says.
+pub(crate) fn check(
+    paths: &mut Resolver,
+    given: &Path,
+    who: Identity,
+    need: Need,
+) -> Result<(), Error> {
     let deny = |at: &Path| Error::Inaccessible {
         path: given.to_path_buf(),
         denied_at: at.to_path_buf(),
@@ -61,21 +68,24 @@ pub(crate) fn check(path: &Path, given: &Path, who: Identity, need: Need) -> Res
         gid: who.gid,
         need: need.name(),
     };
-    let mut ancestors: Vec<PathBuf> = path.ancestors().skip(1).map(Path::to_path_buf).collect();
+    let real = paths.real(given)?.clone();
+    let mut ancestors: Vec<PathBuf> = real
+        .path
+        .ancestors()
+        .skip(1)
+        .map(Path::to_path_buf)
+        .collect();
     ancestors.reverse();
     for dir in &ancestors {
-        let Ok(meta) = std::fs::metadata(dir) else {
+        let Some(meta) = paths.folder(dir) else {
             continue;
         };
-        if bits(&meta, who) & X == 0 {
+        if bits(meta, who) & X == 0 {
             return Err(deny(dir));
         }
     }
-    let meta = std::fs::metadata(path).map_err(|source| Error::Path {
-        path: given.to_path_buf(),
-        source,
-    })?;
-    let have = bits(&meta, who);
+    let meta = &real.meta;
+    let have = bits(meta, who);
     let want = match need {
         Need::Read if meta.is_dir() => R | X,
         Need::Read => R,
@@ -85,7 +95,7 @@ pub(crate) fn check(path: &Path, given: &Path, who: Identity, need: Need) -> Res
         Need::Execute => X,
     };
     if have & want != want {
-        return Err(deny(path));
+        return Err(deny(&real.path));
     }
     Ok(())
 }

@@ -6,6 +6,7 @@
 
 use crate::access::{self, Need};
 use crate::report::{Applied, Control, Guard, Mechanism, Mode, State};
+use crate::resolve::Resolver;
 use crate::{probe, Error, Identity, Limits, Network, Probe, Spec};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -66,15 +67,15 @@ pub fn confine(cmd: &mut Command, spec: &Spec) -> Result<Applied, Error> {
     let mut executables = crate::program::exec_chain(&program, path_var);
     executables.extend(spec.executables.iter().cloned());
 
-    // Every granted path must exist; for a dropped user, it must be reachable by its bits.
-    let check = |paths: &[PathBuf], need: Need| -> Result<(), Error> {
-        for p in paths {
-            let real = std::fs::canonicalize(p).map_err(|source| Error::Path {
-                path: p.clone(),
-                source,
-            })?;
+    // Every granted path must exist; for a dropped user, it must be reachable by its bits. Each
+    // is resolved here once, and the view and the Landlock rules use that resolution.
+    let mut paths = Resolver::new();
+    let mut check = |granted: &[PathBuf], need: Need| -> Result<(), Error> {
+        for p in granted {
             if probe.root {
-                access::check(&real, p, identity, need)?;
+                access::check(&mut paths, p, identity, need)?;
+            } else {
+                paths.real(p)?;
             }
         }
         Ok(())
@@ -87,6 +88,7 @@ pub fn confine(cmd: &mut Command, spec: &Spec) -> Result<Applied, Error> {
         spec,
         &probe,
         identity,
+        &mut paths,
         &executables,
         cwd.as_deref(),
         exec_calls,
@@ -131,16 +133,12 @@ pub fn preview(spec: &Spec) -> Applied {
 /// makes this check for every granted path when the parent is root; callers use it to choose,
 /// say, an interpreter the unprivileged user can run.
 pub fn check_access(path: &Path, who: Identity, need: crate::Access) -> Result<(), Error> {
-    let real = std::fs::canonicalize(path).map_err(|source| Error::Path {
-        path: path.to_path_buf(),
-        source,
-    })?;
     let need = match need {
         crate::Access::Read => Need::Read,
         crate::Access::Write => Need::Write,
         crate::Access::Execute => Need::Execute,
     };
-    access::check(&real, path, who, need)
+    access::check(&mut Resolver::new(), path, who, need)
 }
 
 /// The mechanisms a spec gets on this kernel (what `plan` will install).
@@ -198,6 +196,7 @@ fn plan(
     spec: &Spec,
     probe: &Probe,
     identity: Identity,
+    paths: &mut Resolver,
     executables: &[PathBuf],
     cwd: Option<&Path>,
     exec_calls: u32,
@@ -215,7 +214,12 @@ fn plan(
                 write_anywhere: spec.write_anywhere,
                 exec_anywhere: spec.exec_anywhere,
             };
-            Some(crate::landlock_rules::build(abi, &grants, &spec.network)?)
+            Some(crate::landlock_rules::build(
+                abi,
+                &grants,
+                paths,
+                &spec.network,
+            )?)
         }
         None => None,
     };
@@ -279,7 +283,7 @@ fn plan(
             private_ipc: s.ipcns,
             mount_view: s
                 .mount_view
-                .then(|| crate::view::plan(spec, executables, cwd))
+                .then(|| crate::view::plan(spec, paths, executables, cwd))
                 .transpose()?,
             id_map: (s.mount_view && !probe.root)
                 .then(|| crate::pre_exec::IdMap::of(probe.uid, probe.gid)),
@@ -316,6 +320,7 @@ fn plan(
     spec: &Spec,
     probe: &Probe,
     _identity: Identity,
+    _paths: &mut Resolver,
     _executables: &[PathBuf],
     _cwd: Option<&Path>,
     _exec_calls: u32,
@@ -337,15 +342,14 @@ fn control(guard: Guard, state: State, by: &[Mechanism], detail: impl Into<Strin
 /// The granted paths in words: the system runtime and harmless devices summarised, the rest
 /// listed.
 fn names(paths: &[PathBuf]) -> String {
-    let system = crate::spec::system_runtime_paths();
-    let devices = crate::spec::system_devices();
+    let listed = |list: &[&str], p: &Path| list.iter().any(|s| p == Path::new(s));
     let mut parts: Vec<String> = Vec::new();
     let mut saw_system = false;
     let mut saw_devices = false;
     for p in paths {
-        if system.contains(p) {
+        if listed(crate::spec::SYSTEM_RUNTIME, p) {
             saw_system = true;
-        } else if devices.contains(p) {
+        } else if listed(crate::spec::SYSTEM_DEVICES, p) {
             saw_devices = true;
         } else {
             parts.push(p.display().to_string());

@@ -7,6 +7,7 @@
 //! [`CompatLevel::HardRequirement`]: if the kernel does not do what the probe said, building
 //! fails instead of silently dropping a right.
 
+use crate::resolve::Resolver;
 use crate::{Error, Network};
 use landlock::{
     Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathBeneath, Ruleset,
@@ -45,9 +46,11 @@ fn lerr(e: impl std::fmt::Display) -> Error {
 }
 
 /// Builds the ruleset for Landlock ABI `abi`.
+/// Granted paths are opened at the place `paths` resolved them to.
 pub(crate) fn build(
     abi: u32,
     fs: &FsGrants<'_>,
+    paths: &Resolver,
     network: &Network,
 ) -> Result<RulesetCreated, Error> {
     let abi = ABI::from(i32::try_from(abi).unwrap_or(i32::MAX));
@@ -96,16 +99,20 @@ pub(crate) fn build(
         grants.push((&root, anywhere & all));
     }
     for (path, rights) in grants {
+        let known = paths.known(path);
         // O_PATH: a handle on the inode, not an open file (no read permission needed).
         let fd = std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_PATH | libc::O_CLOEXEC)
-            .open(path)
+            .open(known.map_or(path.as_path(), |r| r.path.as_path()))
             .map_err(|source| Error::Path {
                 path: path.clone(),
                 source,
             })?;
-        let is_dir = fd.metadata().map(|m| m.is_dir()).unwrap_or(false);
+        let is_dir = match known {
+            Some(r) => r.is_dir(),
+            None => fd.metadata().map(|m| m.is_dir()).unwrap_or(false),
+        };
         let rights = if is_dir { rights } else { rights & file_rights };
         if rights.is_empty() {
             continue;

@@ -32,7 +32,8 @@
 //!   execute, network ([`Network`]), resource [`Limits`], its exact environment, and the
 //!   unprivileged user it runs as when the parent is root.
 //! * [`probe`] — which mechanisms this kernel and process support (Landlock ABI, seccomp, user,
-//!   network and mount namespaces, root), measured once and cached.
+//!   network and mount namespaces, root), measured once and cached; [`keep_probe_in`] keeps a
+//!   complete result between processes.
 //! * [`confine`] — prepares a [`std::process::Command`] and returns [`Applied`]: per
 //!   [`Guard`], whether it is enforced and by which [`Mechanism`], or what stays open and why.
 //!
@@ -64,12 +65,15 @@ mod access;
 mod confine;
 mod error;
 #[cfg(target_os = "linux")]
+mod kept;
+#[cfg(target_os = "linux")]
 mod landlock_rules;
 #[cfg(target_os = "linux")]
 mod pre_exec;
 mod probe;
 mod program;
 mod report;
+mod resolve;
 #[cfg(target_os = "linux")]
 mod seccomp_filter;
 mod spec;
@@ -79,6 +83,6 @@ mod view;
 pub use access::Access;
 pub use confine::{check_access, confine, preview};
 pub use error::Error;
-pub use probe::{probe, switched_off, Probe, DISABLE_VAR};
+pub use probe::{keep_probe_in, probe, switched_off, Probe, DISABLE_VAR};
 pub use report::{Applied, Control, Guard, Mechanism, Mode, State};
 pub use spec::{system_devices, system_runtime_paths, Identity, Limits, Network, Spec};

@@ -1,6 +1,7 @@
 //! [`probe`]: which confinement mechanisms this kernel and process support, tested once and
 //! cached.
 
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 /// What the kernel and this process support, as measured by [`probe`].
@@ -87,8 +88,9 @@ pub fn switched_off() -> Vec<&'static str> {
 }
 
 /// Measures what this kernel and process support. The first call starts one short-lived child
-/// (a fork that never executes anything) to try the namespaces and seccomp for real; the result
-/// is cached for the life of the process.
+/// (a fork that never executes anything) to try the namespaces and seccomp for real, unless a
+/// record kept by an earlier process ([`keep_probe_in`]) says they all work; the result is
+/// cached for the life of the process.
 ///
 /// The environment variable `SKILLBAKE_SANDBOX_DISABLE` (a comma-separated list of `landlock`,
 /// `seccomp`, `namespaces`) makes the probe report those mechanisms missing, so that what a
@@ -121,11 +123,38 @@ pub fn probe() -> Probe {
     })
 }
 
+/// The folder [`keep_probe_in`] named.
+static KEEP_IN: OnceLock<PathBuf> = OnceLock::new();
+
+/// Keeps the probe's result in the folder `dir` between processes, so that a process needs no
+/// probe child when an earlier one on the same boot, with the same binary and in the same
+/// context, found every mechanism working. Call it before the first [`probe`] of the process;
+/// returns false (and changes nothing) when a folder was already named.
+///
+/// Only a complete result is kept and used: a record can never make [`probe`] report less than
+/// a live probe, and a wrong one makes the kernel refuse a planned step, so the command fails to
+/// start instead of running less confined. The record is ignored unless the folder belongs to
+/// this user and no one else may write it, and the file is a `0600` regular file of this user
+/// (neither reached through a symbolic link at its place). Name a folder no confined command
+/// can write (one that every [`Spec::private`](crate::Spec::private) view hides, or as root, a
+/// folder of root's).
+pub fn keep_probe_in(dir: impl Into<PathBuf>) -> bool {
+    KEEP_IN.set(dir.into()).is_ok()
+}
+
 #[cfg(target_os = "linux")]
 fn measure() -> Probe {
     use rustix::process::{getegid, geteuid, getuid};
     let root = geteuid().is_root() || getuid().is_root();
-    let found = crate::pre_exec::probe_child(root);
+    let kept = KEEP_IN.get().zip(crate::kept::key());
+    let found = match &kept {
+        Some((dir, key)) => crate::kept::read(dir, key).unwrap_or_else(|| {
+            let found = crate::pre_exec::probe_child(root);
+            crate::kept::write(dir, key, &found);
+            found
+        }),
+        None => crate::pre_exec::probe_child(root),
+    };
     Probe {
         landlock_abi: crate::pre_exec::landlock_abi(),
         seccomp: found.seccomp,

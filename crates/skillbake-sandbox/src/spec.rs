@@ -222,54 +222,59 @@ impl Default for Identity {
 /// resolution, time zones and TLS certificates need. Only paths that exist are returned. Users'
 /// homes, `/tmp`, `/var`, `/proc`, `/sys`, `/root` and the rest of `/etc` are not in it.
 pub fn system_runtime_paths() -> Vec<PathBuf> {
-    const PATHS: &[&str] = &[
-        "/usr",
-        "/lib",
-        "/lib32",
-        "/lib64",
-        "/libx32",
-        "/bin",
-        "/sbin",
-        "/etc/ld.so.cache",
-        "/etc/ld.so.conf",
-        "/etc/ld.so.conf.d",
-        "/etc/ld.so.preload",
-        "/etc/alternatives",
-        "/etc/localtime",
-        "/etc/timezone",
-        "/etc/locale.alias",
-        "/etc/ssl",
-        "/etc/ca-certificates",
-        "/etc/pki",
-        "/etc/crypto-policies",
-        "/etc/resolv.conf",
-        "/etc/hosts",
-        "/etc/host.conf",
-        "/etc/nsswitch.conf",
-        "/etc/gai.conf",
-        "/etc/services",
-        "/etc/protocols",
-        "/etc/passwd",
-        "/etc/group",
-        "/etc/mime.types",
-        "/etc/magic",
-        "/etc/os-release",
-        "/etc/debian_version",
-    ];
-    existing(PATHS)
+    existing(SYSTEM_RUNTIME)
 }
+
+/// Every path [`system_runtime_paths`] returns where it exists.
+pub(crate) const SYSTEM_RUNTIME: &[&str] = &[
+    "/usr",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/bin",
+    "/sbin",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/ld.so.preload",
+    "/etc/alternatives",
+    "/etc/localtime",
+    "/etc/timezone",
+    "/etc/locale.alias",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/pki",
+    "/etc/crypto-policies",
+    "/etc/resolv.conf",
+    "/etc/hosts",
+    "/etc/host.conf",
+    "/etc/nsswitch.conf",
+    "/etc/gai.conf",
+    "/etc/services",
+    "/etc/protocols",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/mime.types",
+    "/etc/magic",
+    "/etc/os-release",
+    "/etc/debian_version",
+];
 
 /// Device files that are harmless to read and write: `/dev/null`, `/dev/zero`, `/dev/full`,
 /// `/dev/random`, `/dev/urandom` (only those that exist).
 pub fn system_devices() -> Vec<PathBuf> {
-    existing(&[
-        "/dev/null",
-        "/dev/zero",
-        "/dev/full",
-        "/dev/random",
-        "/dev/urandom",
-    ])
+    existing(SYSTEM_DEVICES)
 }
+
+/// Every device [`system_devices`] returns where it exists.
+pub(crate) const SYSTEM_DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+];
 
 fn existing(paths: &[&str]) -> Vec<PathBuf> {
     paths

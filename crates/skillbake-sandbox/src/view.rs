@@ -8,6 +8,7 @@
 //! host's tree, and only the private folders and the writable trees need mounts of their own.
 
 use crate::pre_exec::{MountView, Root, Step, StepKind, MAX_BINDS, STAGE};
+use crate::resolve::Resolver;
 use crate::{Error, Spec};
 use std::ffi::{CString, OsStr};
 use std::os::unix::ffi::OsStrExt;
@@ -27,6 +28,7 @@ type Link = (PathBuf, PathBuf);
 #[derive(Debug)]
 struct Tree {
     real: PathBuf,
+    dir: bool,
     writable: bool,
 }
 
@@ -37,21 +39,16 @@ fn c(p: &Path) -> Result<CString, Error> {
     })
 }
 
-fn resolve(p: &Path) -> Result<PathBuf, Error> {
-    std::fs::canonicalize(p).map_err(|source| Error::Path {
-        path: p.to_path_buf(),
-        source,
-    })
-}
-
 /// The view of `spec` for a run that may execute `executables` and starts in `cwd` (the
 /// parent's working folder when `None`).
+/// The granted paths are taken as `paths` resolved them.
 pub(crate) fn plan(
     spec: &Spec,
+    paths: &mut Resolver,
     executables: &[PathBuf],
     cwd: Option<&Path>,
 ) -> Result<MountView, Error> {
-    let (trees, links) = granted(spec, executables)?;
+    let (trees, links) = granted(spec, paths, executables)?;
     // Reading or writing anywhere (or the whole tree granted): the host's tree.
     let whole = trees.iter().find(|t| t.real == Path::new("/"));
     let root = if spec.read_anywhere || spec.write_anywhere || whole.is_some() {
@@ -82,7 +79,7 @@ pub(crate) fn plan(
     for t in &kept {
         let kind = StepKind::Bind {
             source: c(&t.real)?,
-            dir: t.real.is_dir(),
+            dir: t.dir,
             writable: t.writable,
         };
         steps.push(b.step(&t.real, 1, kind)?);
@@ -100,7 +97,10 @@ pub(crate) fn plan(
         Some(d) => std::path::absolute(d).ok(),
         None => std::env::current_dir().ok(),
     };
-    let cwd = cwd.as_deref().map(resolve).transpose()?;
+    let cwd = match cwd {
+        Some(d) => Some(paths.real(&d)?.path.clone()),
+        None => None,
+    };
     if let Some(d) = cwd
         .as_deref()
         .filter(|d| root == Root::Empty && *d != Path::new("/") && !under(d, &kept_paths))
@@ -121,7 +121,11 @@ pub(crate) fn plan(
 /// Every granted tree, resolved (a path granted both read-only and writable is writable),
 /// sorted, and the host's symbolic links on the way to them (`/bin` to `usr/bin`,
 /// `/etc/localtime`, a virtual environment's `bin/python`), hop by hop.
-fn granted(spec: &Spec, executables: &[PathBuf]) -> Result<(Vec<Tree>, Vec<Link>), Error> {
+fn granted(
+    spec: &Spec,
+    resolved: &mut Resolver,
+    executables: &[PathBuf],
+) -> Result<(Vec<Tree>, Vec<Link>), Error> {
     let devices = crate::spec::system_devices();
     let mut paths: Vec<(&PathBuf, bool)> = Vec::new();
     for p in &spec.read_write {
@@ -134,11 +138,14 @@ fn granted(spec: &Spec, executables: &[PathBuf]) -> Result<(Vec<Tree>, Vec<Link>
     let mut trees: Vec<Tree> = Vec::new();
     let mut links: Vec<Link> = Vec::new();
     for (p, writable) in paths {
-        let real = resolve(p)?;
+        let found = resolved.real(p)?;
+        let real = found.path.clone();
+        let dir = found.is_dir();
         match trees.iter_mut().find(|t| t.real == real) {
             Some(t) => t.writable |= writable,
             None => trees.push(Tree {
                 real: real.clone(),
+                dir,
                 writable,
             }),
         }
@@ -282,7 +289,13 @@ mod tests {
         symlink("python3", base.join("bin/python")).unwrap();
         symlink("../real/python3.12", base.join("bin/python3")).unwrap();
         let spec = Spec::new().read_only(&ro).read_write(&rw);
-        let v = plan(&spec, &[base.join("bin/python")], Some(&rw)).unwrap();
+        let v = plan(
+            &spec,
+            &mut Resolver::new(),
+            &[base.join("bin/python")],
+            Some(&rw),
+        )
+        .unwrap();
         assert_eq!(v.root, Root::Empty);
         let b = base.display();
         let stage = "/tmp";
@@ -324,7 +337,7 @@ mod tests {
             .read_write(&mine)
             .private(&runs);
         spec.read_anywhere = true;
-        let v = plan(&spec, &[], Some(&mine)).unwrap();
+        let v = plan(&spec, &mut Resolver::new(), &[], Some(&mine)).unwrap();
         assert_eq!(v.root, Root::Host { writable: false });
         let b = base.display();
         assert_eq!(
@@ -335,7 +348,7 @@ mod tests {
             ]
         );
         spec.write_anywhere = true;
-        let v = plan(&spec, &[], Some(&mine)).unwrap();
+        let v = plan(&spec, &mut Resolver::new(), &[], Some(&mine)).unwrap();
         assert_eq!(v.root, Root::Host { writable: true });
         assert_eq!(v.steps.len(), 2);
     }

@@ -1,4 +1,4 @@
-//! `cargo xtask bench exec [--runs N] [--no-peers] [--no-inproc]`: what running a skill through
+//! `cargo xtask bench exec [--runs N] [--no-peers] [--no-inproc] [--before BIN]`: what running a skill through
 //! skillbake costs over running its script directly, written to `BENCHMARKS.md` between its
 //! `bench-exec:start`/`bench-exec:end` markers.
 //!
@@ -12,6 +12,9 @@
 //!   already in the cache (it is verified before the run);
 //! * **`skillbake run`, first run**: the same with the cache removed before every run (untimed),
 //!   so each run materialises the pack;
+//! * **`skillbake run`, warm, before** (with `--before BIN`): another `skillbake` binary (an
+//!   earlier revision's release build with the bundled packs), warm, with its own cache, to
+//!   measure a change against what it replaces in the same rounds;
 //! * **DB-GPT**: its own `execute_skill_script_file` (`dbgpt` 0.8.2, from `target/dbgpt-venv` or
 //!   `target/bench-venv`) on a copy of the same pack, timed inside one Python process that stays
 //!   up for the whole measurement (the cost inside a running DB-GPT server; one call per round,
@@ -33,7 +36,8 @@ use std::time::Instant;
 
 const START: &str = "<!-- bench-exec:start -->\n";
 const END: &str = "<!-- bench-exec:end -->";
-const USAGE: &str = "usage: cargo xtask bench exec [--runs N] [--no-peers] [--no-inproc]";
+const USAGE: &str =
+    "usage: cargo xtask bench exec [--runs N] [--no-peers] [--no-inproc] [--before BIN]";
 
 /// Times DB-GPT's `execute_skill_script_file` inside one process: prints JSON with the import
 /// time and the per-call times in seconds.
@@ -62,6 +66,8 @@ struct Options {
     runs: usize,
     peers: bool,
     inproc: bool,
+    /// Another `skillbake` binary to time warm in the same rounds.
+    before: Option<PathBuf>,
 }
 
 fn options(args: &[String]) -> Result<Options, String> {
@@ -69,6 +75,7 @@ fn options(args: &[String]) -> Result<Options, String> {
         runs: 40,
         peers: true,
         inproc: true,
+        before: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -82,6 +89,16 @@ fn options(args: &[String]) -> Result<Options, String> {
             }
             "--no-peers" => o.peers = false,
             "--no-inproc" => o.inproc = false,
+            "--before" => {
+                let bin = it
+                    .next()
+                    .map(|b| std::path::absolute(b).unwrap_or_else(|_| PathBuf::from(b)))
+                    .ok_or(format!("--before needs a skillbake binary ({USAGE})"))?;
+                if !bin.is_file() {
+                    return Err(format!("--before: `{}` is not a file", bin.display()));
+                }
+                o.before = Some(bin);
+            }
             other => return Err(format!("unexpected argument `{other}` ({USAGE})")),
         }
     }
@@ -277,6 +294,17 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
     let setup = Setup::new(&root, &scratch)?;
     let (python, python_version, python_note) = setup.interpreter_run()?;
     let mut runners = setup.runners(&root, &scratch, &python);
+    if let Some(bin) = &opts.before {
+        let mut argv = setup.skillbake(&scratch.join("cache-before"));
+        argv[0] = s(bin);
+        runners.push(Runner {
+            name: "before",
+            argv,
+            env: setup.env(),
+            before: None,
+            times: Vec::new(),
+        });
+    }
     eprintln!(
         "\n==> time, {} rounds: {}",
         opts.runs,
@@ -525,9 +553,12 @@ fn report(
     let x = |a: f64, b: f64| format!("{:.2}×", a / b);
     let mut m = String::new();
     m.push_str("## Running a skill: `skillbake run` against the script alone and DB-GPT\n\n");
+    let before = stats.get(3);
     m.push_str(&format!(
-        "Measured by `cargo xtask bench exec --runs {}`: the bundled `read-file` pack reading the first 200 characters of README.md, {python_desc} for skillbake and the script alone, {} rounds each running every command in turn (DB-GPT's call included). Medians with min–max; ratios of medians.\n\n",
-        runs, runs
+        "Measured by `cargo xtask bench exec --runs {}{}`: the bundled `read-file` pack reading the first 200 characters of README.md, {python_desc} for skillbake and the script alone, {} rounds each running every command in turn (DB-GPT's call included). Medians with min–max; ratios of medians.\n\n",
+        runs,
+        if before.is_some() { " --before BIN" } else { "" },
+        runs
     ));
     m.push_str("| runner | wall time per run | ratio to the script alone |\n|---|---|---:|\n");
     m.push_str(&format!(
@@ -544,6 +575,13 @@ fn report(
         ts(first),
         x(first.median, direct.median)
     ));
+    if let Some(b) = before {
+        m.push_str(&format!(
+            "| `skillbake run read-file`, warm, the `--before` binary (the revision this one changes) | {} | {} |\n",
+            ts(b),
+            x(b.median, direct.median)
+        ));
+    }
     match &peer {
         Some(Ok((call, import, python))) => {
             m.push_str(&format!(
@@ -569,6 +607,13 @@ fn report(
             t(warm.median - direct.median),
             t(first.median - direct.median)
         )),
+    }
+    if let Some(b) = before {
+        m.push_str(&format!(
+            "\nWarm, this revision against the `--before` binary: {} ({} less per run).\n",
+            x(warm.median, b.median),
+            t(b.median - warm.median)
+        ));
     }
     if let Some(rows) = &inproc_rows {
         let find = |n: &str| rows.iter().find(|r| r.name == n);
