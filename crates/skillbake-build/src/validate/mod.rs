@@ -19,6 +19,8 @@
 //! | [`entrypoint`] | `entrypoint-not-found`, `entrypoint-binary`, `unknown-interpreter`, `schema-missing`, `timeout-invalid` |
 //! | [`permission`] | `unknown-permission` |
 //! | [`flow`] | `flow-style` |
+//! | [`yaml_tab`] | `yaml-tab` |
+//! | [`inline_comment`] | `yaml-inline-comment` |
 //! | [`references`] | `reference-missing` |
 //! | [`allowed_tools`] | `allowed-tools-unknown` |
 //! | [`security/hidden`] | `hidden-text` |
@@ -38,6 +40,7 @@ pub mod duplicate;
 pub mod entrypoint;
 pub mod fields;
 pub mod flow;
+pub mod inline_comment;
 pub mod name;
 pub mod permission;
 pub mod references;
@@ -49,6 +52,7 @@ pub mod size;
 pub mod text;
 pub mod tools;
 pub mod version;
+pub mod yaml_tab;
 
 mod ctx;
 
@@ -70,6 +74,8 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         permission::check(ctx, diags);
         text::check(ctx, diags);
         flow::check(ctx, diags);
+        yaml_tab::check(ctx, diags);
+        inline_comment::check(ctx, diags);
         references::check(ctx, diags);
         allowed_tools::check(ctx, diags);
     }
