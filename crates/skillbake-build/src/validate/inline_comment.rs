@@ -12,9 +12,9 @@
 //! its own, or to quote the value if it is text.
 
 use super::PackCtx;
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic, Fix};
 use crate::parse::quote::quote_value;
-use crate::parse::tokens::{tokens, Kind};
+use crate::parse::tokens::{tokens, Kind, Token};
 use yaml_serde::Value;
 
 /// How many characters of a value or comment a message shows at most.
@@ -30,36 +30,18 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         return;
     }
     let toks = tokens(text, fm.span.clone());
-    for pair in toks.windows(2) {
-        let [value, comment] = pair else { continue };
-        let Kind::Plain { first } = value.kind else {
+    for k in 0..toks.len() {
+        let Some(f) = finding(text, fm.span.end, &toks, k) else {
             continue;
         };
-        let gap = text.get(value.span.end..comment.span.start).unwrap_or("\n");
-        if comment.kind != Kind::Comment || gap.contains(['\n', '\r']) {
+        let Some((value, comment)) = toks.get(k - 1).zip(toks.get(k)) else {
             continue;
-        }
-        let parts: Vec<&str> = toks
-            .iter()
-            .filter(|t| t.kind == Kind::Plain { first })
-            .filter_map(|t| text.get(t.span.clone()))
-            .collect();
-        let read = parts.join(" ");
-        if !matches!(
-            yaml_serde::from_str::<Value>(&read),
-            Ok(Value::String(_)) | Err(_)
-        ) {
-            continue;
-        }
+        };
         let hash = text.get(comment.span.clone()).unwrap_or("#");
-        let looks_like_text = !looks_like_a_comment(gap, hash);
-        let fix = (looks_like_text && parts.len() == 1)
-            .then(|| quote_value(text, value.span.start, fm.span.end))
-            .flatten();
         let key = ctx.key_at(value.span.start).unwrap_or("the frontmatter");
-        let help = if fix.is_some() {
+        let help = if f.fix.is_some() {
             "quote the whole value, so that the `#` and what follows are part of it; `check --fix` does it"
-        } else if looks_like_text {
+        } else if f.looks_like_text {
             "quote the whole value, so that the `#` and what follows are part of it"
         } else {
             "if this is a comment, move it to a line of its own; if it is part of the value, quote the whole value"
@@ -69,7 +51,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             &ctx.file,
             format!(
                 "`{key}` ends at `{}`: YAML reads `{}` as a comment, not as part of the value",
-                tail(&read),
+                tail(&f.read),
                 head(hash)
             ),
         )
@@ -79,11 +61,56 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                 .position(comment.span.start, hash.chars().count()),
         ))
         .help(help);
-        diags.push(match fix {
-            Some(f) => d.with_fix(f),
+        diags.push(match f.fix {
+            Some(fix) => d.with_fix(fix),
             None => d,
         });
     }
+}
+
+/// What the rule makes of a comment that ends a plain text value on its line.
+pub(crate) struct Finding {
+    /// The value as YAML reads it (its lines joined by spaces).
+    pub read: String,
+    /// Whether the `#` looks like text rather than a comment.
+    pub looks_like_text: bool,
+    /// The fix: the line's value, `#` and all, in double quotes.
+    pub fix: Option<Fix>,
+}
+
+/// The finding of the token `k` of `toks` (of `text`, whose frontmatter ends at `fm_end`):
+/// `None` unless it is a comment right after a plain value, on its line, that reads as text.
+pub(crate) fn finding(text: &str, fm_end: usize, toks: &[Token], k: usize) -> Option<Finding> {
+    let comment = toks.get(k).filter(|t| t.kind == Kind::Comment)?;
+    let value = toks.get(k.checked_sub(1)?)?;
+    let Kind::Plain { first } = value.kind else {
+        return None;
+    };
+    let gap = text
+        .get(value.span.end..comment.span.start)
+        .filter(|g| !g.contains(['\n', '\r']))?;
+    let parts: Vec<&str> = toks
+        .iter()
+        .filter(|t| t.kind == Kind::Plain { first })
+        .filter_map(|t| text.get(t.span.clone()))
+        .collect();
+    let read = parts.join(" ");
+    if !matches!(
+        yaml_serde::from_str::<Value>(&read),
+        Ok(Value::String(_)) | Err(_)
+    ) {
+        return None;
+    }
+    let hash = text.get(comment.span.clone()).unwrap_or("#");
+    let looks_like_text = !looks_like_a_comment(gap, hash);
+    let fix = (looks_like_text && parts.len() == 1)
+        .then(|| quote_value(text, value.span.start, fm_end))
+        .flatten();
+    Some(Finding {
+        read,
+        looks_like_text,
+        fix,
+    })
 }
 
 /// Whether `hash`, a comment after the whitespace `gap`, is written as comments usually are:

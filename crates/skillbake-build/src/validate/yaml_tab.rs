@@ -8,7 +8,8 @@
 //! One diagnostic per line, at its first such tab. The fix, when there is a safe one: a tab
 //! between tokens becomes a space (at the end of a line, it goes), and a one-line plain value
 //! holding a tab is written in double quotes (the tab as `\t`). It is offered only when the
-//! frontmatter with it applied reads as exactly the same data.
+//! frontmatter with it applied reads as exactly the same data, and not for a value followed by
+//! a `#` that `yaml-inline-comment` quotes with it (that fix puts the tab in quotes too).
 
 use super::PackCtx;
 use crate::diagnostic::{Code, Diagnostic, Edit, Fix};
@@ -107,6 +108,12 @@ fn line_fix(
                     .count()
                     == 1;
                 if tok.kind != (Kind::Plain { first: t }) || !one_line {
+                    return None;
+                }
+                // A `#` after it that is text: quoting the line, `#` and all, is that rule's
+                // fix, and resolves the tab too; quoting the value alone would keep it cut.
+                let cut = super::inline_comment::finding(text, fm.span.end, toks, t + 1);
+                if cut.is_some_and(|f| f.fix.is_some()) {
                     return None;
                 }
                 let value = text.get(tok.span.clone())?;
