@@ -187,13 +187,18 @@ fn replies_and_parses_match_dbgpt() {
 /// `safe_load`) reads of each file of `{"files": [PATH, ...]}`: one JSON line per file, its
 /// description or the error it raises.
 const DBGPT_PARSE: &str = r#"
-import json, sys
-from dbgpt.agent.claude_skill import FileBasedSkill
-for path in json.load(sys.stdin)["files"]:
-    try:
-        print(json.dumps({"description": FileBasedSkill(path).metadata.description}))
-    except Exception as e:
-        print(json.dumps({"error": f"{type(e).__name__}: {e}".splitlines()[0]}))
+import json, sys, io, contextlib
+out = sys.stdout
+results = []
+with contextlib.redirect_stdout(io.StringIO()):
+    from dbgpt.agent.claude_skill import FileBasedSkill
+    for path in json.load(sys.stdin)["files"]:
+        try:
+            results.append({"description": FileBasedSkill(path).metadata.description})
+        except Exception as e:
+            results.append({"error": f"{type(e).__name__}: {e}".splitlines()[0]})
+for r in results:
+    out.write(json.dumps(r) + "\n")
 "#;
 
 /// What DB-GPT's parser reads of `files`, or `None` (said on stderr) when the Python named by
