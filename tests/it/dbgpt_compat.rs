@@ -182,3 +182,121 @@ fn replies_and_parses_match_dbgpt() {
     }
     assert!(agree >= 8, "only {agree} packs compared");
 }
+
+/// What DB-GPT's own `SKILL.md` parser (`dbgpt.agent.claude_skill.FileBasedSkill`, PyYAML's
+/// `safe_load`) reads of each file of `{"files": [PATH, ...]}`: one JSON line per file, its
+/// description or the error it raises.
+const DBGPT_PARSE: &str = r#"
+import json, sys, io, contextlib
+out = sys.stdout
+results = []
+with contextlib.redirect_stdout(io.StringIO()):
+    from dbgpt.agent.claude_skill import FileBasedSkill
+    for path in json.load(sys.stdin)["files"]:
+        try:
+            results.append({"description": FileBasedSkill(path).metadata.description})
+        except Exception as e:
+            results.append({"error": f"{type(e).__name__}: {e}".splitlines()[0]})
+for r in results:
+    out.write(json.dumps(r) + "\n")
+"#;
+
+/// What DB-GPT's parser reads of `files`, or `None` (said on stderr) when the Python named by
+/// `SKILLBAKE_DBGPT_PYTHON` has no DB-GPT.
+fn dbgpt_parse(files: &[std::path::PathBuf]) -> Option<Vec<serde_json::Value>> {
+    let python = std::env::var("SKILLBAKE_DBGPT_PYTHON").unwrap_or_else(|_| "python3".into());
+    let mut child = Command::new(&python)
+        .args(["-c", DBGPT_PARSE])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let input = serde_json::json!({ "files": files });
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    if !out.status.success() {
+        eprintln!(
+            "skipped: DB-GPT is not installed for `{python}` (pip install dbgpt, or set SKILLBAKE_DBGPT_PYTHON): {}",
+            String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("")
+        );
+        return None;
+    }
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), files.len());
+    Some(lines)
+}
+
+/// What DB-GPT makes of the failing fixtures of `yaml-tab` and `yaml-inline-comment`, before and
+/// after `check --fix`: it refuses the file with a tab outside quotes and cuts the description
+/// at ` #`; after the fix it reads the whole text, as skillbake does, and neither code is left.
+#[test]
+fn dbgpt_reads_tabs_and_hashes_as_written_once_fixed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rules = root().join("crates/skillbake-build/tests/fixtures/rules");
+    let mut files = Vec::new();
+    for code in ["yaml-tab", "yaml-inline-comment"] {
+        crate::common::copy_tree(
+            &rules.join(code).join("fail"),
+            &tmp.path().join(code),
+            crate::common::Order::Sorted,
+        );
+        files.push(tmp.path().join(code).join("my-skill/SKILL.md"));
+    }
+    let Some(before) = dbgpt_parse(&files) else {
+        return;
+    };
+    let error = before[0]["error"].as_str().unwrap_or_default();
+    assert!(error.contains("while scanning"), "{}", before[0]);
+    assert_eq!(
+        before[1]["description"],
+        "Review C# and F# projects. Use for build failures"
+    );
+
+    let mut ours = Vec::new();
+    for code in ["yaml-tab", "yaml-inline-comment"] {
+        let dir = tmp.path().join(code);
+        let opts = CheckOptions::default();
+        let plan = skillbake_build::fix::plan(&dir, &opts, Default::default());
+        plan.apply(&dir).unwrap();
+        let checked = check(&dir, &opts);
+        let left: Vec<_> = checked
+            .report
+            .diagnostics
+            .iter()
+            .map(|d| (d.code, d.line))
+            .collect();
+        // What looks like a real comment is left, and reported.
+        let want = if code == "yaml-tab" {
+            vec![]
+        } else {
+            vec![(Code::YamlInlineComment, Some(4))]
+        };
+        assert_eq!(left, want, "{code}");
+        ours.push(checked.packs().next().unwrap().description().to_string());
+    }
+    assert_eq!(
+        ours,
+        [
+            "Summarise text files.\tUse when the user asks for a summary.",
+            "Review C# and F# projects. Use for build failures #dotnet"
+        ]
+    );
+    let after = dbgpt_parse(&files).unwrap();
+    for (theirs, ours) in after.iter().zip(&ours) {
+        assert_eq!(
+            theirs["description"].as_str(),
+            Some(ours.as_str()),
+            "{theirs}"
+        );
+    }
+}

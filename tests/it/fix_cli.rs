@@ -210,3 +210,29 @@ fn fix_makes_every_line_end_with_lf_and_changes_nothing_else() {
         assert_eq!(String::from_utf8(after).unwrap(), want, "{name}");
     }
 }
+
+/// A tab outside quotes (`yaml-tab`) and a ` #` that reads as a comment (`yaml-inline-comment`):
+/// `--diff` shows the quoting and respacing, `--fix` writes it, and what looks like a real
+/// comment, or a tab in a value over several lines, is left and reported.
+#[test]
+fn fix_quotes_tabs_and_hashes_and_leaves_what_may_be_a_comment() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pack = tmp.path().join("skills/plain-values");
+    std::fs::create_dir_all(&pack).unwrap();
+    let md = pack.join("SKILL.md");
+    std::fs::write(
+        &md,
+        "---\nname: plain-values\ndescription: Review C# and F# projects.\tUse for build failures #dotnet\nwhen_to_use: a failing CI run  # the usual case\nversion:\t\"1.0.0\"\nmetadata:\n  layout: two\tcolumns\n  summary: one\n    two\tthree\n---\n\nReview the project.\n",
+    )
+    .unwrap();
+    let o = skillbake(tmp.path(), &["check", "skills", "--diff"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    insta::assert_snapshot!("fix-plain-values-diff", text(&o.stdout));
+    let o = skillbake(tmp.path(), &["check", "skills", "--fix"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stdout));
+    insta::assert_snapshot!("fix-plain-values-recheck", text(&o.stdout));
+    insta::assert_snapshot!(
+        "fix-plain-values-after",
+        std::fs::read_to_string(&md).unwrap()
+    );
+}

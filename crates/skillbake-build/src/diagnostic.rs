@@ -219,6 +219,10 @@ codes! {
     UnknownPermission = "unknown-permission", Error, "validate/permission.rs", "`permission` names something outside the permission vocabulary (network, smtp, filesystem:read, filesystem:write, filesystem, subprocess).";
     /// A YAML flow-style list or mapping, which the reference validator rejects.
     FlowStyle = "flow-style", Error, "validate/flow.rs", "The frontmatter writes a list or mapping in YAML flow style (`[a, b]`, `{k: v}`), which the Agent Skills reference validator rejects (an error in the `agentskills` profile, allowed in the others).";
+    /// A tab outside quotes that PyYAML refuses.
+    YamlTab = "yaml-tab", Error, "validate/yaml_tab.rs", "The frontmatter holds a tab outside quotes, block scalars and comments (in a plain value, after a `:`, at the end of a line), which PyYAML refuses: DB-GPT and the Agent Skills reference validator skip the pack.";
+    /// A ` #` that cuts a plain value short.
+    YamlInlineComment = "yaml-inline-comment", Warning, "validate/inline_comment.rs", "A `#` after whitespace in a plain (unquoted) text value starts a YAML comment, so every loader drops it and the rest of the line from the value.";
     /// The body points at a file of its pack that is not there.
     ReferenceMissing = "reference-missing", Warning, "validate/references.rs", "The body points at a file of its pack that is not there: a relative link, or a `references/`, `scripts/` or `assets/` path in a code span.";
     /// `allowed-tools` names an unknown tool or a malformed pattern.

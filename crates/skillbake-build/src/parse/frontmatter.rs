@@ -29,6 +29,8 @@ pub struct Frontmatter {
     pub mapping: Mapping,
     /// Where each top-level key sits in the file.
     pub keys: Vec<KeyLoc>,
+    /// The byte range of the YAML in the file: the lines between the two `---` lines.
+    pub span: std::ops::Range<usize>,
 }
 
 /// A `SKILL.md` split into frontmatter and body.
@@ -343,8 +345,13 @@ fn parse_yaml(
         );
         return None;
     }
-    let keys = scan_keys(text, fm_start, fm_start + fm_text.len());
-    Some(Frontmatter { mapping, keys })
+    let span = fm_start..fm_start + fm_text.len();
+    let keys = scan_keys(text, span.start, span.end);
+    Some(Frontmatter {
+        mapping,
+        keys,
+        span,
+    })
 }
 
 /// `frontmatter-dashes`: DB-GPT splits `SKILL.md` at the first `---` substring after the opening

@@ -2,14 +2,18 @@
 //!
 //! [`frontmatter`] splits and parses `SKILL.md`; [`jinja`] parses bodies as Jinja2 templates;
 //! [`json`] maps JSON pointers of `schema.json` to positions; `keys` locates frontmatter keys,
-//! `lines` splits text into lines as YAML does and `yaml_error` maps YAML errors to diagnostics. Nothing here decides whether a value is
-//! acceptable: that is [`crate::validate`].
+//! `lines` splits text into lines as YAML does, `tokens` says where the frontmatter's plain,
+//! quoted and block scalars and comments lie, `quote` quotes a plain value (the fix several
+//! rules share) and `yaml_error` maps YAML errors to diagnostics. Nothing here decides whether a
+//! value is acceptable: that is [`crate::validate`].
 
 pub mod frontmatter;
 pub mod jinja;
 pub mod json;
 mod keys;
 mod lines;
+pub(crate) mod quote;
+pub(crate) mod tokens;
 mod yaml_error;
 
 use serde_json::{Map, Number, Value as Json};

@@ -27,4 +27,12 @@ impl PackCtx<'_> {
     pub fn field(&self, key: &str) -> Option<&Value> {
         self.md.frontmatter.as_ref()?.mapping.get(key)
     }
+
+    /// The top-level key whose lines hold byte `offset` of `SKILL.md`.
+    pub fn key_at(&self, offset: usize) -> Option<&str> {
+        let keys = &self.md.frontmatter.as_ref()?.keys;
+        keys.iter()
+            .find(|k| k.offset <= offset && offset < k.end)
+            .map(|k| k.key.as_str())
+    }
 }

@@ -19,6 +19,8 @@
 //! | [`entrypoint`] | `entrypoint-not-found`, `entrypoint-binary`, `unknown-interpreter`, `schema-missing`, `timeout-invalid` |
 //! | [`permission`] | `unknown-permission` |
 //! | [`flow`] | `flow-style` |
+//! | [`yaml_tab`] | `yaml-tab` |
+//! | [`inline_comment`] | `yaml-inline-comment` |
 //! | [`references`] | `reference-missing` |
 //! | [`allowed_tools`] | `allowed-tools-unknown` |
 //! | [`security/hidden`] | `hidden-text` |
@@ -39,6 +41,7 @@ pub mod duplicate;
 pub mod entrypoint;
 pub mod fields;
 pub mod flow;
+pub mod inline_comment;
 pub mod line_endings;
 pub mod name;
 pub mod permission;
@@ -51,6 +54,7 @@ pub mod size;
 pub mod text;
 pub mod tools;
 pub mod version;
+pub mod yaml_tab;
 
 mod ctx;
 
@@ -72,6 +76,8 @@ pub fn check_pack(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         permission::check(ctx, diags);
         text::check(ctx, diags);
         flow::check(ctx, diags);
+        yaml_tab::check(ctx, diags);
+        inline_comment::check(ctx, diags);
         references::check(ctx, diags);
         allowed_tools::check(ctx, diags);
     }

@@ -8,6 +8,7 @@ mod common;
 mod config;
 mod diff;
 mod downstream;
+mod plain_values;
 mod rebuild;
 mod requirements;
 mod rules;
