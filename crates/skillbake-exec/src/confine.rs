@@ -579,8 +579,9 @@ fn refuse_high_risk(
 /// and `timeout` (see the module documentation): the one seam where the sandbox applies, called
 /// for every command the executor starts, right before it is spawned. With `apply` false
 /// nothing is changed or written, and the report says what would apply (a dry run). A pack the
-/// sandbox refuses (high-risk where it has gaps) is a `PERMISSION_DENIED` failure.
-#[cfg(unix)]
+/// sandbox refuses (high-risk where it has gaps) is a `PERMISSION_DENIED` failure. Without
+/// Unix there is no sandbox: nothing is confined, and high-risk packs are refused unless the
+/// policy accepts running unconfined.
 pub fn confine(
     command: &mut Command,
     policy: &Policy,
@@ -748,28 +749,6 @@ fn prepare(
     })?;
     *command = rebuilt;
     Ok((applied, spec.env))
-}
-
-/// Without Unix there is no sandbox: nothing is confined, and high-risk packs are refused
-/// unless the policy accepts running unconfined.
-#[cfg(not(unix))]
-pub fn confine(
-    command: &mut Command,
-    policy: &Policy,
-    folders: &Folders,
-    declared: Set,
-    timeout: Duration,
-    apply: bool,
-) -> Result<Confinement, Failure> {
-    confine_found(
-        command,
-        policy,
-        folders,
-        declared,
-        timeout,
-        apply,
-        &Found::default(),
-    )
 }
 
 /// [`confine`] (nothing is found on a system without a sandbox).

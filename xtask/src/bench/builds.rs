@@ -245,6 +245,12 @@ pub(super) fn build_skillbake(root: &Path, tree: &Tree, set: &PackSet) -> Result
 
 /// The build script binary cargo compiled last for `tree` (in its release target folder).
 pub(super) fn build_script(tree: &Tree) -> Option<PathBuf> {
+    newest_build_file(tree, "build-script-build")
+}
+
+/// `file` (a path inside a build folder of `skillbake-cli`, such as
+/// `out/skillbake_registry.rs`) of the build cargo ran last for `tree`'s release build.
+pub(super) fn newest_build_file(tree: &Tree, file: &str) -> Option<PathBuf> {
     let dir = tree.target.join("release/build");
     let mut found: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(&dir)
         .ok()?
@@ -254,7 +260,7 @@ pub(super) fn build_script(tree: &Tree) -> Option<PathBuf> {
                 .to_string_lossy()
                 .starts_with("skillbake-cli-")
         })
-        .map(|e| e.path().join("build-script-build"))
+        .map(|e| e.path().join(file))
         .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
         .collect();
     found.sort();

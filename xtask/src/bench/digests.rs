@@ -6,7 +6,7 @@
 //! generated data (the registry header of the release build: files, bytes of text and data) and
 //! the binary.
 
-use super::builds::{Built, Tree};
+use super::builds::{newest_build_file, Built, Tree};
 use super::divan::{divan_bench, DivanRow};
 use super::report::{size, t};
 use crate::cargo;
@@ -25,20 +25,7 @@ pub(super) struct Embedded {
 
 /// The newest generated registry of `tree`'s release build.
 fn registry_rs(tree: &Tree) -> Option<PathBuf> {
-    let dir = tree.target.join("release/build");
-    let mut found: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(&dir)
-        .ok()?
-        .filter_map(|e| e.ok())
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with("skillbake-cli-")
-        })
-        .map(|e| e.path().join("out/skillbake_registry.rs"))
-        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
-        .collect();
-    found.sort();
-    found.pop().map(|(_, p)| p)
+    newest_build_file(tree, "out/skillbake_registry.rs")
 }
 
 /// `// N skills (P packs), F files, T bytes of text, D bytes of data (B of tables).` → (F, T, D).
