@@ -258,23 +258,8 @@ agents = ["canary"]
         .unwrap()
         .with_profiles(profiles)
         .with_call_log(log);
-    let options = http::Options {
-        tokens: Some(tokens),
-        ..http::Options::default()
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let served = runtime.spawn(http::serve(server, listener, options, async {
-        let _ = stopped.await;
-    }));
+    let running = super::mcp_profiles::InProcess::serve(server, tokens);
+    let addr = running.addr;
 
     let mut listed = Vec::new();
     for agent in ["alpha", "canary"] {
@@ -295,8 +280,7 @@ agents = ["canary"]
         assert_eq!(served["version"], entry["version"], "{loaded}");
         listed.push(entry);
     }
-    let _ = stop.send(());
-    runtime.block_on(served).unwrap().unwrap();
+    running.stop();
 
     assert_eq!(listed[1]["via"], "rollout");
     assert_eq!(listed[1]["version"], "1.0.0");

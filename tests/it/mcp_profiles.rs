@@ -103,23 +103,8 @@ fn each_agent_sees_its_profile_and_the_rollout_through_the_python_sdk() {
     let profiles =
         Profiles::parse(PROFILES, "profiles.toml", registry, &tokens.agents(), None).unwrap();
     let server = Server::new(registry).unwrap().with_profiles(profiles);
-    let options = http::Options {
-        tokens: Some(tokens),
-        ..http::Options::default()
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let served = runtime.spawn(http::serve(server, listener, options, async {
-        let _ = stopped.await;
-    }));
+    let running = InProcess::serve(server, tokens);
+    let addr = running.addr;
 
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("client.py");
@@ -130,8 +115,7 @@ fn each_agent_sees_its_profile_and_the_rollout_through_the_python_sdk() {
             .arg(format!("http://{addr}/mcp")),
         FINISH_WITHIN,
     );
-    let _ = stop.send(());
-    runtime.block_on(served).unwrap().unwrap();
+    running.stop();
     assert!(
         output.status.success(),
         "the client failed:\n{}",
@@ -266,4 +250,47 @@ fn each_agent_sees_its_profile_and_the_rollout_through_the_python_sdk() {
     assert!(out["challenge"].as_str().unwrap().contains("invalid_token"));
     assert_eq!(out["opened"], 200);
     assert_eq!(out["stolen"], 404);
+}
+
+/// A [`Server`] served over HTTP with `tokens` on 127.0.0.1 by this process, on a runtime of
+/// its own, until [`InProcess::stop`].
+pub(crate) struct InProcess {
+    pub(crate) addr: std::net::SocketAddr,
+    runtime: tokio::runtime::Runtime,
+    stop: tokio::sync::oneshot::Sender<()>,
+    served: tokio::task::JoinHandle<Result<(), skillbake_mcp::Error>>,
+}
+
+impl InProcess {
+    pub(crate) fn serve(server: Server, tokens: Arc<http::Tokens>) -> InProcess {
+        let options = http::Options {
+            tokens: Some(tokens),
+            ..http::Options::default()
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let served = runtime.spawn(http::serve(server, listener, options, async {
+            let _ = stopped.await;
+        }));
+        InProcess {
+            addr,
+            runtime,
+            stop,
+            served,
+        }
+    }
+
+    /// Stops the server and waits for it to end (it must end without an error).
+    pub(crate) fn stop(self) {
+        let _ = self.stop.send(());
+        self.runtime.block_on(self.served).unwrap().unwrap();
+    }
 }
