@@ -34,13 +34,18 @@ const FILE: &str = "sandbox-probe";
 const MAX_BYTES: usize = 16 << 10;
 
 /// Every mechanism of the probe child found: the only result kept.
+const COMPLETE: Found = Found {
+    network_namespace: true,
+    user_namespace: true,
+    seccomp: true,
+    mount_namespace: true,
+    exec_guard: true,
+    ipc_namespace: true,
+};
+
+/// Whether `f` is [`COMPLETE`].
 pub(crate) fn complete(f: &Found) -> bool {
-    f.network_namespace
-        && f.user_namespace
-        && f.seccomp
-        && f.mount_namespace
-        && f.exec_guard
-        && f.ipc_namespace
+    *f == COMPLETE
 }
 
 /// The complete result, when `dir` holds a valid record for this system and process.
@@ -69,14 +74,7 @@ pub(crate) fn read(dir: &Path, key: &str) -> Option<Found> {
         &mut text,
     )
     .ok()?;
-    (text == record(key)).then_some(Found {
-        network_namespace: true,
-        user_namespace: true,
-        seccomp: true,
-        mount_namespace: true,
-        exec_guard: true,
-        ipc_namespace: true,
-    })
+    (text == record(key)).then_some(COMPLETE)
 }
 
 /// Keeps a complete result in `dir` (nothing is written for another, or where `dir` is not a
@@ -190,15 +188,6 @@ mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
 
-    const ALL: Found = Found {
-        network_namespace: true,
-        user_namespace: true,
-        seccomp: true,
-        mount_namespace: true,
-        exec_guard: true,
-        ipc_namespace: true,
-    };
-
     #[test]
     fn only_a_complete_result_of_the_same_key_in_a_private_file_is_used() {
         let t = tempfile::tempdir().unwrap();
@@ -210,11 +199,11 @@ mod tests {
         assert!(read(dir, &key).is_none());
         let partial = Found {
             network_namespace: false,
-            ..ALL
+            ..COMPLETE
         };
         write(dir, &key, &partial);
         assert!(!dir.join(FILE).exists());
-        write(dir, &key, &ALL);
+        write(dir, &key, &COMPLETE);
         let got = read(dir, &key).expect("the complete record");
         assert!(complete(&got));
         // Another key (another boot, binary or process context) does not match.

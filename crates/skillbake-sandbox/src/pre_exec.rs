@@ -806,7 +806,7 @@ const EXEC_GUARD: i32 = 16;
 const IPCNS: i32 = 32;
 
 /// What the probe child found.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Found {
     pub(crate) network_namespace: bool,
     pub(crate) user_namespace: bool,
