@@ -56,21 +56,26 @@ fn dbgpt_python() -> Option<String> {
     }
 }
 
-fn run(python: &str, input: &serde_json::Value) -> Vec<serde_json::Value> {
+/// Runs `script` with `python -c`, `input` as JSON on its stdin; its output (both streams).
+fn python_script(
+    python: &str,
+    script: &str,
+    input: &serde_json::Value,
+) -> std::io::Result<std::process::Output> {
     let mut child = Command::new(python)
-        .args(["-c", DBGPT])
+        .args(["-c", script])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+        .stderr(Stdio::piped())
+        .spawn()?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(input.to_string().as_bytes())?;
+    }
+    child.wait_with_output()
+}
+
+fn run(python: &str, input: &serde_json::Value) -> Vec<serde_json::Value> {
+    let out = python_script(python, DBGPT, input).unwrap();
     assert!(out.status.success());
     String::from_utf8(out.stdout)
         .unwrap()
@@ -205,21 +210,8 @@ for r in results:
 /// `SKILLBAKE_DBGPT_PYTHON` has no DB-GPT.
 fn dbgpt_parse(files: &[std::path::PathBuf]) -> Option<Vec<serde_json::Value>> {
     let python = std::env::var("SKILLBAKE_DBGPT_PYTHON").unwrap_or_else(|_| "python3".into());
-    let mut child = Command::new(&python)
-        .args(["-c", DBGPT_PARSE])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .ok()?;
     let input = serde_json::json!({ "files": files });
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = python_script(&python, DBGPT_PARSE, &input).ok()?;
     if !out.status.success() {
         eprintln!(
             "skipped: DB-GPT is not installed for `{python}` (pip install dbgpt, or set SKILLBAKE_DBGPT_PYTHON): {}",
