@@ -121,6 +121,12 @@ fn each_agent_sees_its_profile_and_the_rollout_through_the_python_sdk() {
         "the client failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    // The SDK closes each session with DELETE and logs any answer but 200 or 204.
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains("Session termination failed"),
+        "the client could not close its sessions:\n{stderr}"
+    );
     let out: Value = serde_json::from_slice(&output.stdout).unwrap();
 
     // alpha: its three skills, at the build's versions.

@@ -174,10 +174,16 @@ impl Gate {
                 Ok(self.guarded(response, guard))
             }
             Method::DELETE => {
-                let response = self.forward(Request::from_parts(parts, body)).await;
+                let mut response = self.forward(Request::from_parts(parts, body)).await;
                 if response.status().is_success() {
                     if let Some(id) = session {
                         self.table().sessions.remove(&id);
+                    }
+                    // The session is gone when this answers, not accepted for later: `200 OK`,
+                    // as the TypeScript SDK's server answers and the Python SDK's client
+                    // expects (it logs a failed termination on `202 Accepted`).
+                    if response.status() == StatusCode::ACCEPTED {
+                        *response.status_mut() = StatusCode::OK;
                     }
                 }
                 Ok(response)
