@@ -68,12 +68,15 @@ pub struct Folders {
 }
 
 /// The run's `PATH` (the parent's folders its user can reach) and its interpreter with that
-/// interpreter's own prefix, found once for every confinement of one call (its dry check before
-/// anything is written, then each attempt): the parent's `PATH` is searched only once.
+/// interpreter's own prefix, and the system's runtime paths and devices that exist, found once
+/// for every confinement of one call (its dry check before anything is written, then each
+/// attempt): the parent's `PATH` is searched, and the system's paths tested, only once.
 #[derive(Debug, Default)]
 pub(crate) struct Found {
     #[cfg(unix)]
     slot: std::sync::OnceLock<(OsString, PathBuf, Option<PathBuf>)>,
+    #[cfg(unix)]
+    system: std::sync::OnceLock<(Vec<PathBuf>, Vec<PathBuf>)>,
 }
 
 /// Parent variables every run keeps (when set).
@@ -81,14 +84,21 @@ const KEPT_ENV: &[&str] = &["LANG", "LANGUAGE", "TZ"];
 
 #[cfg(unix)]
 /// What the run is allowed, from what its pack declares.
-fn spec_for(declared: Set, policy: &Policy, timeout: Duration) -> sandbox::Spec {
+fn spec_for(declared: Set, policy: &Policy, timeout: Duration, found: &Found) -> sandbox::Spec {
     let l = policy.sandbox.limits;
     let subprocess = declared.covers(Set::SUBPROCESS);
     let cpu = l
         .cpu_seconds
         .unwrap_or_else(|| timeout.as_secs() + u64::from(timeout.subsec_nanos() > 0))
         .max(1);
-    let mut spec = sandbox::Spec::new().system_runtime().limits(
+    let (runtime, devices) = found
+        .system
+        .get_or_init(|| (sandbox::system_runtime_paths(), sandbox::system_devices()));
+    let mut spec = sandbox::Spec::new();
+    // What `Spec::system_runtime` adds, tested once per call.
+    spec.read_only.extend(runtime.iter().cloned());
+    spec.read_write.extend(devices.iter().cloned());
+    let mut spec = spec.limits(
         sandbox::Limits::none()
             .cpu_seconds(cpu)
             .address_space(l.memory.unwrap_or(DEFAULT_MEMORY))
@@ -135,11 +145,11 @@ fn identity(spec: &sandbox::Spec) -> sandbox::Identity {
 
 #[cfg(unix)]
 /// The parent's `PATH` without the folders `who` cannot search (when the script changes user).
-fn child_path(who: sandbox::Identity, dropping: bool) -> OsString {
+fn child_path(who: sandbox::Identity, dropping: bool, reach: &mut sandbox::Reach) -> OsString {
     let path = std::env::var_os("PATH").unwrap_or_else(|| OsString::from("/usr/bin:/bin"));
     let kept: Vec<PathBuf> = std::env::split_paths(&path)
         .filter(|d| d.is_absolute() && d.is_dir())
-        .filter(|d| !dropping || sandbox::check_access(d, who, sandbox::Access::Read).is_ok())
+        .filter(|d| !dropping || reach.check(d, who, sandbox::Access::Read).is_ok())
         .collect();
     std::env::join_paths(kept).unwrap_or_else(|_| OsString::from("/usr/bin:/bin"))
 }
@@ -212,9 +222,16 @@ fn interpreter_for(
     who: sandbox::Identity,
     dropping: bool,
     path: &OsStr,
+    reach: &mut sandbox::Reach,
 ) -> PathBuf {
+    let reach = std::cell::RefCell::new(reach);
     let usable = |p: &Path| {
-        is_elf(p) && (!dropping || sandbox::check_access(p, who, sandbox::Access::Execute).is_ok())
+        is_elf(p)
+            && (!dropping
+                || reach
+                    .borrow_mut()
+                    .check(p, who, sandbox::Access::Execute)
+                    .is_ok())
     };
     if usable(program) {
         return program.to_path_buf();
@@ -675,7 +692,7 @@ pub(crate) fn confine_found(
     found: &Found,
     skill: Option<&Skill<'_>>,
 ) -> Result<Confinement, Failure> {
-    let mut spec = spec_for(declared, policy, timeout);
+    let mut spec = spec_for(declared, policy, timeout, found);
     // No run sees another's folders.
     spec.private.push(crate::paths::runs_dir());
     let who = identity(&spec);
@@ -692,8 +709,16 @@ pub(crate) fn confine_found(
     let (path, program, prefix) = found
         .slot
         .get_or_init(|| {
-            let path = child_path(who, dropping);
-            let program = interpreter_for(Path::new(command.get_program()), who, dropping, &path);
+            // One resolution of the folders on the way for every check of the search.
+            let mut reach = sandbox::Reach::new();
+            let path = child_path(who, dropping, &mut reach);
+            let program = interpreter_for(
+                Path::new(command.get_program()),
+                who,
+                dropping,
+                &path,
+                &mut reach,
+            );
             let prefix = interpreter_prefix(&program);
             (path, program, prefix)
         })
@@ -903,13 +928,13 @@ mod tests {
     #[test]
     fn permissions_map_to_the_sandbox() {
         let t = Duration::from_millis(2500);
-        let none = spec_for(Set::NONE, &Policy::new(), t);
+        let none = spec_for(Set::NONE, &Policy::new(), t, &Found::default());
         assert_eq!(none.network, sandbox::Network::Denied);
         assert!(!none.read_anywhere && !none.write_anywhere && !none.exec_anywhere);
         assert_eq!(none.limits.cpu_seconds, Some(3));
         assert_eq!(none.limits.processes, Some(DEFAULT_PROCESSES));
         assert_eq!(none.limits.address_space, Some(DEFAULT_MEMORY));
-        let smtp = spec_for(Set::SMTP, &Policy::new(), t);
+        let smtp = spec_for(Set::SMTP, &Policy::new(), t, &Found::default());
         assert_eq!(
             smtp.network,
             sandbox::Network::TcpConnect {
@@ -926,11 +951,12 @@ mod tests {
             all,
             &Policy::new().limits(crate::ResourceLimits::new().processes(7)),
             t,
+            &Found::default(),
         );
         assert_eq!(all.network, sandbox::Network::Unrestricted);
         assert!(all.read_anywhere && all.write_anywhere && all.exec_anywhere);
         assert_eq!(all.limits.processes, Some(7));
-        let sub = spec_for(Set::SUBPROCESS, &Policy::new(), t);
+        let sub = spec_for(Set::SUBPROCESS, &Policy::new(), t, &Found::default());
         assert_eq!(sub.limits.processes, Some(DEFAULT_PROCESSES_SUBPROCESS));
     }
 
