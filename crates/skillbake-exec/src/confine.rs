@@ -682,6 +682,8 @@ pub fn confine(
 /// given `skill` (the pack whose verified copy `folders.pack` is), a root parent's readable copy
 /// written from its embedded files instead of read back from that copy.
 #[cfg(unix)]
+// One seam with everything a confinement of a call takes, as `confine` with the call's state.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn confine_found(
     command: &mut Command,
     policy: &Policy,
@@ -844,6 +846,8 @@ fn prepare(
 
 /// [`confine`] (nothing is found on a system without a sandbox).
 #[cfg(not(unix))]
+// One seam with everything a confinement of a call takes, as `confine` with the call's state.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn confine_found(
     command: &mut Command,
     policy: &Policy,
@@ -961,6 +965,7 @@ mod tests {
     }
 
     /// Every entry of a view: its path below `root`, kind, owner, group, mode and bytes.
+    #[allow(clippy::unwrap_used)]
     fn listing(root: &Path) -> Vec<(String, bool, u32, u32, u32, Vec<u8>)> {
         use std::os::unix::fs::MetadataExt;
         let mut out = Vec::new();
