@@ -39,6 +39,7 @@
 
 use crate::outcome::{Confinement, ErrorCode, Failure};
 use crate::policy::{Policy, HIGH_RISK};
+use skillbake::Skill;
 use skillbake_format::permission::Set;
 use std::path::PathBuf;
 use std::process::Command;
@@ -67,12 +68,15 @@ pub struct Folders {
 }
 
 /// The run's `PATH` (the parent's folders its user can reach) and its interpreter with that
-/// interpreter's own prefix, found once for every confinement of one call (its dry check before
-/// anything is written, then each attempt): the parent's `PATH` is searched only once.
+/// interpreter's own prefix, and the system's runtime paths and devices that exist, found once
+/// for every confinement of one call (its dry check before anything is written, then each
+/// attempt): the parent's `PATH` is searched, and the system's paths tested, only once.
 #[derive(Debug, Default)]
 pub(crate) struct Found {
     #[cfg(unix)]
     slot: std::sync::OnceLock<(OsString, PathBuf, Option<PathBuf>)>,
+    #[cfg(unix)]
+    system: std::sync::OnceLock<(Vec<PathBuf>, Vec<PathBuf>)>,
 }
 
 /// Parent variables every run keeps (when set).
@@ -80,14 +84,21 @@ const KEPT_ENV: &[&str] = &["LANG", "LANGUAGE", "TZ"];
 
 #[cfg(unix)]
 /// What the run is allowed, from what its pack declares.
-fn spec_for(declared: Set, policy: &Policy, timeout: Duration) -> sandbox::Spec {
+fn spec_for(declared: Set, policy: &Policy, timeout: Duration, found: &Found) -> sandbox::Spec {
     let l = policy.sandbox.limits;
     let subprocess = declared.covers(Set::SUBPROCESS);
     let cpu = l
         .cpu_seconds
         .unwrap_or_else(|| timeout.as_secs() + u64::from(timeout.subsec_nanos() > 0))
         .max(1);
-    let mut spec = sandbox::Spec::new().system_runtime().limits(
+    let (runtime, devices) = found
+        .system
+        .get_or_init(|| (sandbox::system_runtime_paths(), sandbox::system_devices()));
+    let mut spec = sandbox::Spec::new();
+    // What `Spec::system_runtime` adds, tested once per call.
+    spec.read_only.extend(runtime.iter().cloned());
+    spec.read_write.extend(devices.iter().cloned());
+    let mut spec = spec.limits(
         sandbox::Limits::none()
             .cpu_seconds(cpu)
             .address_space(l.memory.unwrap_or(DEFAULT_MEMORY))
@@ -134,11 +145,11 @@ fn identity(spec: &sandbox::Spec) -> sandbox::Identity {
 
 #[cfg(unix)]
 /// The parent's `PATH` without the folders `who` cannot search (when the script changes user).
-fn child_path(who: sandbox::Identity, dropping: bool) -> OsString {
+fn child_path(who: sandbox::Identity, dropping: bool, reach: &mut sandbox::Reach) -> OsString {
     let path = std::env::var_os("PATH").unwrap_or_else(|| OsString::from("/usr/bin:/bin"));
     let kept: Vec<PathBuf> = std::env::split_paths(&path)
         .filter(|d| d.is_absolute() && d.is_dir())
-        .filter(|d| !dropping || sandbox::check_access(d, who, sandbox::Access::Read).is_ok())
+        .filter(|d| !dropping || reach.check(d, who, sandbox::Access::Read).is_ok())
         .collect();
     std::env::join_paths(kept).unwrap_or_else(|_| OsString::from("/usr/bin:/bin"))
 }
@@ -211,9 +222,16 @@ fn interpreter_for(
     who: sandbox::Identity,
     dropping: bool,
     path: &OsStr,
+    reach: &mut sandbox::Reach,
 ) -> PathBuf {
+    let reach = std::cell::RefCell::new(reach);
     let usable = |p: &Path| {
-        is_elf(p) && (!dropping || sandbox::check_access(p, who, sandbox::Access::Execute).is_ok())
+        is_elf(p)
+            && (!dropping
+                || reach
+                    .borrow_mut()
+                    .check(p, who, sandbox::Access::Execute)
+                    .is_ok())
     };
     if usable(program) {
         return program.to_path_buf();
@@ -255,50 +273,107 @@ fn interpreter_prefix(program: &Path) -> Option<PathBuf> {
 
 #[cfg(unix)]
 /// A copy of the verified pack that the script's user can read: folders 0750 and files 0440
-/// (0550 when executable), owned by root with the user's group, in a new private folder.
-fn pack_view(pack: &Path, gid: u32) -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+/// (0550 when executable), owned by root with the user's group, in a new private folder. Made
+/// from the pack's embedded files when the caller has them (the verified copy holds exactly
+/// those bytes, so it is not read a second time), else copied from the verified folder.
+fn pack_view(pack: &Path, skill: Option<&Skill<'_>>, gid: u32) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
     let root = crate::paths::make_runs_dir()?.join(crate::paths::unique("skillbake-pack"));
     std::fs::DirBuilder::new().mode(0o700).create(&root)?;
-    let copy = || -> std::io::Result<()> {
-        let mut stack = vec![(pack.to_path_buf(), root.clone())];
-        while let Some((from, to)) = stack.pop() {
-            for entry in std::fs::read_dir(&from)? {
-                let entry = entry?;
-                let kind = entry.file_type()?;
-                let target = to.join(entry.file_name());
-                if kind.is_dir() {
-                    std::fs::DirBuilder::new().mode(0o700).create(&target)?;
-                    stack.push((entry.path(), target));
-                } else if kind.is_file() {
-                    let bytes = std::fs::read(entry.path())?;
-                    let exec = entry.metadata()?.permissions().mode() & 0o111 != 0;
-                    let mut f = std::fs::OpenOptions::new()
-                        .write(true)
-                        .create_new(true)
-                        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
-                        .mode(0o600)
-                        .open(&target)?;
-                    std::io::Write::write_all(&mut f, &bytes)?;
-                    drop(f);
-                    std::os::unix::fs::chown(&target, Some(0), Some(gid))?;
-                    let mode = if exec { 0o550 } else { 0o440 };
-                    std::fs::set_permissions(&target, PermissionsExt::from_mode(mode))?;
-                }
-                // The verified cache holds only files and folders.
-            }
-            std::os::unix::fs::chown(&to, Some(0), Some(gid))?;
-            std::fs::set_permissions(&to, PermissionsExt::from_mode(0o750))?;
-        }
-        Ok(())
+    let made = match skill {
+        Some(skill) => view_from_files(&root, skill, gid),
+        None => view_from_folder(pack, &root, gid),
     };
-    match copy() {
+    match made {
         Ok(()) => Ok(root),
         Err(e) => {
             let _ = remove_view(&root);
             Err(e)
         }
     }
+}
+
+#[cfg(unix)]
+/// A new file `target` holding `bytes`, never through an existing name or link, owned by root
+/// with the group `gid`, `0550` when `exec` else `0440`.
+fn view_file(target: &Path, bytes: &[u8], exec: bool, gid: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .mode(0o600)
+        .open(target)?;
+    std::io::Write::write_all(&mut f, bytes)?;
+    std::os::unix::fs::fchown(&f, Some(0), Some(gid))?;
+    let mode = if exec { 0o550 } else { 0o440 };
+    f.set_permissions(PermissionsExt::from_mode(mode))
+}
+
+#[cfg(unix)]
+/// A view folder made readable by the group `gid` (its content is in).
+fn close_view_folder(dir: &Path, gid: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::os::unix::fs::chown(dir, Some(0), Some(gid))?;
+    std::fs::set_permissions(dir, PermissionsExt::from_mode(0o750))
+}
+
+#[cfg(unix)]
+/// The pack view written from the pack's embedded files into the new folder `root`.
+fn view_from_files(root: &Path, skill: &Skill<'_>, gid: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    // The folders made so far, each once, in the order they were made (parents first).
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for f in skill.files() {
+        let target = root.join(f.path());
+        let mut missing: Vec<&Path> = target
+            .ancestors()
+            .skip(1)
+            .take_while(|d| *d != root && d.starts_with(root))
+            .filter(|d| !dirs.iter().any(|m| m == d))
+            .collect();
+        missing.reverse();
+        for d in missing {
+            std::fs::DirBuilder::new().mode(0o700).create(d)?;
+            dirs.push(d.to_path_buf());
+        }
+        let bytes = f.bytes();
+        view_file(
+            &target,
+            bytes,
+            crate::materialise::file_mode(bytes) & 0o111 != 0,
+            gid,
+        )?;
+    }
+    for d in dirs.iter().rev() {
+        close_view_folder(d, gid)?;
+    }
+    close_view_folder(root, gid)
+}
+
+#[cfg(unix)]
+/// The pack view copied from the verified folder `pack` into the new folder `root`.
+fn view_from_folder(pack: &Path, root: &Path, gid: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    let mut stack = vec![(pack.to_path_buf(), root.to_path_buf())];
+    while let Some((from, to)) = stack.pop() {
+        for entry in std::fs::read_dir(&from)? {
+            let entry = entry?;
+            let kind = entry.file_type()?;
+            let target = to.join(entry.file_name());
+            if kind.is_dir() {
+                std::fs::DirBuilder::new().mode(0o700).create(&target)?;
+                stack.push((entry.path(), target));
+            } else if kind.is_file() {
+                let bytes = std::fs::read(entry.path())?;
+                let exec = entry.metadata()?.permissions().mode() & 0o111 != 0;
+                view_file(&target, &bytes, exec, gid)?;
+            }
+            // The verified cache holds only files and folders.
+        }
+        close_view_folder(&to, gid)?;
+    }
+    Ok(())
 }
 
 #[cfg(unix)]
@@ -598,12 +673,17 @@ pub fn confine(
         timeout,
         apply,
         &Found::default(),
+        None,
     )
 }
 
 /// [`confine`], with the run's `PATH` and interpreter taken from `found` when an earlier
-/// confinement of the same call found them (the command, policy and user are the same).
+/// confinement of the same call found them (the command, policy and user are the same), and,
+/// given `skill` (the pack whose verified copy `folders.pack` is), a root parent's readable copy
+/// written from its embedded files instead of read back from that copy.
 #[cfg(unix)]
+// One seam with everything a confinement of a call takes, as `confine` with the call's state.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn confine_found(
     command: &mut Command,
     policy: &Policy,
@@ -612,8 +692,9 @@ pub(crate) fn confine_found(
     timeout: Duration,
     apply: bool,
     found: &Found,
+    skill: Option<&Skill<'_>>,
 ) -> Result<Confinement, Failure> {
-    let mut spec = spec_for(declared, policy, timeout);
+    let mut spec = spec_for(declared, policy, timeout, found);
     // No run sees another's folders.
     spec.private.push(crate::paths::runs_dir());
     let who = identity(&spec);
@@ -630,8 +711,16 @@ pub(crate) fn confine_found(
     let (path, program, prefix) = found
         .slot
         .get_or_init(|| {
-            let path = child_path(who, dropping);
-            let program = interpreter_for(Path::new(command.get_program()), who, dropping, &path);
+            // One resolution of the folders on the way for every check of the search.
+            let mut reach = sandbox::Reach::new();
+            let path = child_path(who, dropping, &mut reach);
+            let program = interpreter_for(
+                Path::new(command.get_program()),
+                who,
+                dropping,
+                &path,
+                &mut reach,
+            );
             let prefix = interpreter_prefix(&program);
             (path, program, prefix)
         })
@@ -657,6 +746,7 @@ pub(crate) fn confine_found(
         folders,
         who,
         dropping,
+        skill,
     };
     let result = prepare(command, spec, &run, path, &mut made).and_then(|(applied, env)| {
         refuse_high_risk(&applied, declared, policy)?;
@@ -690,6 +780,8 @@ struct Run<'a> {
     folders: &'a Folders,
     who: sandbox::Identity,
     dropping: bool,
+    /// The pack's embedded files, when the caller has them.
+    skill: Option<&'a Skill<'a>>,
 }
 
 /// What [`prepare`] made for a run, undone by [`release`].
@@ -717,6 +809,7 @@ fn prepare(
         folders,
         who,
         dropping,
+        ..
     } = *run;
     let home = private_home(who, dropping).map_err(|e| {
         failure(format!(
@@ -728,7 +821,7 @@ fn prepare(
     let mut rebuilt = rebase(command, program, &folders.pack, &folders.pack);
     if dropping {
         hand_over(&folders.output, who)?;
-        let v = pack_view(&folders.pack, who.gid).map_err(|e| {
+        let v = pack_view(&folders.pack, run.skill, who.gid).map_err(|e| {
             failure(format!(
                 "The pack could not be copied where the sandbox user {}:{} can read it ({e}), so the script was not started.",
                 who.uid, who.gid
@@ -753,6 +846,8 @@ fn prepare(
 
 /// [`confine`] (nothing is found on a system without a sandbox).
 #[cfg(not(unix))]
+// One seam with everything a confinement of a call takes, as `confine` with the call's state.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn confine_found(
     command: &mut Command,
     policy: &Policy,
@@ -761,8 +856,9 @@ pub(crate) fn confine_found(
     timeout: Duration,
     apply: bool,
     found: &Found,
+    skill: Option<&Skill<'_>>,
 ) -> Result<Confinement, Failure> {
-    let _ = (folders, timeout, apply, found);
+    let _ = (folders, timeout, apply, found, skill);
     if declared.intersects(HIGH_RISK) && !policy.unconfined_allowed() {
         return Err(Failure::new(
             ErrorCode::PermissionDenied,
@@ -836,13 +932,13 @@ mod tests {
     #[test]
     fn permissions_map_to_the_sandbox() {
         let t = Duration::from_millis(2500);
-        let none = spec_for(Set::NONE, &Policy::new(), t);
+        let none = spec_for(Set::NONE, &Policy::new(), t, &Found::default());
         assert_eq!(none.network, sandbox::Network::Denied);
         assert!(!none.read_anywhere && !none.write_anywhere && !none.exec_anywhere);
         assert_eq!(none.limits.cpu_seconds, Some(3));
         assert_eq!(none.limits.processes, Some(DEFAULT_PROCESSES));
         assert_eq!(none.limits.address_space, Some(DEFAULT_MEMORY));
-        let smtp = spec_for(Set::SMTP, &Policy::new(), t);
+        let smtp = spec_for(Set::SMTP, &Policy::new(), t, &Found::default());
         assert_eq!(
             smtp.network,
             sandbox::Network::TcpConnect {
@@ -859,11 +955,63 @@ mod tests {
             all,
             &Policy::new().limits(crate::ResourceLimits::new().processes(7)),
             t,
+            &Found::default(),
         );
         assert_eq!(all.network, sandbox::Network::Unrestricted);
         assert!(all.read_anywhere && all.write_anywhere && all.exec_anywhere);
         assert_eq!(all.limits.processes, Some(7));
-        let sub = spec_for(Set::SUBPROCESS, &Policy::new(), t);
+        let sub = spec_for(Set::SUBPROCESS, &Policy::new(), t, &Found::default());
         assert_eq!(sub.limits.processes, Some(DEFAULT_PROCESSES_SUBPROCESS));
+    }
+
+    /// Every entry of a view: its path below `root`, kind, owner, group, mode and bytes.
+    #[allow(clippy::unwrap_used)]
+    fn listing(root: &Path) -> Vec<(String, bool, u32, u32, u32, Vec<u8>)> {
+        use std::os::unix::fs::MetadataExt;
+        let mut out = Vec::new();
+        let mut stack = vec![root.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                let m = std::fs::symlink_metadata(&p).unwrap();
+                let rel = p.strip_prefix(root).unwrap().display().to_string();
+                let bytes = if m.is_file() {
+                    std::fs::read(&p).unwrap()
+                } else {
+                    stack.push(p.clone());
+                    Vec::new()
+                };
+                out.push((rel, m.is_dir(), m.uid(), m.gid(), m.mode() & 0o7777, bytes));
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn the_view_from_the_embedded_files_is_the_view_from_the_verified_copy() {
+        if !rustix::process::geteuid().is_root() {
+            return;
+        }
+        let cache = tempfile::tempdir().unwrap();
+        for name in ["echo", "images"] {
+            let skill = skillbake_exec_fixtures::REGISTRY.get_exact(name).unwrap();
+            let key = crate::materialise::key(&skill);
+            let copy = crate::materialise::ensure(cache.path(), &skill, &key).unwrap();
+            let from_files = pack_view(&copy.dir, Some(&skill), 65534).unwrap();
+            let from_folder = pack_view(&copy.dir, None, 65534).unwrap();
+            let (a, b) = (listing(&from_files), listing(&from_folder));
+            remove_view(&from_files).unwrap();
+            remove_view(&from_folder).unwrap();
+            assert_eq!(a, b, "{name}");
+            assert!(
+                a.iter().any(|e| e.1 && e.4 == 0o750 && e.3 == 65534),
+                "{name}: {a:?}"
+            );
+            assert!(
+                a.iter().any(|e| !e.1 && e.4 == 0o440 && e.2 == 0),
+                "{name}: {a:?}"
+            );
+        }
     }
 }

@@ -458,6 +458,7 @@ impl<'r> Executor<'r> {
                     plan.timeout,
                     false,
                     &plan.found,
+                    Some(&plan.skill),
                 ) {
                     Err(f) => Outcome::failure(f, meta),
                     Ok(confinement) => {
@@ -932,6 +933,7 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
             plan.timeout,
             true,
             &plan.found,
+            Some(&plan.skill),
         ) {
             Ok(c) => meta.confinement = c,
             Err(f) => {

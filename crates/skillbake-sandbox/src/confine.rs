@@ -133,12 +133,31 @@ pub fn preview(spec: &Spec) -> Applied {
 /// makes this check for every granted path when the parent is root; callers use it to choose,
 /// say, an interpreter the unprivileged user can run.
 pub fn check_access(path: &Path, who: Identity, need: crate::Access) -> Result<(), Error> {
-    let need = match need {
-        crate::Access::Read => Need::Read,
-        crate::Access::Write => Need::Write,
-        crate::Access::Execute => Need::Execute,
-    };
-    access::check(&mut Resolver::new(), path, who, need)
+    Reach::new().check(path, who, need)
+}
+
+/// [`check_access`] for many paths: the folders on the way, shared by the paths, are read once
+/// (each path is resolved when it is first checked, and that resolution is kept).
+#[derive(Debug, Default)]
+pub struct Reach {
+    paths: Resolver,
+}
+
+impl Reach {
+    /// No path resolved yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// [`check_access`] of `path`.
+    pub fn check(&mut self, path: &Path, who: Identity, need: crate::Access) -> Result<(), Error> {
+        let need = match need {
+            crate::Access::Read => Need::Read,
+            crate::Access::Write => Need::Write,
+            crate::Access::Execute => Need::Execute,
+        };
+        access::check(&mut self.paths, path, who, need)
+    }
 }
 
 /// The mechanisms a spec gets on this kernel (what `plan` will install).

@@ -81,7 +81,7 @@ mod spec;
 mod view;
 
 pub use access::Access;
-pub use confine::{check_access, confine, preview};
+pub use confine::{check_access, confine, preview, Reach};
 pub use error::Error;
 pub use probe::{keep_probe_in, probe, switched_off, Probe, DISABLE_VAR};
 pub use report::{Applied, Control, Guard, Mechanism, Mode, State};

@@ -58,7 +58,7 @@ pub(crate) fn plan(
     } else {
         Root::Empty
     };
-    let private = private_folders(spec, root == Root::Empty);
+    let private = private_folders(spec, paths, root == Root::Empty);
     let kept = needed(&trees, &private, root);
     if kept.len() > MAX_BINDS {
         return Err(Error::Path {
@@ -151,14 +151,14 @@ fn granted(
         }
         let mut at = std::path::absolute(p).unwrap_or_else(|_| p.clone());
         for _ in 0..MAX_HOPS {
-            if at == real || !std::fs::symlink_metadata(&at).is_ok_and(|m| m.is_symlink()) {
+            if at == real {
                 break;
             }
-            let (Some(parent), Ok(target)) = (at.parent(), std::fs::read_link(&at)) else {
+            let (Some(parent), Some(target)) = (at.parent(), resolved.link(&at)) else {
                 break;
             };
             // Only a link whose folder is a real one can be recreated at its place.
-            if !std::fs::canonicalize(parent).is_ok_and(|r| r == parent) {
+            if resolved.canonical(parent).as_deref() != Some(parent) {
                 break;
             }
             let next = parent.join(&target);
@@ -174,13 +174,16 @@ fn granted(
 
 /// The folders a view replaces by private ones, resolved: [`Spec::private`], and for an empty
 /// root `/tmp` and `/dev/shm` (where they exist).
-fn private_folders(spec: &Spec, empty_root: bool) -> Vec<PathBuf> {
+fn private_folders(spec: &Spec, paths: &mut Resolver, empty_root: bool) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     let system = [PathBuf::from("/tmp"), PathBuf::from("/dev/shm")];
     let system = if empty_root { &system[..] } else { &[] };
     for p in system.iter().chain(&spec.private) {
-        if let Ok(real) = std::fs::canonicalize(p) {
-            if real.is_dir() && real != Path::new("/") && !out.contains(&real) {
+        if let Some(real) = paths.canonical(p) {
+            if paths.folder(&real).is_some_and(std::fs::Metadata::is_dir)
+                && real != Path::new("/")
+                && !out.contains(&real)
+            {
                 out.push(real);
             }
         }
