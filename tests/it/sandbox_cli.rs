@@ -1,5 +1,6 @@
 //! The sandbox through the real `skillbake` binary and its bundled packs: the dry run's report,
-//! the audit log from concurrent processes, the sandbox flags, and honest degradation (a weaker
+//! the audit log from concurrent processes, the sandbox flags, the kept probe record (private,
+//! rewritten when bad, dropped after a failed start), and honest degradation (a weaker
 //! kernel simulated with `SKILLBAKE_SANDBOX_DISABLE`): high-risk packs refused unless
 //! `--unconfined`, other packs run with the gaps listed.
 
@@ -283,4 +284,186 @@ fn on_a_weaker_kernel_high_risk_packs_are_refused_unless_unconfined() {
             "{gap}"
         );
     }
+}
+
+/// A copy of `/bin/true` whose ELF interpreter (`PT_INTERP`) names the root folder (`/` written
+/// as many times as the original path is long): a real program whose `execve` the kernel
+/// refuses (`EACCES`), as it refuses a confinement step planned from a record that no longer
+/// fits. `None` when `/bin/true` is not a dynamically linked 64-bit ELF file.
+fn program_the_kernel_refuses() -> Option<Vec<u8>> {
+    let mut elf = std::fs::read("/bin/true").ok()?;
+    if elf.get(..5)? != b"\x7fELF\x02" {
+        return None;
+    }
+    let u16_at = |e: &[u8], at: usize| -> Option<usize> {
+        Some(u16::from_le_bytes(e.get(at..at + 2)?.try_into().ok()?).into())
+    };
+    let u64_at = |e: &[u8], at: usize| -> Option<usize> {
+        usize::try_from(u64::from_le_bytes(e.get(at..at + 8)?.try_into().ok()?)).ok()
+    };
+    let (phoff, size, count) = (
+        u64_at(&elf, 0x20)?,
+        u16_at(&elf, 0x36)?,
+        u16_at(&elf, 0x38)?,
+    );
+    for i in 0..count {
+        let ph = phoff + i * size;
+        if elf.get(ph..ph + 4)? == 3u32.to_le_bytes() {
+            let (at, len) = (u64_at(&elf, ph + 8)?, u64_at(&elf, ph + 32)?);
+            // The path and its final NUL: every byte but the NUL becomes `/`.
+            elf.get_mut(at..at + len.checked_sub(1)?)?.fill(b'/');
+            return Some(elf);
+        }
+    }
+    None
+}
+
+#[test]
+fn the_kept_probe_record_is_private_rewritten_when_bad_and_dropped_after_a_failed_start() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let t = tmp();
+    let temp = t.path().join("temp");
+    std::fs::create_dir(&temp).unwrap();
+    std::fs::set_permissions(&temp, PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::write(t.path().join("notes.txt"), "hello\n").unwrap();
+    std::fs::set_permissions(t.path().join("notes.txt"), PermissionsExt::from_mode(0o644)).unwrap();
+    let uid = std::fs::metadata(t.path()).unwrap().uid(); // made by this process
+    let record = temp
+        .join(format!("skillbake-runs-{uid}"))
+        .join("sandbox-probe");
+    let run = |path: Option<&std::ffi::OsStr>| {
+        let mut c = skillbake(t.path());
+        c.env("TMPDIR", &temp)
+            .args(["run", "read-file", "--allow", "filesystem:read"])
+            .args(["--timeout", FINISH_WITHIN])
+            .args(["--params", r#"{"path": "notes.txt"}"#]);
+        if let Some(p) = path {
+            c.env("PATH", p);
+        }
+        c.output().unwrap()
+    };
+    let ok = |o: &Output| {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+        assert_eq!(
+            json_out(o)["data"]["content"],
+            json!("hello\n"),
+            "{}",
+            String::from_utf8_lossy(&o.stdout)
+        );
+    };
+    // The runs folder is made by the first run; the record is written by the first probe that
+    // finds it.
+    ok(&run(None));
+    ok(&run(None));
+    let Ok(first) = std::fs::symlink_metadata(&record) else {
+        eprintln!("skipped: no probe record was kept (the probe found a mechanism missing)");
+        return;
+    };
+    assert!(first.is_file());
+    assert_eq!(first.mode() & 0o777, 0o600);
+    assert_eq!(first.uid(), uid);
+    let text = std::fs::read(&record).unwrap();
+
+    // A run that uses the record leaves it as it is.
+    ok(&run(None));
+    let again = std::fs::symlink_metadata(&record).unwrap();
+    assert_eq!(
+        (again.ino(), again.mtime(), again.mtime_nsec()),
+        (first.ino(), first.mtime(), first.mtime_nsec())
+    );
+
+    // A record that is not private, not the runner's, not a file, cut short or changed is
+    // ignored: the probe runs live and keeps a new, private record.
+    let elsewhere = t.path().join("planted");
+    std::fs::write(&elsewhere, &text).unwrap();
+    type Spoil<'a> = (&'a str, Box<dyn Fn() + 'a>);
+    let spoil: Vec<Spoil<'_>> = vec![
+        (
+            "readable by others",
+            Box::new(|| {
+                std::fs::set_permissions(&record, PermissionsExt::from_mode(0o644)).unwrap()
+            }),
+        ),
+        (
+            "a symbolic link",
+            Box::new(|| {
+                std::fs::remove_file(&record).unwrap();
+                std::os::unix::fs::symlink(&elsewhere, &record).unwrap();
+            }),
+        ),
+        (
+            "cut short",
+            Box::new(|| std::fs::write(&record, &text[..text.len() / 2]).unwrap()),
+        ),
+        (
+            "changed",
+            Box::new(|| {
+                let mut changed = text.clone();
+                let last = changed.len() - 2;
+                changed[last] ^= 1;
+                std::fs::write(&record, changed).unwrap();
+            }),
+        ),
+    ];
+    for (what, spoil) in spoil {
+        let before = std::fs::symlink_metadata(&record).unwrap().ino();
+        spoil();
+        ok(&run(None));
+        let now = std::fs::symlink_metadata(&record).unwrap();
+        assert!(now.is_file(), "{what}");
+        assert_ne!(now.ino(), before, "{what}: rewritten, not reused");
+        assert_eq!(now.mode() & 0o777, 0o600, "{what}");
+        assert_eq!(std::fs::read(&record).unwrap(), text, "{what}");
+    }
+    if uid == 0 {
+        std::os::unix::fs::chown(&record, Some(65534), Some(65534)).unwrap();
+        let before = std::fs::symlink_metadata(&record).unwrap().ino();
+        ok(&run(None));
+        let now = std::fs::symlink_metadata(&record).unwrap();
+        assert_eq!(
+            (now.uid(), now.mode() & 0o777),
+            (0, 0o600),
+            "another user's record"
+        );
+        assert_ne!(now.ino(), before, "another user's record is rewritten");
+    }
+
+    // A start the kernel refuses removes the record this process used, so the next process
+    // measures live instead of failing the same way.
+    let Some(refused) = program_the_kernel_refuses() else {
+        eprintln!("skipped the failed start: /bin/true is not a dynamic 64-bit ELF program");
+        return;
+    };
+    let bin = t.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::set_permissions(&bin, PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::write(bin.join("python3"), refused).unwrap();
+    std::fs::set_permissions(bin.join("python3"), PermissionsExt::from_mode(0o755)).unwrap();
+    let mut path = std::ffi::OsString::from(&bin);
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_default());
+    let failed = run(Some(&path));
+    assert!(
+        !failed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&failed.stdout)
+    );
+    let v = json_out(&failed);
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("cannot start"),
+        "{v}"
+    );
+    assert!(
+        !record.exists(),
+        "the record is removed after a failed start"
+    );
+    ok(&run(None));
+    assert_eq!(
+        std::fs::read(&record).unwrap(),
+        text,
+        "kept again by the next live probe"
+    );
 }

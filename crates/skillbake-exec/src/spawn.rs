@@ -254,6 +254,12 @@ impl<'l> Running<'l> {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = command.spawn().map_err(|e| {
+            // A start the kernel refused may come from a kept probe record that no longer fits
+            // the system: drop it so that the next process measures live (a missing program
+            // says nothing about the record).
+            if e.kind() != std::io::ErrorKind::NotFound {
+                skillbake_sandbox::forget_kept_probe();
+            }
             let program = command.get_program().to_string_lossy().into_owned();
             format!("cannot start {program}: {e}")
         })?;

@@ -18,6 +18,9 @@
 //!   one else, the file must be a regular file of that user with no access for group or others
 //!   (`0600`). Anything else is ignored (and measured live).
 //! * Written to a new file and renamed into place, so a reader sees a whole record or none.
+//! * **Removed when it failed**: a process whose confined start failed after it used the record
+//!   removes it ([`crate::forget_kept_probe`]), so one that no longer fits the system costs one
+//!   failed start, not every start until the next boot.
 //!
 //! The caller names the folder: one no confined command can write (skillbake's runs folder,
 //! which every run's view of the file system replaces by a private one; as root, a folder of
@@ -103,6 +106,12 @@ pub(crate) fn write(dir: &Path, key: &str, found: &Found) {
 }
 
 /// The text of a complete record for `key`.
+/// Removes the record in `dir`, through the same validated folder open as [`read`]; returns
+/// whether one was removed.
+pub(crate) fn remove(dir: &Path) -> bool {
+    open_dir(dir).is_some_and(|d| rustix::fs::unlinkat(&d, FILE, AtFlags::empty()).is_ok())
+}
+
 fn record(key: &str) -> String {
     format!("{key}found all\n")
 }

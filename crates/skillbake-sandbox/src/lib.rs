@@ -33,7 +33,7 @@
 //!   unprivileged user it runs as when the parent is root.
 //! * [`probe`] — which mechanisms this kernel and process support (Landlock ABI, seccomp, user,
 //!   network and mount namespaces, root), measured once and cached; [`keep_probe_in`] keeps a
-//!   complete result between processes.
+//!   complete result between processes, and [`forget_kept_probe`] drops it after a failed start.
 //! * [`confine`] — prepares a [`std::process::Command`] and returns [`Applied`]: per
 //!   [`Guard`], whether it is enforced and by which [`Mechanism`], or what stays open and why.
 //!
@@ -83,6 +83,6 @@ mod view;
 pub use access::Access;
 pub use confine::{check_access, confine, preview, Reach};
 pub use error::Error;
-pub use probe::{keep_probe_in, probe, switched_off, Probe, DISABLE_VAR};
+pub use probe::{forget_kept_probe, keep_probe_in, probe, switched_off, Probe, DISABLE_VAR};
 pub use report::{Applied, Control, Guard, Mechanism, Mode, State};
 pub use spec::{system_devices, system_runtime_paths, Identity, Limits, Network, Spec};

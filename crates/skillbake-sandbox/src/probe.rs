@@ -2,6 +2,7 @@
 //! cached.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 /// What the kernel and this process support, as measured by [`probe`].
@@ -142,17 +143,45 @@ pub fn keep_probe_in(dir: impl Into<PathBuf>) -> bool {
     KEEP_IN.set(dir.into()).is_ok()
 }
 
+/// Whether this process's [`probe`] result came from the record [`keep_probe_in`] kept.
+static FROM_KEPT: AtomicBool = AtomicBool::new(false);
+
+/// Removes the record [`keep_probe_in`] kept, when this process's [`probe`] result came from
+/// it; returns whether one was removed.
+///
+/// Call it when a confined command failed to start: a record that no longer fits the system
+/// (changed in a way its key cannot see, or forged) makes the kernel refuse a planned step, and
+/// without this every later process would fail the same way until the next boot. The next
+/// process then measures live and keeps a fresh record. A result measured live by this process
+/// is never removed, and the record is removed at most once.
+pub fn forget_kept_probe() -> bool {
+    if !FROM_KEPT.swap(false, Ordering::Relaxed) {
+        return false;
+    }
+    #[cfg(target_os = "linux")]
+    if let Some(dir) = KEEP_IN.get() {
+        return crate::kept::remove(dir);
+    }
+    false
+}
+
 #[cfg(target_os = "linux")]
 fn measure() -> Probe {
     use rustix::process::{getegid, geteuid, getuid};
     let root = geteuid().is_root() || getuid().is_root();
     let kept = KEEP_IN.get().zip(crate::kept::key());
     let found = match &kept {
-        Some((dir, key)) => crate::kept::read(dir, key).unwrap_or_else(|| {
-            let found = crate::pre_exec::probe_child(root);
-            crate::kept::write(dir, key, &found);
-            found
-        }),
+        Some((dir, key)) => match crate::kept::read(dir, key) {
+            Some(found) => {
+                FROM_KEPT.store(true, Ordering::Relaxed);
+                found
+            }
+            None => {
+                let found = crate::pre_exec::probe_child(root);
+                crate::kept::write(dir, key, &found);
+                found
+            }
+        },
         None => crate::pre_exec::probe_child(root),
     };
     Probe {
