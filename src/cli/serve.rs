@@ -89,9 +89,26 @@ pub struct ServeArgs {
     /// With --call-log-max-bytes: how many rotated files are kept.
     #[arg(long, value_name = "N", default_value_t = skillbake_exec::DEFAULT_LOG_KEEP, requires = "call_log_max_bytes")]
     call_log_keep: u32,
+    /// Send an OpenTelemetry span per tool call to the collector at URL over OTLP/HTTP (JSON):
+    /// a base URL such as http://127.0.0.1:4318 (`/v1/traces` is added) or the full traces
+    /// URL. Only http:// is spoken. Spans are queued and sent in batches by a thread of their
+    /// own; a collector that is down costs no call any time.
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
+    /// With --otlp-endpoint: the `service.name` of the spans.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "skillbake",
+        requires = "otlp_endpoint"
+    )]
+    otlp_service_name: String,
     #[command(flatten)]
     policy: PolicyArgs,
 }
+
+/// How long spans still queued when serving ends may take to be sent.
+const TRACES_FLUSH: Duration = Duration::from_secs(2);
 
 /// `skillbake serve`: over stdio until the client closes stdin; over HTTP until Ctrl-C or
 /// SIGTERM.
@@ -128,6 +145,16 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         )?;
         server = server.with_call_log(skillbake_mcp::CallLog::new(log));
     }
+    let traces = match &args.otlp_endpoint {
+        Some(url) => {
+            let endpoint = skillbake_mcp::traces::Endpoint::parse(url)?;
+            let exporter =
+                skillbake_mcp::traces::Exporter::start(endpoint, &args.otlp_service_name)?;
+            server = server.with_traces(exporter.clone());
+            Some(exporter)
+        }
+        None => None,
+    };
     let runtime = match args.http {
         Some(_) => tokio::runtime::Builder::new_multi_thread()
             .enable_all()
@@ -147,6 +174,19 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     // Give running scripts the time to be stopped; a read of stdin may still be pending on the
     // blocking pool, so do not wait for everything.
     runtime.shutdown_timeout(Duration::from_millis(500));
+    if let Some(traces) = traces {
+        let counts = traces.shutdown(TRACES_FLUSH);
+        if counts.dropped + counts.failed > 0 {
+            eprintln!(
+                "skillbake: {} spans sent to {}, {} lost ({} in requests that failed; {} on a full queue or still unsent when the server stopped)",
+                counts.sent,
+                traces.endpoint().url(),
+                counts.dropped + counts.failed,
+                counts.failed,
+                counts.dropped
+            );
+        }
+    }
     result?;
     Ok(ExitCode::SUCCESS)
 }

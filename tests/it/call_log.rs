@@ -23,20 +23,20 @@ fn records(path: &Path) -> Vec<Value> {
         .collect()
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A session of one agent over HTTP (no token: anonymous).
-struct Session {
+pub(crate) struct Session {
     addr: SocketAddr,
     token: Option<String>,
-    id: String,
+    pub(crate) id: String,
     next: u64,
 }
 
 impl Session {
-    fn open(addr: SocketAddr, token: Option<&str>, client: &str) -> Session {
+    pub(crate) fn open(addr: SocketAddr, token: Option<&str>, client: &str) -> Session {
         let mut session = Session {
             addr,
             token: token.map(str::to_string),
@@ -56,8 +56,14 @@ impl Session {
     }
 
     fn post(&self, message: &Value) -> Response {
+        self.post_with(message, &[])
+    }
+
+    /// [`Session::post`] with more headers.
+    pub(crate) fn post_with(&self, message: &Value, extra: &[(&str, &str)]) -> Response {
         let auth = format!("Bearer {}", self.token.as_deref().unwrap_or(""));
         let mut headers = JSON_AND_SSE.to_vec();
+        headers.extend_from_slice(extra);
         if self.token.is_some() {
             headers.push(("Authorization", &auth));
         }
@@ -69,7 +75,7 @@ impl Session {
     }
 
     /// `tools/call`: the whole JSON-RPC reply.
-    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+    pub(crate) fn call(&mut self, tool: &str, arguments: Value) -> Value {
         let id = self.next;
         self.next += 1;
         let r = self.post(&json!({

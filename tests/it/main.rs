@@ -34,5 +34,6 @@ mod signing_cli;
 mod skill_snapshots;
 mod suggestions;
 mod tidy;
+mod traces;
 mod vendor_cli;
 mod watch_cli;

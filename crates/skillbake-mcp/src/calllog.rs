@@ -55,11 +55,18 @@ pub(crate) struct Caller {
     pub client: Option<String>,
     /// The hashed session id ([`session_hash`]).
     pub session: Option<String>,
+    /// Whether the call came over HTTP (else stdio or a caller of [`crate::Server::call`]).
+    pub http: bool,
+    /// The JSON-RPC request's id, as a string.
+    pub request_id: Option<String>,
+    /// The W3C trace context the request carried (`_meta`, else the HTTP headers).
+    pub traceparent: Option<String>,
+    /// The `tracestate` that came with [`Caller::traceparent`].
+    pub tracestate: Option<String>,
 }
 
 /// The first 32 hex digits of the SHA-256 of a session id: a stable, non-reversible name for
 /// it (the id itself lets whoever holds it use the session).
-#[cfg(any(feature = "http", test))]
 pub(crate) fn session_hash(id: &str) -> String {
     use sha2::Digest as _;
     sha2::Sha256::digest(id.as_bytes())
@@ -177,6 +184,7 @@ mod tests {
         let caller = Caller {
             client: Some("inspector".into()),
             session: Some(session_hash("abc")),
+            ..Caller::default()
         };
         let event = CallEvent::new(
             "load_skill",

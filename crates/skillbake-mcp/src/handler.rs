@@ -1,9 +1,7 @@
 //! The server as an `rmcp::ServerHandler`: every request is answered by [`Server`]'s own
 //! methods, and this module only turns their types into rmcp's (and back).
 
-#[cfg(feature = "http")]
-use crate::calllog::session_hash;
-use crate::calllog::Caller;
+use crate::calllog::{session_hash, Caller};
 use crate::server::{CallError, Contents, ResourceInfo, Server, ToolReply};
 use crate::skills::{DirEntry, SkillEntry, SKILLS_TTL_MS};
 use crate::uri::{RESOURCE_TEMPLATE, VERSION_TEMPLATE};
@@ -237,17 +235,37 @@ impl ServerHandler for Server {
 /// (hashed).
 fn caller(context: &RequestContext<RoleServer>) -> Caller {
     #[cfg(feature = "http")]
-    let session = context
-        .extensions
-        .get::<axum::http::request::Parts>()
-        .and_then(|p| p.headers.get("mcp-session-id"))
-        .and_then(|v| v.to_str().ok())
-        .map(session_hash);
+    let parts = context.extensions.get::<axum::http::request::Parts>();
+    #[cfg(feature = "http")]
+    let header = |name: &str| {
+        parts
+            .and_then(|p| p.headers.get(name))
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
     #[cfg(not(feature = "http"))]
-    let session = None;
+    let header = |_: &str| None::<String>;
+    // The trace context of the message (`_meta`, as MCP carries it), else of the HTTP request.
+    let (traceparent, tracestate) = match context.meta.get_traceparent() {
+        Some(t) => (
+            Some(t.to_string()),
+            context.meta.get_tracestate().map(str::to_string),
+        ),
+        None => (header("traceparent"), header("tracestate")),
+    };
     Caller {
         client: context.peer.peer_info().map(|i| i.client_info.name.clone()),
-        session,
+        session: header("mcp-session-id").as_deref().map(session_hash),
+        #[cfg(feature = "http")]
+        http: parts.is_some(),
+        #[cfg(not(feature = "http"))]
+        http: false,
+        request_id: Some(match &context.id {
+            rmcp::model::NumberOrString::Number(n) => n.to_string(),
+            rmcp::model::NumberOrString::String(s) => s.to_string(),
+        }),
+        traceparent,
+        tracestate,
     }
 }
 

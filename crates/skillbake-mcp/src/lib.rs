@@ -85,6 +85,7 @@ pub mod profiles;
 mod server;
 mod skills;
 mod stdio;
+pub mod traces;
 mod uri;
 
 /// The official Rust MCP SDK this crate is built on, for serving [`Server`] (an

@@ -191,12 +191,16 @@ pub struct Server {
 #[derive(Debug, Default)]
 struct Observers {
     log: Option<CallLog>,
+    traces: Option<crate::traces::Exporter>,
 }
 
 impl Observers {
     /// Records one call: a line of the call log (a write that fails is reported on stderr, the
     /// call still answers).
     fn record(&self, event: CallEvent) {
+        if let Some(traces) = &self.traces {
+            traces.record(&event);
+        }
         if let Some(log) = &self.log {
             if let Err(e) = log.write(&event) {
                 eprintln!(
@@ -304,12 +308,23 @@ impl Server {
         self
     }
 
+    /// Sends a span per tool call to an OpenTelemetry collector ([`crate::traces`]), from
+    /// this server and its clones; keep a clone of `exporter` to
+    /// [`shutdown`](crate::traces::Exporter::shutdown) it when serving ends.
+    pub fn with_traces(mut self, exporter: crate::traces::Exporter) -> Self {
+        let mut observers = self.take_observers();
+        observers.traces = Some(exporter);
+        self.observers = Some(Arc::new(observers));
+        self
+    }
+
     /// The observers so far, to add one (a server being built has the only reference).
     fn take_observers(&mut self) -> Observers {
         match self.observers.take().map(Arc::try_unwrap) {
             Some(Ok(o)) => o,
             Some(Err(shared)) => Observers {
                 log: shared.log.clone(),
+                traces: shared.traces.clone(),
             },
             None => Observers::default(),
         }

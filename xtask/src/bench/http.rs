@@ -530,13 +530,48 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
             }
         })
     };
+    // The same kept-open calls to a second server that sends a span per call to a collector
+    // on loopback (which answers every request at once and counts the spans).
+    let collector = SinkCollector::start()?;
+    let mut traced_server = crate::mcp_check::HttpServer::start_with(
+        &bin,
+        &[
+            "--token-file",
+            &tokens_arg,
+            "--otlp-endpoint",
+            &collector.url(),
+        ],
+    )?;
+    let traced_addr = traced_server.addr;
+    let traced_sessions = Arc::new(
+        (0..opts.clients)
+            .map(|c| open_session(traced_addr, c, &token))
+            .collect::<Result<Vec<_>, _>>()?,
+    );
+    let traced_connections: Arc<Vec<std::sync::Mutex<KeepAlive>>> = Arc::new(
+        (0..opts.clients)
+            .map(|_| KeepAlive::connect(traced_addr, &token).map(std::sync::Mutex::new))
+            .collect::<Result<_, _>>()?,
+    );
+    let traced: Job = {
+        let (names, expected, sessions) = (names.clone(), expected.clone(), traced_sessions);
+        Arc::new(move |c, i| {
+            let (id, k, call) = load_call(&names, c, i);
+            let mut conn = traced_connections[c]
+                .lock()
+                .map_err(|_| "a client connection was poisoned")?;
+            let (status, body) = conn.post(&sessions[c], &call)?;
+            check_load(&body, id, status, &names[k], &expected[k])
+        })
+    };
     /// Whose memory a runner's row reports.
     enum Memory {
         Http,
         Stdio,
+        Traced,
         None,
     }
-    let runners: [(&str, &Job, Memory); 5] = [
+    let runners: [(&str, &Job, Memory); 6] = [
         ("floor: `GET /healthz`", &floor, Memory::Http),
         ("`tools/call load_skill` over MCP", &mcp, Memory::Http),
         (
@@ -554,6 +589,11 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
             &process,
             Memory::None,
         ),
+        (
+            "`tools/call load_skill` over MCP, kept-open, a span per call to a collector (`--otlp-endpoint`)",
+            &traced,
+            Memory::Traced,
+        ),
     ];
     // One untimed round each (which must not fail), then the rounds.
     for (label, job, _) in &runners {
@@ -568,6 +608,7 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
     let mut failed = vec![0; runners.len()];
     let mut memory: Vec<Option<u64>> = vec![None; runners.len()];
     let server_pid = server.pid();
+    let traced_pid = traced_server.pid();
     let stdio_pids = stdio_servers
         .iter()
         .filter_map(|s| s.lock().ok().map(|s| s.child.id()))
@@ -590,12 +631,18 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
             memory[j] = match whose {
                 Memory::Http => resident(server_pid),
                 Memory::Stdio => stdio_pids.iter().map(|&p| resident(p)).sum(),
+                Memory::Traced => resident(traced_pid),
                 Memory::None => None,
             };
         }
     }
     drop(server);
     drop(stdio_servers);
+    // SIGTERM: the server sends what it still holds before it exits.
+    let traced_calls =
+        (opts.clients * (opts.requests * opts.rounds + opts.requests.min(20))) as u64;
+    traced_server.terminate(Duration::from_secs(30))?;
+    let spans = collector.spans_within(traced_calls, Duration::from_secs(10));
 
     let stats: Vec<Stat> = rates
         .iter()
@@ -635,6 +682,11 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
             _ => f64::NAN,
         }
     ));
+    m.push_str(&format!(
+        "\nWith a span per call sent to a collector on loopback (`--otlp-endpoint`; the collector received {spans} spans for {traced_calls} calls), kept-open throughput is {:.2}× and the median latency {:.2}× those without.\n",
+        stats[5].median / stats[2].median,
+        percentile(&mut latencies[5], 0.5) / percentile(&mut latencies[2], 0.5),
+    ));
     write_section(
         &root.join("BENCHMARKS.md"),
         START,
@@ -644,4 +696,78 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
     )?;
     eprintln!("\nwrote the HTTP section of BENCHMARKS.md");
     Ok(())
+}
+
+/// An OTLP collector on loopback for the bench: answers every request `200 OK` at once and
+/// counts the spans it received.
+struct SinkCollector {
+    addr: std::net::SocketAddr,
+    spans: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl SinkCollector {
+    fn start() -> Result<Self, String> {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        let spans = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let counter = Arc::clone(&spans);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().map_while(Result::ok) {
+                let counter = Arc::clone(&counter);
+                std::thread::spawn(move || {
+                    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+                    let Ok(mut writer) = stream.try_clone() else {
+                        return;
+                    };
+                    let mut reader = std::io::BufReader::new(stream);
+                    let mut length = 0usize;
+                    loop {
+                        let mut line = String::new();
+                        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                            length = v.trim().parse().unwrap_or(0);
+                        }
+                        if line == "\r\n" {
+                            break;
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    if reader.read_exact(&mut body).is_err() {
+                        return;
+                    }
+                    let n = serde_json::from_slice::<serde_json::Value>(&body)
+                        .ok()
+                        .and_then(|v| {
+                            v["resourceSpans"][0]["scopeSpans"][0]["spans"]
+                                .as_array()
+                                .map(Vec::len)
+                        })
+                        .unwrap_or(0);
+                    counter.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+                    let _ = writer.write_all(
+                        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+                    );
+                });
+            }
+        });
+        Ok(SinkCollector { addr, spans })
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The spans received, once `want` have arrived or `within` has passed.
+    fn spans_within(&self, want: u64, within: Duration) -> u64 {
+        let deadline = Instant::now() + within;
+        loop {
+            let n = self.spans.load(std::sync::atomic::Ordering::Relaxed);
+            if n >= want || Instant::now() >= deadline {
+                return n;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
