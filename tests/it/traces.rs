@@ -1,7 +1,9 @@
-//! `skillbake serve --otlp-endpoint`: a span per tool call sent over OTLP/HTTP (JSON) to a
+//! `skillbake serve --otlp-endpoint`: a span per tool call (and per read of a skill) sent over OTLP/HTTP (JSON) to a
 //! collector the test starts on 127.0.0.1. Over HTTP: the MCP semantic conventions' attributes,
 //! the session hashed, the arguments never in clear, the trace context of `_meta` or of the
-//! HTTP header honoured, the spans flushed on SIGTERM. Over stdio, against a collector that
+//! HTTP header honoured, a span per `resources/read` too, the spans flushed on SIGTERM, and
+//! every request read by the official OTLP protobuf messages (`opentelemetry-proto`, in
+//! `$SKILLBAKE_MCP_PYTHON`). Over stdio, against a collector that
 //! answers 500, closes the connection or never answers: every call still answers, the failure is
 //! reported once, and what was lost is counted when the server stops.
 
@@ -236,6 +238,18 @@ fn tool_calls_over_http_become_spans_with_the_mcp_conventions_and_the_callers_tr
         &[],
     );
     assert_eq!(r.status, 200, "{r:?}");
+    // 5, 6: how hosts read skills: a resource, and one that does not exist.
+    for (id, uri) in [
+        (105, "skill://send-email/SKILL.md"),
+        (106, "skill://send-email/nothing.md"),
+    ] {
+        let r = s.post_with(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "resources/read", "params": {"uri": uri,
+                "_meta": {"traceparent": traceparent}}}),
+            &[],
+        );
+        assert_eq!(r.status, 200, "{r:?}");
+    }
     assert!(
         server.terminate().success(),
         "SIGTERM stops the server cleanly"
@@ -267,8 +281,29 @@ fn tool_calls_over_http_become_spans_with_the_mcp_conventions_and_the_callers_tr
         assert!(!text.contains(&s.id), "the session id in clear: {text}");
     }
     drop(received);
-    let spans = collector.spans();
-    assert_eq!(spans.len(), 4, "{spans:#?}");
+    let mut spans = collector.spans();
+    assert_eq!(spans.len(), 6, "{spans:#?}");
+    let reads = spans.split_off(4);
+    for (span, (uri, error)) in reads.iter().zip([
+        ("skill://send-email/SKILL.md", None),
+        ("skill://send-email/nothing.md", Some("-32002")),
+    ]) {
+        let a = attributes(span);
+        assert_eq!(span["name"], "resources/read", "{span}");
+        assert_eq!(span["kind"], 2, "{span}");
+        assert_eq!(span["traceId"], PARENT_TRACE, "{span}");
+        assert_eq!(span["parentSpanId"], PARENT_SPAN, "{span}");
+        assert_eq!(a["mcp.method.name"], "resources/read");
+        assert_eq!(a["mcp.resource.uri"], uri);
+        assert_eq!(a["skillbake.agent"], "alice");
+        assert_eq!(a["network.transport"], "tcp");
+        assert_eq!(a["mcp.session.id"].as_str().map(str::len), Some(32));
+        assert_eq!(a.get("error.type").and_then(Value::as_str), error, "{span}");
+        match error {
+            None => assert_eq!(span["status"], json!({"code": 0})),
+            Some(code) => assert_eq!(span["status"], json!({"code": 2, "message": code})),
+        }
+    }
     let session = super::call_log::hex(&sha2::Sha256::digest(s.id.as_bytes())[..16]);
     let names: Vec<&str> = spans.iter().map(|s| s["name"].as_str().unwrap()).collect();
     assert_eq!(
@@ -339,6 +374,29 @@ fn tool_calls_over_http_become_spans_with_the_mcp_conventions_and_the_callers_tr
         spans[2]["traceId"], spans[3]["traceId"],
         "a new trace per call without a context"
     );
+
+    // What an OTLP receiver makes of the requests: the official protobuf messages, strictly.
+    let Some(python) = super::python::mcp_python("OTLP protobuf") else {
+        return;
+    };
+    let bodies = dir.path().join("requests.jsonl");
+    let lines: Vec<String> = collector
+        .received
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    std::fs::write(&bodies, lines.join("\n") + "\n").unwrap();
+    let check = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/otlp_check.py");
+    let o = super::python::output_within(
+        Command::new(python)
+            .arg(check)
+            .stdin(std::fs::File::open(&bodies).unwrap()),
+        IO_TIMEOUT,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "6");
 }
 
 /// `serve` over stdio with `--otlp-endpoint`: `calls` `load_skill` calls, all answered; then

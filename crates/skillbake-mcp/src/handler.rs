@@ -4,6 +4,7 @@
 use crate::calllog::{session_hash, Caller};
 use crate::server::{CallError, Contents, ResourceInfo, Server, ToolReply};
 use crate::skills::{DirEntry, SkillEntry, SKILLS_TTL_MS};
+use crate::traces::RequestEvent;
 use crate::uri::{RESOURCE_TEMPLATE, VERSION_TEMPLATE};
 use base64::Engine as _;
 use rmcp::model::{
@@ -18,6 +19,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler};
 use serde_json::json;
+use std::time::Instant;
 
 impl Server {
     /// This server as the caller of `context` sees it (its profile's skills and versions).
@@ -132,8 +134,9 @@ impl ServerHandler for Server {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        let clock = Instant::now();
         let scoped = self.scoped(&context);
-        match scoped.read(&request.uri) {
+        let result = match scoped.read(&request.uri) {
             Some(c) => Ok(ReadResourceResult::new(vec![resource_contents(c)]).into()),
             None => Err(McpError::resource_not_found(
                 format!(
@@ -148,7 +151,15 @@ impl ServerHandler for Server {
                 ),
                 Some(json!({ "uri": request.uri })),
             )),
-        }
+        };
+        scoped.traced(
+            &context,
+            "resources/read",
+            Some(&request.uri),
+            clock,
+            &result,
+        );
+        result
     }
 
     async fn list_skills(
@@ -156,17 +167,22 @@ impl ServerHandler for Server {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
+        let clock = Instant::now();
+        let scoped = self.scoped(&context);
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        let page = self
-            .scoped(&context)
+        let result = scoped
             .skills_page(cursor)
-            .map_err(|m| McpError::invalid_params(m, None))?;
-        let mut result =
-            ListSkillsResult::with_all_items(page.skills.into_iter().map(skill).collect());
-        result.next_cursor = page.next_cursor;
-        Ok(result
-            .with_ttl_ms(SKILLS_TTL_MS)
-            .with_cache_scope(CacheScope::Public))
+            .map_err(|m| McpError::invalid_params(m, None))
+            .map(|page| {
+                let mut result =
+                    ListSkillsResult::with_all_items(page.skills.into_iter().map(skill).collect());
+                result.next_cursor = page.next_cursor;
+                result
+                    .with_ttl_ms(SKILLS_TTL_MS)
+                    .with_cache_scope(CacheScope::Public)
+            });
+        scoped.traced(&context, "skills/list", None, clock, &result);
+        result
     }
 
     async fn get_skill(
@@ -174,13 +190,18 @@ impl ServerHandler for Server {
         request: GetSkillRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, McpError> {
-        let entry = self
-            .scoped(&context)
+        let clock = Instant::now();
+        let scoped = self.scoped(&context);
+        let result = scoped
             .skill_entry(&request.uri)
-            .map_err(|m| McpError::invalid_params(m, Some(json!({ "uri": request.uri }))))?;
-        Ok(GetSkillResult::new(skill(entry))
-            .with_ttl_ms(SKILLS_TTL_MS)
-            .with_cache_scope(CacheScope::Public))
+            .map_err(|m| McpError::invalid_params(m, Some(json!({ "uri": request.uri }))))
+            .map(|entry| {
+                GetSkillResult::new(skill(entry))
+                    .with_ttl_ms(SKILLS_TTL_MS)
+                    .with_cache_scope(CacheScope::Public)
+            });
+        scoped.traced(&context, "skills/get", Some(&request.uri), clock, &result);
+        result
     }
 
     async fn read_resource_directory(
@@ -188,13 +209,19 @@ impl ServerHandler for Server {
         request: ReadResourceDirectoryRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, McpError> {
-        let children = self
-            .scoped(&context)
+        let clock = Instant::now();
+        let scoped = self.scoped(&context);
+        let result = scoped
             .read_directory(&request.uri, request.cursor.as_deref())
-            .map_err(|m| McpError::invalid_params(m, Some(json!({ "uri": request.uri }))))?;
-        Ok(ReadResourceDirectoryResult::with_all_items(
-            children.into_iter().map(dir_resource).collect(),
-        ))
+            .map_err(|m| McpError::invalid_params(m, Some(json!({ "uri": request.uri }))))
+            .map(|children| {
+                ReadResourceDirectoryResult::with_all_items(
+                    children.into_iter().map(dir_resource).collect(),
+                )
+            });
+        let method = "resources/directory/read";
+        scoped.traced(&context, method, Some(&request.uri), clock, &result);
+        result
     }
 
     /// A request of the extension whose parameters are not the method's (rmcp hands requests
@@ -228,6 +255,30 @@ impl ServerHandler for Server {
             ),
             None,
         ))
+    }
+}
+
+impl Server {
+    /// Records the span of a request answered with `result` (not a tool call: those are
+    /// recorded with the call log's event), when the server exports traces.
+    fn traced<T>(
+        &self,
+        context: &RequestContext<RoleServer>,
+        method: &'static str,
+        uri: Option<&str>,
+        clock: Instant,
+        result: &Result<T, McpError>,
+    ) {
+        if let Some(traces) = self.traces() {
+            traces.record_request(RequestEvent {
+                method,
+                uri: uri.map(str::to_string),
+                agent: self.agent().name().to_string(),
+                caller: caller(context),
+                error: result.as_ref().err().map(|e| e.code.0),
+                duration: clock.elapsed(),
+            });
+        }
     }
 }
 

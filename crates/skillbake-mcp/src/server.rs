@@ -198,9 +198,6 @@ impl Observers {
     /// Records one call: a line of the call log (a write that fails is reported on stderr, the
     /// call still answers).
     fn record(&self, event: CallEvent) {
-        if let Some(traces) = &self.traces {
-            traces.record(&event);
-        }
         if let Some(log) = &self.log {
             if let Err(e) = log.write(&event) {
                 eprintln!(
@@ -208,6 +205,9 @@ impl Observers {
                     log.path().display()
                 );
             }
+        }
+        if let Some(traces) = &self.traces {
+            traces.record(event);
         }
     }
 }
@@ -316,6 +316,11 @@ impl Server {
         observers.traces = Some(exporter);
         self.observers = Some(Arc::new(observers));
         self
+    }
+
+    /// The trace exporter, when the server has one.
+    pub(crate) fn traces(&self) -> Option<&crate::traces::Exporter> {
+        self.observers.as_ref().and_then(|o| o.traces.as_ref())
     }
 
     /// The observers so far, to add one (a server being built has the only reference).

@@ -2,7 +2,12 @@
 //! with the JSON encoding (`POST {endpoint}/v1/traces`, `Content-Type: application/json`).
 //!
 //! Spans follow the OpenTelemetry semantic conventions for MCP servers (status: development):
-//! kind `SERVER`, name `tools/call {tool}`, and the attributes below. The conventions for skills
+//! kind `SERVER`, name `tools/call {tool}`, and the attributes below. The requests through
+//! which hosts read skills get a span each too, named by the method (`resources/read`,
+//! `skills/list`, `skills/get`, `resources/directory/read`), with `mcp.method.name`,
+//! `mcp.resource.uri` (when the request names one), the request id, session and transport, the
+//! agent and client, and for a JSON-RPC error its code as `error.type` and
+//! `rpc.response.status_code`. The conventions for skills
 //! are still a draft, so what they do not name yet is under `skillbake.`: the call log's fields
 //! ([`crate::CallLog`]), one attribute each.
 //!
@@ -39,7 +44,21 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::calllog::CallEvent;
+use crate::calllog::{CallEvent, Caller};
+
+/// A request answered that is not a tool call: `resources/read`, `skills/list`, `skills/get`,
+/// `resources/directory/read`.
+#[derive(Debug)]
+pub(crate) struct RequestEvent {
+    pub method: &'static str,
+    /// The URI the request names, when it names one.
+    pub uri: Option<String>,
+    pub agent: String,
+    pub caller: Caller,
+    /// The JSON-RPC error code, when the request was answered with an error.
+    pub error: Option<i32>,
+    pub duration: Duration,
+}
 
 /// Spans queued at most; further spans are dropped (and counted) until the queue drains.
 pub const QUEUE: usize = 2048;
@@ -166,7 +185,9 @@ struct Shared {
 
 #[derive(Debug, Default)]
 struct Queue {
-    spans: Vec<Value>,
+    /// What the queued spans are made from: they are written by the sending thread, never on
+    /// a call's path.
+    spans: Vec<Pending>,
     counts: Counts,
     /// Set by [`Exporter::shutdown`]: send what is queued, then stop.
     stop: bool,
@@ -245,8 +266,16 @@ impl Exporter {
     }
 
     /// Queues the span of `call`, which finished now.
-    pub(crate) fn record(&self, call: &CallEvent) {
-        let span = self.shared.span(call, SystemTime::now());
+    pub(crate) fn record(&self, call: CallEvent) {
+        self.push(Pending::Call(Box::new(call), SystemTime::now()));
+    }
+
+    /// Queues the span of `request`, which was answered now.
+    pub(crate) fn record_request(&self, request: RequestEvent) {
+        self.push(Pending::Request(Box::new(request), SystemTime::now()));
+    }
+
+    fn push(&self, span: Pending) {
         let mut q = self.shared.lock();
         if q.stop || q.spans.len() >= QUEUE {
             q.counts.dropped += 1;
@@ -259,7 +288,22 @@ impl Exporter {
     }
 }
 
+/// A span to write: the call or request it records, and when it ended.
+#[derive(Debug)]
+enum Pending {
+    Call(Box<CallEvent>, SystemTime),
+    Request(Box<RequestEvent>, SystemTime),
+}
+
 impl Shared {
+    /// The OTLP JSON span of `pending`.
+    fn write(&self, pending: &Pending) -> Value {
+        match pending {
+            Pending::Call(call, end) => self.span(call, *end),
+            Pending::Request(request, end) => self.request_span(request, *end),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, Queue> {
         self.queue.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -278,31 +322,15 @@ impl Shared {
 
     /// The OTLP JSON span of `call`, which ended at `end`.
     fn span(&self, call: &CallEvent, end: SystemTime) -> Value {
-        let start = end.checked_sub(call.duration).unwrap_or(end);
-        let nanos = |t: SystemTime| {
-            t.duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos())
-                .to_string()
-        };
         let mut attributes = vec![
             attribute("mcp.method.name", &json!("tools/call")),
             attribute("gen_ai.operation.name", &json!("execute_tool")),
             attribute("gen_ai.tool.name", &json!(call.tool)),
         ];
-        if let Some(id) = &call.caller.request_id {
-            attributes.push(attribute("jsonrpc.request.id", &json!(id)));
-        }
-        if let Some(session) = &call.caller.session {
-            attributes.push(attribute("mcp.session.id", &json!(session)));
-        }
-        let transport = if call.caller.session.is_some() || call.caller.http {
-            "tcp"
-        } else {
-            "pipe"
-        };
-        attributes.push(attribute("network.transport", &json!(transport)));
-        if call.outcome != "OK" {
-            attributes.push(attribute("error.type", &json!(call.outcome)));
+        caller_attributes(&mut attributes, &call.caller);
+        let error = (call.outcome != "OK").then(|| call.outcome.clone());
+        if let Some(e) = &error {
+            attributes.push(attribute("error.type", &json!(e)));
         }
         for (key, value) in call.record() {
             match (key.as_str(), value) {
@@ -318,7 +346,56 @@ impl Shared {
                 (_, value) => attributes.push(attribute(&format!("skillbake.{key}"), &value)),
             }
         }
-        let (trace_id, parent) = match call.caller.traceparent.as_deref().and_then(traceparent) {
+        let name = format!("tools/call {}", call.tool);
+        self.base(name, &call.caller, call.duration, end, attributes, error)
+    }
+
+    /// The OTLP JSON span of `request`, which was answered at `end`.
+    fn request_span(&self, request: &RequestEvent, end: SystemTime) -> Value {
+        let mut attributes = vec![attribute("mcp.method.name", &json!(request.method))];
+        if let Some(uri) = &request.uri {
+            attributes.push(attribute("mcp.resource.uri", &json!(uri)));
+        }
+        caller_attributes(&mut attributes, &request.caller);
+        // A JSON-RPC error: its code, as the conventions record it.
+        let error = request.error.map(|code| code.to_string());
+        if let Some(e) = &error {
+            attributes.push(attribute("error.type", &json!(e)));
+            attributes.push(attribute("rpc.response.status_code", &json!(e)));
+        }
+        attributes.push(attribute("skillbake.agent", &json!(request.agent)));
+        if let Some(client) = &request.caller.client {
+            attributes.push(attribute("skillbake.client", &json!(client)));
+        }
+        let name = request.method.to_string();
+        self.base(
+            name,
+            &request.caller,
+            request.duration,
+            end,
+            attributes,
+            error,
+        )
+    }
+
+    /// A span named `name` of `caller`'s request, `duration` long up to `end`, in the caller's
+    /// trace when the request carried one; its status is `ERROR` with `error`, else unset.
+    fn base(
+        &self,
+        name: String,
+        caller: &Caller,
+        duration: Duration,
+        end: SystemTime,
+        attributes: Vec<Value>,
+        error: Option<String>,
+    ) -> Value {
+        let start = end.checked_sub(duration).unwrap_or(end);
+        let nanos = |t: SystemTime| {
+            t.duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+                .to_string()
+        };
+        let (trace_id, parent) = match caller.traceparent.as_deref().and_then(traceparent) {
             Some((trace, parent)) => (trace, Some(parent)),
             None => (self.random_hex(16), None),
         };
@@ -327,21 +404,21 @@ impl Shared {
         span.insert("spanId".into(), json!(self.random_hex(8)));
         if let Some(parent) = parent {
             span.insert("parentSpanId".into(), json!(parent));
-            if let Some(state) = &call.caller.tracestate {
+            if let Some(state) = &caller.tracestate {
                 span.insert("traceState".into(), json!(state));
             }
         }
-        span.insert("name".into(), json!(format!("tools/call {}", call.tool)));
+        span.insert("name".into(), json!(name));
         span.insert("kind".into(), json!(2)); // SPAN_KIND_SERVER
         span.insert("startTimeUnixNano".into(), json!(nanos(start)));
         span.insert("endTimeUnixNano".into(), json!(nanos(end)));
         span.insert("attributes".into(), Value::Array(attributes));
         span.insert(
             "status".into(),
-            if call.outcome == "OK" {
-                json!({"code": 0}) // STATUS_CODE_UNSET, as the conventions ask for success
-            } else {
-                json!({"code": 2, "message": call.outcome}) // STATUS_CODE_ERROR
+            match error {
+                // STATUS_CODE_UNSET, as the conventions ask for success.
+                None => json!({"code": 0}),
+                Some(e) => json!({"code": 2, "message": e}), // STATUS_CODE_ERROR
             },
         );
         Value::Object(span)
@@ -369,6 +446,7 @@ impl Shared {
             };
             if !batch.is_empty() {
                 let n = batch.len() as u64;
+                let batch: Vec<Value> = batch.iter().map(|p| self.write(p)).collect();
                 let body = json!({"resourceSpans": [{
                     "resource": self.resource,
                     "scopeSpans": [{
@@ -411,6 +489,18 @@ impl Shared {
             }
         }
     }
+}
+
+/// The attributes every span of a request has: its id, the session and the transport.
+fn caller_attributes(attributes: &mut Vec<Value>, caller: &Caller) {
+    if let Some(id) = &caller.request_id {
+        attributes.push(attribute("jsonrpc.request.id", &json!(id)));
+    }
+    if let Some(session) = &caller.session {
+        attributes.push(attribute("mcp.session.id", &json!(session)));
+    }
+    let transport = if caller.http { "tcp" } else { "pipe" };
+    attributes.push(attribute("network.transport", &json!(transport)));
 }
 
 /// An OTLP `KeyValue` of `key` and a JSON value (arrays of scalars become `arrayValue`; 64-bit

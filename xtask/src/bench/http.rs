@@ -737,14 +737,9 @@ impl SinkCollector {
                     if reader.read_exact(&mut body).is_err() {
                         return;
                     }
-                    let n = serde_json::from_slice::<serde_json::Value>(&body)
-                        .ok()
-                        .and_then(|v| {
-                            v["resourceSpans"][0]["scopeSpans"][0]["spans"]
-                                .as_array()
-                                .map(Vec::len)
-                        })
-                        .unwrap_or(0);
+                    // Counted by their ids, not parsed: the collector must not take the CPU the
+                    // server is measured on.
+                    let n = body.windows(9).filter(|w| w == b"\"spanId\":").count();
                     counter.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
                     let _ = writer.write_all(
                         b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
