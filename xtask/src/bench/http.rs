@@ -477,23 +477,25 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
             check_load(&body, id, status, &names[k], &expected[k])
         })
     };
-    // One kept-open connection per client, made before the clock starts.
-    let connections: Arc<Vec<std::sync::Mutex<KeepAlive>>> = Arc::new(
-        (0..opts.clients)
-            .map(|_| KeepAlive::connect(addr, &token).map(std::sync::Mutex::new))
-            .collect::<Result<_, _>>()?,
-    );
-    let kept: Job = {
-        let (names, expected, sessions) = (names.clone(), expected.clone(), sessions.clone());
-        Arc::new(move |c, i| {
+    // Calls on one kept-open connection per client to the server at `addr`, in its `sessions`;
+    // the connections are made before the clock starts.
+    let kept_open = |addr: SocketAddr, sessions: Arc<Vec<String>>| -> Result<Job, String> {
+        let connections: Arc<Vec<std::sync::Mutex<KeepAlive>>> = Arc::new(
+            (0..opts.clients)
+                .map(|_| KeepAlive::connect(addr, &token).map(std::sync::Mutex::new))
+                .collect::<Result<_, _>>()?,
+        );
+        let (names, expected) = (names.clone(), expected.clone());
+        Ok(Arc::new(move |c, i| {
             let (id, k, call) = load_call(&names, c, i);
             let mut conn = connections[c]
                 .lock()
                 .map_err(|_| "a client connection was poisoned")?;
             let (status, body) = conn.post(&sessions[c], &call)?;
             check_load(&body, id, status, &names[k], &expected[k])
-        })
+        }))
     };
+    let kept = kept_open(addr, sessions.clone())?;
     // One stdio server per client, started and initialized before the clock starts.
     let stdio_servers: Arc<Vec<std::sync::Mutex<StdioServer>>> = Arc::new(
         (0..opts.clients)
@@ -548,22 +550,7 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
             .map(|c| open_session(traced_addr, c, &token))
             .collect::<Result<Vec<_>, _>>()?,
     );
-    let traced_connections: Arc<Vec<std::sync::Mutex<KeepAlive>>> = Arc::new(
-        (0..opts.clients)
-            .map(|_| KeepAlive::connect(traced_addr, &token).map(std::sync::Mutex::new))
-            .collect::<Result<_, _>>()?,
-    );
-    let traced: Job = {
-        let (names, expected, sessions) = (names.clone(), expected.clone(), traced_sessions);
-        Arc::new(move |c, i| {
-            let (id, k, call) = load_call(&names, c, i);
-            let mut conn = traced_connections[c]
-                .lock()
-                .map_err(|_| "a client connection was poisoned")?;
-            let (status, body) = conn.post(&sessions[c], &call)?;
-            check_load(&body, id, status, &names[k], &expected[k])
-        })
-    };
+    let traced = kept_open(traced_addr, traced_sessions)?;
     /// Whose memory a runner's row reports.
     enum Memory {
         Http,
