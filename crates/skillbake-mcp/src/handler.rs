@@ -82,10 +82,9 @@ impl ServerHandler for Server {
         // transport when the client went away) stops its run.
         let ct = context.ct.clone();
         let cancelled = async move { ct.cancelled().await };
-        let caller = caller(&context);
         match self
             .scoped(&context)
-            .call_from(request.name.as_ref(), args, cancelled, caller)
+            .call_from(request.name.as_ref(), args, cancelled, || caller(&context))
             .await
         {
             Ok(reply) => Ok(tool_result(reply).into()),

@@ -551,22 +551,23 @@ impl Server {
         args: Arguments,
         cancelled: impl std::future::Future<Output = ()>,
     ) -> Result<ToolReply, CallError> {
-        self.call_from(name, args, cancelled, Caller::default())
-            .await
+        self.call_from(name, args, cancelled, Caller::default).await
     }
 
-    /// [`Server::call_until`] for `caller`: the call log and the exporter, when the server has
-    /// them, record the call once it has answered.
+    /// [`Server::call_until`] for the caller `caller` gives: the call log and the exporter,
+    /// when the server has them, record the call once it has answered (`caller` is only asked
+    /// then: it hashes the session id).
     pub(crate) async fn call_from(
         &self,
         name: &str,
         args: Arguments,
         cancelled: impl std::future::Future<Output = ()>,
-        caller: Caller,
+        caller: impl FnOnce() -> Caller,
     ) -> Result<ToolReply, CallError> {
         let Some(observers) = self.observers.clone() else {
             return self.dispatch(name, args, cancelled).await.map(|(r, _)| r);
         };
+        let caller = caller();
         let clock = std::time::Instant::now();
         let params = Value::Object(args.clone());
         let (result, run) = match self.dispatch(name, args, cancelled).await {

@@ -35,7 +35,7 @@
 //! counted too. Failures are reported on stderr: the first at once, then at most once a minute,
 //! with the counts. [`Exporter::shutdown`] sends what is queued within a bound.
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
 use std::io::{Read, Write};
@@ -173,8 +173,8 @@ pub struct Exporter {
 #[derive(Debug)]
 struct Shared {
     endpoint: Endpoint,
-    /// The `resource` of every request: `service.name` and the SDK attributes.
-    resource: Value,
+    /// The `resource` of every request, as OTLP JSON: `service.name` and the SDK attributes.
+    resource: Vec<u8>,
     queue: Mutex<Queue>,
     wake: Condvar,
     /// Signalled when the sending thread has stopped.
@@ -203,14 +203,17 @@ impl Exporter {
     /// An exporter to `endpoint` whose spans name the service `service_name`; starts its
     /// sending thread.
     pub fn start(endpoint: Endpoint, service_name: &str) -> Result<Self, crate::Error> {
-        let resource = json!({"attributes": [
-            attribute("service.name", &json!(service_name)),
-            attribute("service.version", &json!(env!("CARGO_PKG_VERSION"))),
-            attribute("telemetry.sdk.name", &json!("skillbake-mcp")),
-            attribute("telemetry.sdk.language", &json!("rust")),
-            attribute("telemetry.sdk.version", &json!(env!("CARGO_PKG_VERSION"))),
-            attribute("process.pid", &json!(std::process::id())),
-        ]});
+        let mut resource = Body::default();
+        resource.raw("{\"attributes\":[");
+        let mut a = Attributes::new(&mut resource);
+        a.str("service.name", service_name);
+        a.str("service.version", env!("CARGO_PKG_VERSION"));
+        a.str("telemetry.sdk.name", "skillbake-mcp");
+        a.str("telemetry.sdk.language", "rust");
+        a.str("telemetry.sdk.version", env!("CARGO_PKG_VERSION"));
+        a.value("process.pid", &Value::from(std::process::id()));
+        resource.raw("]}");
+        let resource = resource.0;
         let shared = Arc::new(Shared {
             endpoint,
             resource,
@@ -296,11 +299,11 @@ enum Pending {
 }
 
 impl Shared {
-    /// The OTLP JSON span of `pending`.
-    fn write(&self, pending: &Pending) -> Value {
+    /// Writes the OTLP JSON span of `pending` to `body`.
+    fn write(&self, body: &mut Body, pending: &Pending) {
         match pending {
-            Pending::Call(call, end) => self.span(call, *end),
-            Pending::Request(request, end) => self.request_span(request, *end),
+            Pending::Call(call, end) => self.span(body, call, *end),
+            Pending::Request(request, end) => self.request_span(body, request, *end),
         }
     }
 
@@ -308,125 +311,146 @@ impl Shared {
         self.queue.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// `n` random bytes as hex (never all zeros, which OTLP reads as "no id").
-    fn random_hex(&self, n: usize) -> String {
-        let mut out = String::with_capacity(n * 2);
-        while out.len() < n * 2 {
+    /// Writes `n` random bytes as hex (never all zeros, which OTLP reads as "no id").
+    fn random_hex(&self, body: &mut Body, n: usize) {
+        let mut left = n * 2;
+        while left > 0 {
             let id = self.next_id.fetch_add(1, Ordering::Relaxed);
             let word = self.ids.hash_one((id, SystemTime::now())) | 1;
-            out.push_str(&format!("{word:016x}"));
+            let hex = format!("{word:016x}");
+            let take = left.min(hex.len());
+            // The low bit is set, so the last digit of a word is never `0`: written last.
+            body.raw(&hex[hex.len() - take..]);
+            left -= take;
         }
-        out.truncate(n * 2);
-        out
     }
 
-    /// The OTLP JSON span of `call`, which ended at `end`.
-    fn span(&self, call: &CallEvent, end: SystemTime) -> Value {
-        let mut attributes = vec![
-            attribute("mcp.method.name", &json!("tools/call")),
-            attribute("gen_ai.operation.name", &json!("execute_tool")),
-            attribute("gen_ai.tool.name", &json!(call.tool)),
-        ];
-        caller_attributes(&mut attributes, &call.caller);
-        let error = (call.outcome != "OK").then(|| call.outcome.clone());
-        if let Some(e) = &error {
-            attributes.push(attribute("error.type", &json!(e)));
-        }
-        for (key, value) in call.record() {
-            match (key.as_str(), value) {
-                // The span's own fields say these (the pid is the resource's).
-                ("time" | "session" | "tool" | "duration_ms" | "pid", _) | (_, Value::Null) => {}
-                ("exit", Value::Object(exit)) => {
-                    for (k, v) in exit {
-                        if !v.is_null() {
-                            attributes.push(attribute(&format!("skillbake.exit.{k}"), &v));
+    /// Writes the OTLP JSON span of `call`, which ended at `end`.
+    fn span(&self, body: &mut Body, call: &CallEvent, end: SystemTime) {
+        let error = (call.outcome != "OK").then_some(call.outcome.as_str());
+        let name = format!("tools/call {}", call.tool);
+        self.base(body, &name, &call.caller, call.duration, end, error, |a| {
+            a.str("mcp.method.name", "tools/call");
+            a.str("gen_ai.operation.name", "execute_tool");
+            a.str("gen_ai.tool.name", &call.tool);
+            caller_attributes(a, &call.caller);
+            if let Some(e) = error {
+                a.str("error.type", e);
+            }
+            for (key, value) in call.record() {
+                match (key.as_str(), value) {
+                    // The span's own fields say these (the pid is the resource's).
+                    ("time" | "session" | "tool" | "duration_ms" | "pid", _) | (_, Value::Null) => {
+                    }
+                    ("exit", Value::Object(exit)) => {
+                        for (k, v) in exit {
+                            if !v.is_null() {
+                                a.value(&format!("skillbake.exit.{k}"), &v);
+                            }
                         }
                     }
+                    (_, value) => a.value(&format!("skillbake.{key}"), &value),
                 }
-                (_, value) => attributes.push(attribute(&format!("skillbake.{key}"), &value)),
             }
-        }
-        let name = format!("tools/call {}", call.tool);
-        self.base(name, &call.caller, call.duration, end, attributes, error)
+        });
     }
 
-    /// The OTLP JSON span of `request`, which was answered at `end`.
-    fn request_span(&self, request: &RequestEvent, end: SystemTime) -> Value {
-        let mut attributes = vec![attribute("mcp.method.name", &json!(request.method))];
-        if let Some(uri) = &request.uri {
-            attributes.push(attribute("mcp.resource.uri", &json!(uri)));
-        }
-        caller_attributes(&mut attributes, &request.caller);
+    /// Writes the OTLP JSON span of `request`, which was answered at `end`.
+    fn request_span(&self, body: &mut Body, request: &RequestEvent, end: SystemTime) {
         // A JSON-RPC error: its code, as the conventions record it.
         let error = request.error.map(|code| code.to_string());
-        if let Some(e) = &error {
-            attributes.push(attribute("error.type", &json!(e)));
-            attributes.push(attribute("rpc.response.status_code", &json!(e)));
-        }
-        attributes.push(attribute("skillbake.agent", &json!(request.agent)));
-        if let Some(client) = &request.caller.client {
-            attributes.push(attribute("skillbake.client", &json!(client)));
-        }
-        let name = request.method.to_string();
+        let (caller, error) = (&request.caller, error.as_deref());
         self.base(
-            name,
-            &request.caller,
+            body,
+            request.method,
+            caller,
             request.duration,
             end,
-            attributes,
             error,
-        )
+            |a| {
+                a.str("mcp.method.name", request.method);
+                if let Some(uri) = &request.uri {
+                    a.str("mcp.resource.uri", uri);
+                }
+                caller_attributes(a, caller);
+                if let Some(e) = error {
+                    a.str("error.type", e);
+                    a.str("rpc.response.status_code", e);
+                }
+                a.str("skillbake.agent", &request.agent);
+                if let Some(client) = &caller.client {
+                    a.str("skillbake.client", client);
+                }
+            },
+        );
     }
 
-    /// A span named `name` of `caller`'s request, `duration` long up to `end`, in the caller's
-    /// trace when the request carried one; its status is `ERROR` with `error`, else unset.
+    /// Writes a span named `name` of `caller`'s request, `duration` long up to `end`, in the
+    /// caller's trace when the request carried one, with the attributes `attributes` writes;
+    /// its status is `ERROR` with `error`, else unset.
+    #[allow(clippy::too_many_arguments)]
     fn base(
         &self,
-        name: String,
+        body: &mut Body,
+        name: &str,
         caller: &Caller,
         duration: Duration,
         end: SystemTime,
-        attributes: Vec<Value>,
-        error: Option<String>,
-    ) -> Value {
+        error: Option<&str>,
+        attributes: impl FnOnce(&mut Attributes<'_>),
+    ) {
         let start = end.checked_sub(duration).unwrap_or(end);
-        let nanos = |t: SystemTime| {
-            t.duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos())
-                .to_string()
+        let nanos = |t: SystemTime| t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        body.raw("{\"traceId\":\"");
+        let parent = match caller.traceparent.as_deref().and_then(traceparent) {
+            Some((trace, parent)) => {
+                body.raw(trace);
+                Some(parent)
+            }
+            None => {
+                self.random_hex(body, 16);
+                None
+            }
         };
-        let (trace_id, parent) = match caller.traceparent.as_deref().and_then(traceparent) {
-            Some((trace, parent)) => (trace, Some(parent)),
-            None => (self.random_hex(16), None),
-        };
-        let mut span = Map::new();
-        span.insert("traceId".into(), json!(trace_id));
-        span.insert("spanId".into(), json!(self.random_hex(8)));
+        body.raw("\",\"spanId\":\"");
+        self.random_hex(body, 8);
+        body.raw("\"");
         if let Some(parent) = parent {
-            span.insert("parentSpanId".into(), json!(parent));
+            body.raw(",\"parentSpanId\":\"");
+            body.raw(parent);
+            body.raw("\"");
             if let Some(state) = &caller.tracestate {
-                span.insert("traceState".into(), json!(state));
+                body.raw(",\"traceState\":");
+                body.string(state);
             }
         }
-        span.insert("name".into(), json!(name));
-        span.insert("kind".into(), json!(2)); // SPAN_KIND_SERVER
-        span.insert("startTimeUnixNano".into(), json!(nanos(start)));
-        span.insert("endTimeUnixNano".into(), json!(nanos(end)));
-        span.insert("attributes".into(), Value::Array(attributes));
-        span.insert(
-            "status".into(),
-            match error {
-                // STATUS_CODE_UNSET, as the conventions ask for success.
-                None => json!({"code": 0}),
-                Some(e) => json!({"code": 2, "message": e}), // STATUS_CODE_ERROR
-            },
-        );
-        Value::Object(span)
+        body.raw(",\"name\":");
+        body.string(name);
+        body.raw(",\"kind\":2"); // SPAN_KIND_SERVER
+        body.raw(&format!(
+            ",\"startTimeUnixNano\":\"{}\",\"endTimeUnixNano\":\"{}\",\"attributes\":[",
+            nanos(start),
+            nanos(end)
+        ));
+        attributes(&mut Attributes::new(body));
+        body.raw("],\"status\":");
+        match error {
+            // STATUS_CODE_UNSET, as the conventions ask for success.
+            None => body.raw("{\"code\":0}"),
+            Some(e) => {
+                body.raw("{\"code\":2,\"message\":"); // STATUS_CODE_ERROR
+                body.string(e);
+                body.raw("}");
+            }
+        }
+        body.raw("}");
     }
 
     /// The sending thread: a batch every [`EVERY`] or at [`BATCH`] spans, until shut down.
     fn send_loop(&self) {
         let mut reported: Option<Instant> = None;
+        // The request body, kept between batches so that its buffer is allocated once.
+        let mut body = Body::default();
         loop {
             let (batch, stop) = {
                 let mut q = self.lock();
@@ -446,15 +470,21 @@ impl Shared {
             };
             if !batch.is_empty() {
                 let n = batch.len() as u64;
-                let batch: Vec<Value> = batch.iter().map(|p| self.write(p)).collect();
-                let body = json!({"resourceSpans": [{
-                    "resource": self.resource,
-                    "scopeSpans": [{
-                        "scope": {"name": "skillbake-mcp", "version": env!("CARGO_PKG_VERSION")},
-                        "spans": batch,
-                    }],
-                }]});
-                let sent = post(&self.endpoint, body.to_string().as_bytes(), SEND_WITHIN);
+                body.0.clear();
+                body.raw("{\"resourceSpans\":[{\"resource\":");
+                body.0.extend_from_slice(&self.resource);
+                body.raw(",\"scopeSpans\":[{\"scope\":{\"name\":\"skillbake-mcp\",\"version\":");
+                body.string(env!("CARGO_PKG_VERSION"));
+                body.raw("},\"spans\":[");
+                for (i, pending) in batch.iter().enumerate() {
+                    if i > 0 {
+                        body.raw(",");
+                    }
+                    self.write(&mut body, pending);
+                }
+                body.raw("]}]}]}");
+                drop(batch);
+                let sent = post(&self.endpoint, &body.0, SEND_WITHIN);
                 let counts = {
                     let mut q = self.lock();
                     if q.gave_up {
@@ -491,43 +521,118 @@ impl Shared {
     }
 }
 
+/// OTLP JSON written straight into a request's body: the sending thread writes a batch in one
+/// pass, without building a tree of values first.
+#[derive(Debug, Default)]
+struct Body(Vec<u8>);
+
+impl Body {
+    /// Appends `text`, which is JSON already.
+    fn raw(&mut self, text: &str) {
+        self.0.extend_from_slice(text.as_bytes());
+    }
+
+    /// Appends `text` as a JSON string.
+    fn string(&mut self, text: &str) {
+        // Writing a string into a `Vec` cannot fail.
+        let _ = serde_json::to_writer(&mut self.0, text);
+    }
+}
+
+/// The items of an `attributes` array being written: OTLP `KeyValue`s, comma-separated.
+struct Attributes<'a> {
+    body: &'a mut Body,
+    first: bool,
+}
+
+impl<'a> Attributes<'a> {
+    fn new(body: &'a mut Body) -> Self {
+        Attributes { body, first: true }
+    }
+
+    fn key(&mut self, key: &str) {
+        if !std::mem::take(&mut self.first) {
+            self.body.raw(",");
+        }
+        self.body.raw("{\"key\":");
+        self.body.string(key);
+        self.body.raw(",\"value\":");
+    }
+
+    /// A string attribute.
+    fn str(&mut self, key: &str, value: &str) {
+        self.key(key);
+        self.body.raw("{\"stringValue\":");
+        self.body.string(value);
+        self.body.raw("}}");
+    }
+
+    /// An attribute of a JSON value (arrays of scalars become `arrayValue`; 64-bit integers
+    /// are strings, as the OTLP JSON encoding writes them).
+    fn value(&mut self, key: &str, value: &Value) {
+        self.key(key);
+        any_value(self.body, value);
+        self.body.raw("}");
+    }
+}
+
 /// The attributes every span of a request has: its id, the session and the transport.
-fn caller_attributes(attributes: &mut Vec<Value>, caller: &Caller) {
+fn caller_attributes(a: &mut Attributes<'_>, caller: &Caller) {
     if let Some(id) = &caller.request_id {
-        attributes.push(attribute("jsonrpc.request.id", &json!(id)));
+        a.str("jsonrpc.request.id", id);
     }
     if let Some(session) = &caller.session {
-        attributes.push(attribute("mcp.session.id", &json!(session)));
+        a.str("mcp.session.id", session);
     }
-    let transport = if caller.http { "tcp" } else { "pipe" };
-    attributes.push(attribute("network.transport", &json!(transport)));
+    a.str(
+        "network.transport",
+        if caller.http { "tcp" } else { "pipe" },
+    );
 }
 
-/// An OTLP `KeyValue` of `key` and a JSON value (arrays of scalars become `arrayValue`; 64-bit
-/// integers are strings, as the OTLP JSON encoding writes them).
-fn attribute(key: &str, value: &Value) -> Value {
-    json!({"key": key, "value": any_value(value)})
-}
-
-fn any_value(value: &Value) -> Value {
+/// Writes the OTLP `AnyValue` of a JSON value.
+fn any_value(body: &mut Body, value: &Value) {
     match value {
-        Value::String(s) => json!({"stringValue": s}),
-        Value::Bool(b) => json!({"boolValue": b}),
+        Value::String(s) => {
+            body.raw("{\"stringValue\":");
+            body.string(s);
+            body.raw("}");
+        }
+        Value::Bool(b) => body.raw(if *b {
+            "{\"boolValue\":true}"
+        } else {
+            "{\"boolValue\":false}"
+        }),
         Value::Number(n) => match (n.as_i64(), n.as_f64()) {
-            (Some(i), _) => json!({"intValue": i.to_string()}),
-            (None, Some(f)) => json!({"doubleValue": f}),
-            (None, None) => json!({"stringValue": n.to_string()}),
+            (Some(i), _) => body.raw(&format!("{{\"intValue\":\"{i}\"}}")),
+            (None, Some(f)) => body.raw(&format!("{{\"doubleValue\":{}}}", Value::from(f))),
+            (None, None) => {
+                body.raw("{\"stringValue\":");
+                body.string(&n.to_string());
+                body.raw("}");
+            }
         },
         Value::Array(items) => {
-            json!({"arrayValue": {"values": items.iter().map(any_value).collect::<Vec<_>>()}})
+            body.raw("{\"arrayValue\":{\"values\":[");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    body.raw(",");
+                }
+                any_value(body, item);
+            }
+            body.raw("]}}");
         }
-        Value::Object(_) | Value::Null => json!({"stringValue": value.to_string()}),
+        Value::Object(_) | Value::Null => {
+            body.raw("{\"stringValue\":");
+            body.string(&value.to_string());
+            body.raw("}");
+        }
     }
 }
 
 /// The trace id and parent span id of a W3C `traceparent` header value (version `00`, or a
 /// later version read as `00` where its first four fields fit), when it is valid.
-fn traceparent(value: &str) -> Option<(String, String)> {
+fn traceparent(value: &str) -> Option<(&str, &str)> {
     let value = value.trim();
     let mut parts = value.split('-');
     let (version, trace, parent, flags) =
@@ -543,7 +648,7 @@ fn traceparent(value: &str) -> Option<(String, String)> {
         && hex(parent, 16)
         && parent.bytes().any(|b| b != b'0')
         && hex(flags, 2);
-    valid.then(|| (trace.to_string(), parent.to_string()))
+    valid.then_some((trace, parent))
 }
 
 /// Sends `body` to `endpoint` in one HTTP/1.1 request, all of it within `within`; `Ok` when the
@@ -616,6 +721,7 @@ fn post(endpoint: &Endpoint, body: &[u8], within: Duration) -> Result<(), String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn endpoints_take_a_base_or_the_traces_url() {
@@ -659,10 +765,7 @@ mod tests {
         let good = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01";
         assert_eq!(
             traceparent(good),
-            Some((
-                "0af7651916cd43dd8448eb211c80319c".into(),
-                "00f067aa0ba902b7".into()
-            ))
+            Some(("0af7651916cd43dd8448eb211c80319c", "00f067aa0ba902b7"))
         );
         assert!(
             traceparent("01-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01-later").is_some()
@@ -682,12 +785,149 @@ mod tests {
 
     #[test]
     fn values_take_the_otlp_json_shapes() {
-        assert_eq!(any_value(&json!(7)), json!({"intValue": "7"}));
-        assert_eq!(any_value(&json!(1.5)), json!({"doubleValue": 1.5}));
-        assert_eq!(any_value(&json!(true)), json!({"boolValue": true}));
+        let any = |v: Value| {
+            let mut body = Body::default();
+            any_value(&mut body, &v);
+            serde_json::from_slice::<Value>(&body.0).map_err(|e| e.to_string())
+        };
+        assert_eq!(any(json!(7)), Ok(json!({"intValue": "7"})));
+        assert_eq!(any(json!(-7)), Ok(json!({"intValue": "-7"})));
+        assert_eq!(any(json!(1.5)), Ok(json!({"doubleValue": 1.5})));
         assert_eq!(
-            any_value(&json!(["a"])),
-            json!({"arrayValue": {"values": [{"stringValue": "a"}]}})
+            any(json!(u64::MAX)),
+            Ok(json!({"doubleValue": 18446744073709552000.0}))
         );
+        assert_eq!(any(json!(true)), Ok(json!({"boolValue": true})));
+        assert_eq!(any(json!(false)), Ok(json!({"boolValue": false})));
+        assert_eq!(
+            any(json!(["a\"\n", 2])),
+            Ok(json!({"arrayValue": {"values": [{"stringValue": "a\"\n"}, {"intValue": "2"}]}}))
+        );
+        assert_eq!(any(json!([])), Ok(json!({"arrayValue": {"values": []}})));
+        assert_eq!(
+            any(json!({"k": null})),
+            Ok(json!({"stringValue": "{\"k\":null}"}))
+        );
+    }
+
+    /// A span as the sending thread writes it: valid JSON whatever the strings hold, in the
+    /// caller's trace, with every attribute once.
+    #[test]
+    fn spans_are_json_with_their_attributes() {
+        let shared = Shared {
+            endpoint: Endpoint::parse("http://127.0.0.1:4318").unwrap_or_else(|e| panic!("{e}")),
+            resource: Vec::new(),
+            queue: Mutex::new(Queue::default()),
+            wake: Condvar::new(),
+            done: Condvar::new(),
+            ids: RandomState::new(),
+            next_id: AtomicU64::new(0),
+        };
+        let caller = Caller {
+            client: Some("odd \"client\"\n".into()),
+            session: Some("ab".repeat(16)),
+            http: true,
+            request_id: Some("7".into()),
+            traceparent: Some("00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01".into()),
+            tracestate: Some("k=\"v\"".into()),
+        };
+        let answer = crate::calllog::Answer {
+            outcome: "SKILL_NOT_FOUND".into(),
+            bytes_out: 5,
+            ..Default::default()
+        };
+        let call = CallEvent::new(
+            "load\u{7f}\"skill",
+            "alice",
+            caller.clone(),
+            &json!({"skill_name": "nope"}),
+            answer,
+            None,
+            Duration::from_millis(3),
+        );
+        let request = RequestEvent {
+            method: "resources/read",
+            uri: Some("skill://a/SKILL.md".into()),
+            agent: "alice".into(),
+            caller: Caller {
+                traceparent: None,
+                ..caller
+            },
+            error: Some(-32002),
+            duration: Duration::from_millis(1),
+        };
+        let end = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let mut body = Body::default();
+        body.raw("[");
+        shared.write(&mut body, &Pending::Call(Box::new(call), end));
+        body.raw(",");
+        shared.write(&mut body, &Pending::Request(Box::new(request), end));
+        body.raw("]");
+        let spans: Value = serde_json::from_slice(&body.0).unwrap_or_else(|e| panic!("{e}"));
+        let span = &spans[0];
+        assert_eq!(span["traceId"], "0af7651916cd43dd8448eb211c80319c");
+        assert_eq!(span["parentSpanId"], "00f067aa0ba902b7");
+        assert_eq!(span["traceState"], "k=\"v\"");
+        assert_eq!(span["name"], "tools/call load\u{7f}\"skill");
+        assert_eq!(span["startTimeUnixNano"], "1699999999997000000");
+        assert_eq!(span["endTimeUnixNano"], "1700000000000000000");
+        assert_eq!(
+            span["status"],
+            json!({"code": 2, "message": "SKILL_NOT_FOUND"})
+        );
+        let attributes = |span: &Value| -> Vec<(String, Value)> {
+            span["attributes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|a| {
+                    (
+                        a["key"].as_str().unwrap_or("").to_string(),
+                        a["value"].clone(),
+                    )
+                })
+                .collect()
+        };
+        let a = attributes(span);
+        let keys: Vec<&str> = a.iter().map(|(k, _)| k.as_str()).collect();
+        let mut unique = keys.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), keys.len(), "{keys:?}");
+        for (key, value) in [
+            (
+                "gen_ai.tool.name",
+                json!({"stringValue": "load\u{7f}\"skill"}),
+            ),
+            ("mcp.session.id", json!({"stringValue": "ab".repeat(16)})),
+            ("network.transport", json!({"stringValue": "tcp"})),
+            (
+                "skillbake.client",
+                json!({"stringValue": "odd \"client\"\n"}),
+            ),
+            ("skillbake.bytes_out", json!({"intValue": "5"})),
+            ("error.type", json!({"stringValue": "SKILL_NOT_FOUND"})),
+        ] {
+            assert!(
+                a.contains(&(key.to_string(), value.clone())),
+                "{key}: {a:?}"
+            );
+        }
+        let span = &spans[1];
+        let id = span["spanId"].as_str().unwrap_or("");
+        assert_eq!(id.len(), 16);
+        assert!(id.bytes().all(|b| b.is_ascii_hexdigit()) && id != "0".repeat(16));
+        assert_eq!(span["traceId"].as_str().map(str::len), Some(32));
+        assert!(span.get("parentSpanId").is_none() && span.get("traceState").is_none());
+        assert_eq!(span["status"], json!({"code": 2, "message": "-32002"}));
+        let a = attributes(span);
+        assert!(a.contains(&(
+            "rpc.response.status_code".into(),
+            json!({"stringValue": "-32002"})
+        )));
+        assert!(a.contains(&(
+            "mcp.resource.uri".into(),
+            json!({"stringValue": "skill://a/SKILL.md"})
+        )));
     }
 }
