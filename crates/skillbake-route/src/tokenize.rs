@@ -128,6 +128,10 @@ pub struct Tokenizer {
     part: String,
     /// The case changes of the current run (reused: one allocation per tokenizer, not per word).
     camel: Vec<(usize, usize)>,
+    /// The characters of the text being tokenized, and the segments of its current group
+    /// (reused like `camel`: pack bodies are tokenized a line at a time).
+    chars: Vec<char>,
+    group: Vec<(usize, usize)>,
     /// Lower-cased word → its term, or `None` for a stop word; only with
     /// [`Tokenizer::with_word_cache`].
     words: Option<HashMap<Box<str>, Option<Box<str>>>>,
@@ -159,6 +163,8 @@ impl Tokenizer {
             lower: String::new(),
             part: String::new(),
             camel: Vec::new(),
+            chars: Vec::new(),
+            group: Vec::new(),
             words: None,
         }
     }
@@ -174,8 +180,10 @@ impl Tokenizer {
 
     /// Calls `emit(term, kind)` for every term of `text`, in text order.
     pub fn tokens(&mut self, text: &str, mut emit: impl FnMut(&str, Kind)) {
-        let mut group: Vec<(usize, usize)> = Vec::new();
-        let chars: Vec<char> = text.chars().map(narrow).collect();
+        let mut group = std::mem::take(&mut self.group);
+        let mut chars = std::mem::take(&mut self.chars);
+        chars.clear();
+        chars.extend(text.chars().map(narrow));
         let mut i = 0;
         while i < chars.len() {
             let c = chars[i];
@@ -206,6 +214,8 @@ impl Tokenizer {
                 i += 1;
             }
         }
+        self.chars = chars;
+        self.group = group;
     }
 
     /// Every term of `text` as owned strings (for tests and tools; the index uses [`Self::tokens`]).

@@ -206,8 +206,9 @@ pub struct Built {
 
 /// The terms of one pack's fields, tokenized with `tok` (built with `weights.tokenizer`).
 pub fn doc_terms(doc: &FieldTexts, weights: &Weights, tok: &mut Tokenizer) -> DocTerms {
+    // Each distinct term is allocated once, as its key here; its weights are in `weights_of`.
     let mut slot: HashMap<String, usize, foldhash::fast::FixedState> = HashMap::default();
-    let mut terms: Vec<(String, [f32; 8])> = Vec::new();
+    let mut weights_of: Vec<[f32; 8]> = Vec::new();
     let mut len = [0f64; 8];
     for (f, texts) in doc.texts.iter().enumerate() {
         for text in texts {
@@ -215,20 +216,25 @@ pub fn doc_terms(doc: &FieldTexts, weights: &Weights, tok: &mut Tokenizer) -> Do
                 let i = match slot.get(t) {
                     Some(&i) => i,
                     None => {
-                        slot.insert(t.to_string(), terms.len());
-                        terms.push((t.to_string(), [0.0; 8]));
-                        terms.len() - 1
+                        slot.insert(t.to_string(), weights_of.len());
+                        weights_of.push([0.0; 8]);
+                        weights_of.len() - 1
                     }
                 };
                 let w = weights.kind(kind);
-                if let Some(term) = terms.get_mut(i) {
-                    term.1[f] += w as f32;
+                if let Some(term) = weights_of.get_mut(i) {
+                    term[f] += w as f32;
                 }
                 len[f] += w;
             });
         }
     }
-    terms.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut terms: Vec<(String, [f32; 8])> = slot
+        .into_iter()
+        .map(|(t, i)| (t, weights_of.get(i).copied().unwrap_or_default()))
+        .collect();
+    // Distinct keys: the order is total, whatever order the map gave them in.
+    terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     DocTerms { terms, len }
 }
 
