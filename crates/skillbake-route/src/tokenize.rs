@@ -134,7 +134,7 @@ pub struct Tokenizer {
     group: Vec<(usize, usize)>,
     /// Lower-cased word → its term, or `None` for a stop word; only with
     /// [`Tokenizer::with_word_cache`].
-    words: Option<HashMap<Box<str>, Option<Box<str>>>>,
+    words: Option<HashMap<Box<str>, Option<Box<str>>, foldhash::fast::FixedState>>,
 }
 
 impl std::fmt::Debug for Tokenizer {
@@ -174,7 +174,7 @@ impl Tokenizer {
     /// bodies at build time); a request is too short to repay the cache. The terms are the same
     /// with or without it.
     pub fn with_word_cache(mut self) -> Self {
-        self.words = Some(HashMap::new());
+        self.words = Some(HashMap::default());
         self
     }
 
