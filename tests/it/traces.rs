@@ -399,6 +399,56 @@ fn tool_calls_over_http_become_spans_with_the_mcp_conventions_and_the_callers_tr
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "6");
 }
 
+/// A hostile client cannot make queued spans big: a tool name and a URI of 3 MiB each (under
+/// the 4 MiB body limit) become 1 KiB attributes, and a tracestate beyond W3C's 512 bytes is
+/// dropped while the trace it came with is kept.
+#[test]
+fn what_a_client_names_is_bounded_in_its_spans() {
+    let collector = Collector::start(Answer::Ok);
+    let mut server = Server::start(&["--otlp-endpoint", &collector.url()]);
+    let mut s = Session::open(server.addr, None, "traces-bounds");
+    let big = "x".repeat(3 << 20);
+    let meta = json!({"traceparent": format!("00-{PARENT_TRACE}-{PARENT_SPAN}-01"),
+        "tracestate": "k=v,".repeat(200)});
+    let r = s.post_with(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": big, "arguments": {}, "_meta": meta}}),
+        &[],
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    let r = s.post_with(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {
+            "uri": format!("skill://{big}"), "_meta": meta}}),
+        &[],
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(server.terminate().success());
+    let largest = collector
+        .received
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| r.body.to_string().len())
+        .max()
+        .unwrap_or(0);
+    assert!(largest < 16 << 10, "a request of {largest} bytes");
+    let spans = collector.spans();
+    assert_eq!(spans.len(), 2, "{spans:#?}");
+    let (call, read) = (attributes(&spans[0]), attributes(&spans[1]));
+    assert_eq!(call["gen_ai.tool.name"].as_str().map(str::len), Some(1024));
+    assert_eq!(
+        spans[0]["name"].as_str().map(str::len),
+        Some("tools/call ".len() + 1024)
+    );
+    assert_eq!(call["error.type"], "UNKNOWN_TOOL");
+    assert_eq!(read["mcp.resource.uri"].as_str().map(str::len), Some(1024));
+    for span in &spans {
+        assert_eq!(span["traceId"], PARENT_TRACE, "{span}");
+        assert_eq!(span["parentSpanId"], PARENT_SPAN, "{span}");
+        assert!(span.get("traceState").is_none(), "{span}");
+    }
+}
+
 /// `serve` over stdio with `--otlp-endpoint`: `calls` `load_skill` calls, all answered; then
 /// stdin closes. The server's stderr and the calls' answers.
 fn stdio_calls(endpoint: &str, calls: usize) -> (String, usize) {

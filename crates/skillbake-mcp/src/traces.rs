@@ -34,6 +34,10 @@
 //! spans and counts them; a batch the collector refused or did not answer is dropped and
 //! counted too. Failures are reported on stderr: the first at once, then at most once a minute,
 //! with the counts. [`Exporter::shutdown`] sends what is queued within a bound.
+//!
+//! A queued span is small whatever the request: the values the client chose (tool name, URI,
+//! client name, string request id) are cut at [`MAX_VALUE_BYTES`], and a `tracestate` longer
+//! than W3C's 512 bytes is dropped.
 
 use serde_json::Value;
 use std::collections::hash_map::RandomState;
@@ -72,6 +76,14 @@ const EVERY: Duration = Duration::from_secs(1);
 const REPORT_EVERY: Duration = Duration::from_secs(60);
 /// The longest status line read from the collector.
 const MAX_STATUS_LINE: usize = 8 << 10;
+/// The longest value a span keeps of what the client chose (the tool and URI it named, its
+/// name, a string request id), in bytes; longer values are cut at a character boundary, as
+/// OpenTelemetry SDKs apply an attribute length limit. A queued span is then at most a few KB,
+/// whatever the request's size.
+pub const MAX_VALUE_BYTES: usize = 1024;
+/// The longest `tracestate` kept, in bytes: what W3C Trace Context asks every system to
+/// propagate. A longer one is dropped whole.
+const MAX_TRACESTATE_BYTES: usize = 512;
 
 /// Where spans go: an `http://HOST[:PORT]/PATH` URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -269,12 +281,18 @@ impl Exporter {
     }
 
     /// Queues the span of `call`, which finished now.
-    pub(crate) fn record(&self, call: CallEvent) {
+    pub(crate) fn record(&self, mut call: CallEvent) {
+        bound(&mut call.tool);
+        bound_caller(&mut call.caller);
         self.push(Pending::Call(Box::new(call), SystemTime::now()));
     }
 
     /// Queues the span of `request`, which was answered now.
-    pub(crate) fn record_request(&self, request: RequestEvent) {
+    pub(crate) fn record_request(&self, mut request: RequestEvent) {
+        if let Some(uri) = &mut request.uri {
+            bound(uri);
+        }
+        bound_caller(&mut request.caller);
         self.push(Pending::Request(Box::new(request), SystemTime::now()));
     }
 
@@ -518,6 +536,34 @@ impl Shared {
                 return;
             }
         }
+    }
+}
+
+/// Cuts `value` to at most [`MAX_VALUE_BYTES`], at a character boundary.
+fn bound(value: &mut String) {
+    if value.len() > MAX_VALUE_BYTES {
+        let mut end = MAX_VALUE_BYTES;
+        while !value.is_char_boundary(end) {
+            end -= 1;
+        }
+        value.truncate(end);
+    }
+}
+
+/// Bounds what the client chose of `caller` (see [`MAX_VALUE_BYTES`], [`MAX_TRACESTATE_BYTES`]).
+fn bound_caller(caller: &mut Caller) {
+    for value in [&mut caller.client, &mut caller.request_id]
+        .into_iter()
+        .flatten()
+    {
+        bound(value);
+    }
+    if caller
+        .tracestate
+        .as_ref()
+        .is_some_and(|s| s.len() > MAX_TRACESTATE_BYTES)
+    {
+        caller.tracestate = None;
     }
 }
 
@@ -808,6 +854,44 @@ mod tests {
             any(json!({"k": null})),
             Ok(json!({"stringValue": "{\"k\":null}"}))
         );
+    }
+
+    /// What a client chose is bounded before it is queued: a 4 MiB tool name costs a queued
+    /// span 1 KiB, a character is never split, and an oversized `tracestate` is dropped.
+    #[test]
+    fn client_chosen_values_are_bounded_when_queued() {
+        let mut long = "é".repeat(3 << 20);
+        bound(&mut long);
+        assert_eq!(long.len(), MAX_VALUE_BYTES);
+        assert!(long.chars().all(|c| c == 'é'));
+        let mut odd = format!("a{}", "é".repeat(600));
+        bound(&mut odd);
+        assert_eq!((odd.len(), odd.chars().count()), (MAX_VALUE_BYTES - 1, 512));
+        let mut short = "load_skill".to_string();
+        bound(&mut short);
+        assert_eq!(short, "load_skill");
+        let mut caller = Caller {
+            client: Some("c".repeat(5000)),
+            request_id: Some("7".repeat(5000)),
+            tracestate: Some("k=v,".repeat(200)),
+            ..Caller::default()
+        };
+        bound_caller(&mut caller);
+        assert_eq!(
+            caller.client.as_deref().map(str::len),
+            Some(MAX_VALUE_BYTES)
+        );
+        assert_eq!(
+            caller.request_id.as_deref().map(str::len),
+            Some(MAX_VALUE_BYTES)
+        );
+        assert_eq!(caller.tracestate, None);
+        let mut kept = Caller {
+            tracestate: Some("k=v".into()),
+            ..Caller::default()
+        };
+        bound_caller(&mut kept);
+        assert_eq!(kept.tracestate.as_deref(), Some("k=v"));
     }
 
     /// A span as the sending thread writes it: valid JSON whatever the strings hold, in the
