@@ -406,7 +406,7 @@ fn tool_calls_over_http_become_spans_with_the_mcp_conventions_and_the_callers_tr
 fn what_a_client_names_is_bounded_in_its_spans() {
     let collector = Collector::start(Answer::Ok);
     let mut server = Server::start(&["--otlp-endpoint", &collector.url()]);
-    let mut s = Session::open(server.addr, None, "traces-bounds");
+    let s = Session::open(server.addr, None, "traces-bounds");
     let big = "x".repeat(3 << 20);
     let meta = json!({"traceparent": format!("00-{PARENT_TRACE}-{PARENT_SPAN}-01"),
         "tracestate": "k=v,".repeat(200)});
