@@ -354,7 +354,13 @@ fn a_fork_bomb_is_bounded_and_cleaned_up() {
     );
     show("shell fork bomb", &o);
     if bounded {
-        assert!(o.stopped, "{}", o.stderr);
+        // Stopped once a fork failed, or ended by itself after one (the leader's own fork of
+        // `sleep` can fail first, before the watcher looks again): bounded either way.
+        assert!(
+            o.stopped || (!o.timed_out && o.stderr.contains("Cannot fork")),
+            "{}",
+            o.stderr
+        );
         assert!(o.max_processes <= 16, "{} processes", o.max_processes);
         assert!(o.max_processes >= 8, "{} processes", o.max_processes);
     } else {
