@@ -583,6 +583,13 @@ impl Body {
         // Writing a string into a `Vec` cannot fail.
         let _ = serde_json::to_writer(&mut self.0, text);
     }
+
+    /// Appends the OTLP `AnyValue` of the string `text`.
+    fn string_value(&mut self, text: &str) {
+        self.raw("{\"stringValue\":");
+        self.string(text);
+        self.raw("}");
+    }
 }
 
 /// The items of an `attributes` array being written: OTLP `KeyValue`s, comma-separated.
@@ -608,9 +615,8 @@ impl<'a> Attributes<'a> {
     /// A string attribute.
     fn str(&mut self, key: &str, value: &str) {
         self.key(key);
-        self.body.raw("{\"stringValue\":");
-        self.body.string(value);
-        self.body.raw("}}");
+        self.body.string_value(value);
+        self.body.raw("}");
     }
 
     /// An attribute of a JSON value (arrays of scalars become `arrayValue`; 64-bit integers
@@ -639,11 +645,7 @@ fn caller_attributes(a: &mut Attributes<'_>, caller: &Caller) {
 /// Writes the OTLP `AnyValue` of a JSON value.
 fn any_value(body: &mut Body, value: &Value) {
     match value {
-        Value::String(s) => {
-            body.raw("{\"stringValue\":");
-            body.string(s);
-            body.raw("}");
-        }
+        Value::String(s) => body.string_value(s),
         Value::Bool(b) => body.raw(if *b {
             "{\"boolValue\":true}"
         } else {
@@ -652,11 +654,7 @@ fn any_value(body: &mut Body, value: &Value) {
         Value::Number(n) => match (n.as_i64(), n.as_f64()) {
             (Some(i), _) => body.raw(&format!("{{\"intValue\":\"{i}\"}}")),
             (None, Some(f)) => body.raw(&format!("{{\"doubleValue\":{}}}", Value::from(f))),
-            (None, None) => {
-                body.raw("{\"stringValue\":");
-                body.string(&n.to_string());
-                body.raw("}");
-            }
+            (None, None) => body.string_value(&n.to_string()),
         },
         Value::Array(items) => {
             body.raw("{\"arrayValue\":{\"values\":[");
@@ -668,11 +666,7 @@ fn any_value(body: &mut Body, value: &Value) {
             }
             body.raw("]}}");
         }
-        Value::Object(_) | Value::Null => {
-            body.raw("{\"stringValue\":");
-            body.string(&value.to_string());
-            body.raw("}");
-        }
+        Value::Object(_) | Value::Null => body.string_value(&value.to_string()),
     }
 }
 
