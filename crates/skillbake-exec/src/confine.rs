@@ -26,9 +26,10 @@
 //! [`Policy::run_as`]). The run's output folder, opened once without following another user's
 //! symbolic link on the way (such a link is refused), is handed to that user's group when it cannot write there (root stays
 //! its owner, so no run can rename or replace it); the file a large stdout goes to is created
-//! through that descriptor; the verified pack is
-//! copied into a private read-only view the user can read (root's cache is not readable by it),
-//! removed after the run; the interpreter is the first one on `PATH` that user can execute.
+//! through that descriptor; the script reads the pack from a verified read-only copy owned by
+//! root with the user's group (root's cache is not readable by it), shared by the runs of the
+//! pack and checked before each (see [`crate::materialise`]); the interpreter is the first one
+//! on `PATH` that user can execute.
 //!
 //! **High-risk packs** (declaring `network`, `smtp`, `filesystem:write`, `filesystem` or
 //! `subprocess`) are refused with `PERMISSION_DENIED` when any isolation guard of the sandbox
@@ -272,19 +273,15 @@ fn interpreter_prefix(program: &Path) -> Option<PathBuf> {
 }
 
 #[cfg(unix)]
-/// A copy of the verified pack that the script's user can read: folders 0750 and files 0440
-/// (0550 when executable), owned by root with the user's group, in a new private folder. Made
-/// from the pack's embedded files when the caller has them (the verified copy holds exactly
-/// those bytes, so it is not read a second time), else copied from the verified folder.
-fn pack_view(pack: &Path, skill: Option<&Skill<'_>>, gid: u32) -> std::io::Result<PathBuf> {
+/// A copy of the verified folder `pack` that the script's user can read, for this run only:
+/// folders 0750 and files 0440 (0550 when executable), owned by root with the user's group, in
+/// a new private folder. (A pack whose embedded files the caller has gets the shared copy of
+/// [`materialise::readable_copy`](crate::materialise::readable_copy) instead.)
+fn pack_view(pack: &Path, gid: u32) -> std::io::Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     let root = crate::paths::make_runs_dir()?.join(crate::paths::unique("skillbake-pack"));
     std::fs::DirBuilder::new().mode(0o700).create(&root)?;
-    let made = match skill {
-        Some(skill) => view_from_files(&root, skill, gid),
-        None => view_from_folder(pack, &root, gid),
-    };
-    match made {
+    match view_from_folder(pack, &root, gid) {
         Ok(()) => Ok(root),
         Err(e) => {
             let _ = remove_view(&root);
@@ -316,39 +313,6 @@ fn close_view_folder(dir: &Path, gid: u32) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     std::os::unix::fs::chown(dir, Some(0), Some(gid))?;
     std::fs::set_permissions(dir, PermissionsExt::from_mode(0o750))
-}
-
-#[cfg(unix)]
-/// The pack view written from the pack's embedded files into the new folder `root`.
-fn view_from_files(root: &Path, skill: &Skill<'_>, gid: u32) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    // The folders made so far, each once, in the order they were made (parents first).
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    for f in skill.files() {
-        let target = root.join(f.path());
-        let mut missing: Vec<&Path> = target
-            .ancestors()
-            .skip(1)
-            .take_while(|d| *d != root && d.starts_with(root))
-            .filter(|d| !dirs.iter().any(|m| m == d))
-            .collect();
-        missing.reverse();
-        for d in missing {
-            std::fs::DirBuilder::new().mode(0o700).create(d)?;
-            dirs.push(d.to_path_buf());
-        }
-        let bytes = f.bytes();
-        view_file(
-            &target,
-            bytes,
-            crate::materialise::file_mode(bytes) & 0o111 != 0,
-            gid,
-        )?;
-    }
-    for d in dirs.iter().rev() {
-        close_view_folder(d, gid)?;
-    }
-    close_view_folder(root, gid)
 }
 
 #[cfg(unix)]
@@ -679,8 +643,10 @@ pub fn confine(
 
 /// [`confine`], with the run's `PATH` and interpreter taken from `found` when an earlier
 /// confinement of the same call found them (the command, policy and user are the same), and,
-/// given `skill` (the pack whose verified copy `folders.pack` is), a root parent's readable copy
-/// written from its embedded files instead of read back from that copy.
+/// given `skill` (the pack whose verified copy `folders.pack` is, with its cache key), a root
+/// parent's readable copy shared by the runs of that pack
+/// ([`materialise::readable_copy`](crate::materialise::readable_copy)) instead of a copy of
+/// `folders.pack` made for this run.
 #[cfg(unix)]
 // One seam with everything a confinement of a call takes, as `confine` with the call's state.
 #[allow(clippy::too_many_arguments)]
@@ -692,7 +658,7 @@ pub(crate) fn confine_found(
     timeout: Duration,
     apply: bool,
     found: &Found,
-    skill: Option<&Skill<'_>>,
+    skill: Option<(&Skill<'_>, &str)>,
 ) -> Result<Confinement, Failure> {
     let mut spec = spec_for(declared, policy, timeout, found);
     // No run sees another's folders.
@@ -757,6 +723,7 @@ pub(crate) fn confine_found(
             let mut c = confinement(applied, &env, &program, declared, policy);
             c.pack_view = made.view;
             c.home = made.home;
+            c.view_rewritten = made.view_rewritten;
             Ok(c)
         }
         Err(f) => {
@@ -780,8 +747,8 @@ struct Run<'a> {
     folders: &'a Folders,
     who: sandbox::Identity,
     dropping: bool,
-    /// The pack's embedded files, when the caller has them.
-    skill: Option<&'a Skill<'a>>,
+    /// The pack's embedded files and its cache key, when the caller has them.
+    skill: Option<(&'a Skill<'a>, &'a str)>,
 }
 
 /// What [`prepare`] made for a run, undone by [`release`].
@@ -790,6 +757,8 @@ struct Run<'a> {
 struct Made {
     view: Option<PathBuf>,
     home: Option<PathBuf>,
+    /// Whether the shared readable copy was found modified and written again.
+    view_rewritten: bool,
 }
 
 /// The run's own folders and the sandbox on `command`: a private home, and when the parent is
@@ -821,15 +790,25 @@ fn prepare(
     let mut rebuilt = rebase(command, program, &folders.pack, &folders.pack);
     if dropping {
         hand_over(&folders.output, who)?;
-        let v = pack_view(&folders.pack, run.skill, who.gid).map_err(|e| {
-            failure(format!(
-                "The pack could not be copied where the sandbox user {}:{} can read it ({e}), so the script was not started.",
-                who.uid, who.gid
-            ))
-        })?;
+        let v = match run.skill {
+            Some((skill, key)) => {
+                let copy = crate::materialise::readable_copy(skill, key, who.gid)?;
+                made.view_rewritten = copy.rewritten;
+                copy.dir
+            }
+            None => {
+                let v = pack_view(&folders.pack, who.gid).map_err(|e| {
+                    failure(format!(
+                        "The pack could not be copied where the sandbox user {}:{} can read it ({e}), so the script was not started.",
+                        who.uid, who.gid
+                    ))
+                })?;
+                made.view = Some(v.clone());
+                v
+            }
+        };
         rebuilt = rebase(command, program, &folders.pack, &v);
-        spec.read_only.push(v.clone());
-        made.view = Some(v);
+        spec.read_only.push(v);
     } else {
         spec.read_only.push(folders.pack.clone());
     }
@@ -856,7 +835,7 @@ pub(crate) fn confine_found(
     timeout: Duration,
     apply: bool,
     found: &Found,
-    skill: Option<&Skill<'_>>,
+    skill: Option<(&Skill<'_>, &str)>,
 ) -> Result<Confinement, Failure> {
     let _ = (folders, timeout, apply, found, skill);
     if declared.intersects(HIGH_RISK) && !policy.unconfined_allowed() {
@@ -989,23 +968,24 @@ mod tests {
     }
 
     #[test]
-    fn the_view_from_the_embedded_files_is_the_view_from_the_verified_copy() {
+    fn the_shared_readable_copy_is_the_view_of_the_verified_copy() {
         if !rustix::process::geteuid().is_root() {
             return;
         }
         let cache = tempfile::tempdir().unwrap();
+        // A group no other test's runs use, so that no run meets the copies made here.
+        let gid = 65531;
         for name in ["echo", "images"] {
             let skill = skillbake_exec_fixtures::REGISTRY.get_exact(name).unwrap();
             let key = crate::materialise::key(&skill);
             let copy = crate::materialise::ensure(cache.path(), &skill, &key).unwrap();
-            let from_files = pack_view(&copy.dir, Some(&skill), 65534).unwrap();
-            let from_folder = pack_view(&copy.dir, None, 65534).unwrap();
-            let (a, b) = (listing(&from_files), listing(&from_folder));
-            remove_view(&from_files).unwrap();
+            let shared = crate::materialise::readable_copy(&skill, &key, gid).unwrap();
+            let from_folder = pack_view(&copy.dir, gid).unwrap();
+            let (a, b) = (listing(&shared.dir), listing(&from_folder));
             remove_view(&from_folder).unwrap();
             assert_eq!(a, b, "{name}");
             assert!(
-                a.iter().any(|e| e.1 && e.4 == 0o750 && e.3 == 65534),
+                a.iter().any(|e| e.1 && e.4 == 0o750 && e.3 == gid),
                 "{name}: {a:?}"
             );
             assert!(

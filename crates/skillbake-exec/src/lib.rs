@@ -458,7 +458,7 @@ impl<'r> Executor<'r> {
                     plan.timeout,
                     false,
                     &plan.found,
-                    Some(&plan.skill),
+                    Some((&plan.skill, &plan.key)),
                 ) {
                     Err(f) => Outcome::failure(f, meta),
                     Ok(confinement) => {
@@ -933,9 +933,12 @@ fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {
             plan.timeout,
             true,
             &plan.found,
-            Some(&plan.skill),
+            Some((&plan.skill, &plan.key)),
         ) {
-            Ok(c) => meta.confinement = c,
+            Ok(c) => {
+                meta.cache_rewritten |= c.view_rewritten;
+                meta.confinement = c;
+            }
             Err(f) => {
                 result = Err(f);
                 break;

@@ -17,7 +17,14 @@
 //!   regular files (no links), with the expected modes and exactly the embedded bytes, and
 //!   nothing else. A copy that differs in any way is moved aside and removed, and a fresh copy is
 //!   written; the modified one is never executed.
-//! * Removing the cache is always safe: the next run writes it again. Nothing is written before
+//! * **The copy another user reads**: a root parent runs the script as an unprivileged user
+//!   (`nobody`), who cannot read root's cache. It reads a second copy, made and verified the
+//!   same way: `<temp>/skillbake-runs-0/views/<name>-<hash>-g<gid>/`, owned by root with that
+//!   user's group `gid`, folders 0750 and files 0440 (0550 for `#!` files), below folders it
+//!   may pass through but not list (0711). The runs of one pack share it: none of them may
+//!   write it, each run's view of the file system holds only its own pack's copy, and a
+//!   modified copy is replaced before the next run as the cache is.
+//! * Removing the cache (or a copy for another user) is always safe: the next run writes it again. Nothing is written before
 //!   the first run (a dry run writes nothing).
 
 use crate::outcome::{ErrorCode, Failure};
@@ -76,17 +83,48 @@ pub(crate) fn pack_dir(root: &Path, key: &str) -> PathBuf {
     root.join("packs").join(key)
 }
 
-/// The mode of a materialised file.
-pub(crate) fn file_mode(bytes: &[u8]) -> u32 {
-    if bytes.starts_with(b"#!") {
-        0o500
-    } else {
-        0o400
-    }
+/// Who may read a copy, and so its modes.
+#[cfg(unix)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Layout {
+    /// The group the copy is handed to, or `None` for the user's own copy (its group is left
+    /// as created).
+    group: Option<u32>,
+    /// The mode of every folder.
+    dir: u32,
+    /// The mode of a file, and of a file that starts with `#!`.
+    file: u32,
+    script: u32,
 }
 
-/// Mode of every materialised folder.
-pub(crate) const DIR_MODE: u32 = 0o500;
+#[cfg(unix)]
+impl Layout {
+    /// The user's own copy: folders 0500, files 0400 (0500 for `#!` files).
+    pub(crate) const OWN: Layout = Layout {
+        group: None,
+        dir: 0o500,
+        file: 0o400,
+        script: 0o500,
+    };
+
+    /// A copy the group `gid` may read: folders 0750, files 0440 (0550 for `#!` files).
+    pub(crate) const fn readable_by(gid: u32) -> Layout {
+        Layout {
+            group: Some(gid),
+            dir: 0o750,
+            file: 0o440,
+            script: 0o550,
+        }
+    }
+
+    fn file_mode(&self, bytes: &[u8]) -> u32 {
+        if bytes.starts_with(b"#!") {
+            self.script
+        } else {
+            self.file
+        }
+    }
+}
 
 /// The verified copy of a pack.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,21 +161,55 @@ pub(crate) fn ensure(
 #[cfg(unix)]
 pub(crate) fn ensure(root: &Path, skill: &Skill<'_>, key: &str) -> Result<Materialised, Failure> {
     let packs = private_dir(root)?;
-    let packs = private_subdir(&packs, "packs")?;
-    let dir = packs.join(key);
+    let packs = private_subdir(&packs, "packs", 0o700)?;
+    ensure_in(&packs, key, skill, Layout::OWN)
+}
+
+/// The copy of `skill` that the group `gid` may read, for a root parent whose script runs as
+/// another user (root's own cache is private to root): `<runs>/views/<key>-g<gid>/` (see
+/// [`crate::paths::runs_dir`]), owned by root with the group `gid`, written the first time and
+/// verified like the cache before every run, shared by the runs of that pack and group (none
+/// of them may write it, and each run sees only its own pack's copy).
+#[cfg(unix)]
+pub(crate) fn readable_copy(
+    skill: &Skill<'_>,
+    key: &str,
+    gid: u32,
+) -> Result<Materialised, Failure> {
+    let runs = crate::paths::make_runs_dir()
+        .map_err(|e| io_failure("use", &crate::paths::runs_dir(), &e))?;
+    // Passed through by the group, never listed.
+    let views = private_subdir(&runs, "views", 0o711)?;
+    ensure_in(
+        &views,
+        &format!("{key}-g{gid}"),
+        skill,
+        Layout::readable_by(gid),
+    )
+}
+
+/// Makes sure `parent/name` is an exact copy of `skill`'s files in `layout` and returns it.
+#[cfg(unix)]
+fn ensure_in(
+    parent: &Path,
+    name: &str,
+    skill: &Skill<'_>,
+    layout: Layout,
+) -> Result<Materialised, Failure> {
+    let dir = parent.join(name);
     let mut rewritten = false;
     for _ in 0..3 {
         match std::fs::symlink_metadata(&dir) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                write_copy(&packs, &dir, skill)?;
+                write_copy(parent, &dir, skill, layout)?;
             }
             Err(e) => return Err(io_failure("inspect", &dir, &e)),
             Ok(_) => {}
         }
-        if verify(&dir, skill) {
+        if verify(&dir, skill, layout) {
             return Ok(Materialised { dir, rewritten });
         }
-        discard(&packs, &dir)?;
+        discard(parent, &dir)?;
         rewritten = true;
     }
     Err(Failure::new(
@@ -182,12 +254,12 @@ fn private_dir(dir: &Path) -> Result<PathBuf, Failure> {
     Ok(dir.to_path_buf())
 }
 
-/// `parent/name`, a real folder (not a link) of the user's own, mode 0700.
+/// `parent/name`, a real folder (not a link) of the user's own, `mode` (0700 or 0711).
 #[cfg(unix)]
-fn private_subdir(parent: &Path, name: &str) -> Result<PathBuf, Failure> {
+fn private_subdir(parent: &Path, name: &str, mode: u32) -> Result<PathBuf, Failure> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
     let dir = parent.join(name);
-    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+    match std::fs::DirBuilder::new().mode(mode).create(&dir) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(io_failure("create", &dir, &e)),
@@ -202,16 +274,16 @@ fn private_subdir(parent: &Path, name: &str) -> Result<PathBuf, Failure> {
             ),
         ));
     }
-    if meta.mode() & 0o077 != 0 {
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
+    if meta.mode() & 0o7777 != mode {
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(mode))
             .map_err(|e| io_failure("make private", &dir, &e))?;
     }
     Ok(dir)
 }
 
-/// Writes a fresh copy into a temporary sibling and renames it to `dir`.
+/// Writes a fresh copy in `layout` into a temporary sibling and renames it to `dir`.
 #[cfg(unix)]
-fn write_copy(packs: &Path, dir: &Path, skill: &Skill<'_>) -> Result<(), Failure> {
+fn write_copy(packs: &Path, dir: &Path, skill: &Skill<'_>, layout: Layout) -> Result<(), Failure> {
     use std::io::Write;
     use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
     let tmp = packs.join(format!(".{}", crate::paths::unique("tmp")));
@@ -251,13 +323,22 @@ fn write_copy(packs: &Path, dir: &Path, skill: &Skill<'_>) -> Result<(), Failure
             // No fsync: a copy cut short by a crash fails verification and is written again.
             file.write_all(f.bytes())
                 .map_err(|e| io_failure("write", &path, &e))?;
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(file_mode(f.bytes())))
+            if let Some(gid) = layout.group {
+                std::os::unix::fs::fchown(&file, None, Some(gid))
+                    .map_err(|e| io_failure("hand over", &path, &e))?;
+            }
+            let mode = layout.file_mode(f.bytes());
+            file.set_permissions(std::fs::Permissions::from_mode(mode))
                 .map_err(|e| io_failure("protect", &path, &e))?;
         }
         // Deepest first, so no folder loses its write bit before its content is in.
         dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
         for d in dirs.iter().chain(std::iter::once(&tmp)) {
-            std::fs::set_permissions(d, std::fs::Permissions::from_mode(DIR_MODE))
+            if let Some(gid) = layout.group {
+                std::os::unix::fs::chown(d, None, Some(gid))
+                    .map_err(|e| io_failure("hand over", d, &e))?;
+            }
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(layout.dir))
                 .map_err(|e| io_failure("protect", d, &e))?;
         }
         Ok(())
@@ -280,9 +361,10 @@ fn write_copy(packs: &Path, dir: &Path, skill: &Skill<'_>) -> Result<(), Failure
     }
 }
 
-/// Whether `dir` holds exactly the pack's files, read-only, byte for byte, and nothing else.
+/// Whether `dir` holds exactly the pack's files, read-only, byte for byte, and nothing else,
+/// owned by this user (and by `layout`'s group) with `layout`'s modes.
 #[cfg(unix)]
-pub(crate) fn verify(dir: &Path, skill: &Skill<'_>) -> bool {
+fn verify(dir: &Path, skill: &Skill<'_>, layout: Layout) -> bool {
     use std::collections::BTreeMap;
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let mut expected: BTreeMap<String, Option<skillbake::File>> = BTreeMap::new();
@@ -297,7 +379,9 @@ pub(crate) fn verify(dir: &Path, skill: &Skill<'_>) -> bool {
     let Ok(meta) = std::fs::symlink_metadata(dir) else {
         return false;
     };
-    if !meta.is_dir() || meta.uid() != uid() || meta.permissions().mode() & 0o7777 != DIR_MODE {
+    let owned =
+        |m: &std::fs::Metadata| m.uid() == uid() && layout.group.is_none_or(|gid| m.gid() == gid);
+    if !meta.is_dir() || !owned(&meta) || meta.permissions().mode() & 0o7777 != layout.dir {
         return false;
     }
     let mut seen = 0usize;
@@ -322,15 +406,15 @@ pub(crate) fn verify(dir: &Path, skill: &Skill<'_>) -> bool {
             let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
                 return false;
             };
-            if meta.uid() != uid() {
+            if !owned(&meta) {
                 return false;
             }
             let mode = meta.permissions().mode() & 0o7777;
             match want {
-                None if meta.is_dir() && mode == DIR_MODE => {
+                None if meta.is_dir() && mode == layout.dir => {
                     stack.push((entry.path(), rel));
                 }
-                Some(f) if meta.is_file() && mode == file_mode(f.bytes()) => {
+                Some(f) if meta.is_file() && mode == layout.file_mode(f.bytes()) => {
                     if meta.len() != f.bytes().len() as u64 {
                         return false;
                     }

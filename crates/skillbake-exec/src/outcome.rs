@@ -167,7 +167,8 @@ pub struct Meta {
     pub output_file: Option<PathBuf>,
     /// The materialised copy of the pack that ran.
     pub pack_dir: Option<PathBuf>,
-    /// Whether the materialised copy was found modified and written again before the run.
+    /// Whether the materialised copy (or, as root, the copy the script's user reads) was found
+    /// modified and written again before the run.
     pub cache_rewritten: bool,
     /// Permissions the pack declares.
     pub declared: Vec<String>,
@@ -271,8 +272,11 @@ pub struct Confinement {
     pub executor_gaps: Vec<String>,
     /// Why the audit record of the call could not be written, if it could not.
     pub audit_error: Option<String>,
-    /// The readable copy of the pack made for an unprivileged user, removed after the run.
+    /// The readable copy of the pack made for an unprivileged user for this run only, removed
+    /// after it (a copy shared by the runs of the pack is not).
     pub(crate) pack_view: Option<PathBuf>,
+    /// Whether the shared readable copy was found modified and written again before the run.
+    pub(crate) view_rewritten: bool,
     /// The run's private home folder (`HOME`, `TMPDIR`), removed after the run.
     pub(crate) home: Option<PathBuf>,
 }

@@ -584,6 +584,87 @@ fn a_tampered_cache_is_rewritten_never_executed() {
     std::fs::remove_dir_all(o.meta().output_dir.clone().unwrap()).unwrap();
 }
 
+#[test]
+fn as_root_the_copy_the_script_reads_is_checked_before_every_run_and_never_executed_modified() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    if !rustix::process::geteuid().is_root() {
+        return;
+    }
+    let env = Env::new();
+    let pwned = env.tmp.path().join("pwned");
+    // A user and group of this test's own, so that no other test's run reads its copy.
+    let (uid, gid) = (65529, 65529);
+    let ex = Executor::new(
+        &REGISTRY,
+        env.policy().output_dir(env.out()).run_as(uid, gid),
+    );
+    let o = ex.execute("echo", json!({}));
+    assert!(o.ok(), "{o}");
+    let key = o.meta().pack_dir.clone().unwrap();
+    let key = key.file_name().unwrap().to_str().unwrap();
+    let uid_dir = format!("skillbake-runs-{}", rustix::process::geteuid().as_raw());
+    let views = std::env::temp_dir().join(uid_dir).join("views");
+    let view = views.join(format!("{key}-g{gid}"));
+    let script = view.join("scripts/echo.py");
+    let original = std::fs::read(&script).unwrap();
+    let m = std::fs::metadata(&script).unwrap();
+    assert_eq!((m.uid(), m.gid(), m.mode() & 0o7777), (0, gid, 0o440));
+    let m = std::fs::metadata(&view).unwrap();
+    assert_eq!((m.uid(), m.gid(), m.mode() & 0o7777), (0, gid, 0o750));
+    // Passed through, never listed, by the script's user.
+    assert_eq!(std::fs::metadata(&views).unwrap().mode() & 0o7777, 0o711);
+    // Kept for the next run, which finds it as it was.
+    let o = ex.execute("echo", json!({}));
+    assert!(o.ok() && !o.meta().cache_rewritten, "{o}");
+
+    let evil = format!(
+        "open({:?}, 'w').write('x')\nprint('{{\"ok\": true, \"data\": \"evil\"}}')\n",
+        pwned.display().to_string()
+    );
+    let set = |p: &Path, mode: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    type Attack<'a> = (&'a str, Box<dyn Fn() + 'a>);
+    let attacks: Vec<Attack<'_>> = vec![
+        (
+            "modified script",
+            Box::new(|| {
+                set(&script, 0o640);
+                std::fs::write(&script, &evil).unwrap();
+                set(&script, 0o440);
+            }),
+        ),
+        (
+            "planted module",
+            Box::new(|| std::fs::write(view.join("scripts/json.py"), &evil).unwrap()),
+        ),
+        (
+            "script made writable by the group",
+            Box::new(|| set(&script, 0o660)),
+        ),
+        (
+            "script given to the script's user",
+            Box::new(|| std::os::unix::fs::chown(&script, Some(uid), None).unwrap()),
+        ),
+    ];
+    for (what, attack) in attacks {
+        attack();
+        let o = ex.execute("echo", json!({}));
+        assert!(o.ok(), "{what}: {o}");
+        assert_ne!(o.data(), Some(&json!("evil")), "{what}");
+        assert!(o.meta().cache_rewritten, "{what}");
+        assert!(!pwned.exists(), "{what}: the modified copy was executed");
+        assert_eq!(std::fs::read(&script).unwrap(), original, "{what}");
+        assert!(!view.join("scripts/json.py").exists(), "{what}");
+    }
+    // Removing it is always safe.
+    skillbake_rm(&view);
+    let o = ex.execute("echo", json!({}));
+    assert!(o.ok() && !o.meta().cache_rewritten, "{o}");
+    assert_eq!(std::fs::read(&script).unwrap(), original);
+    skillbake_rm(&view);
+}
+
 /// Removes a cache folder whose folders are read-only.
 fn skillbake_rm(dir: &Path) {
     use std::os::unix::fs::PermissionsExt;
