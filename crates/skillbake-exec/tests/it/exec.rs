@@ -523,14 +523,8 @@ fn a_tampered_cache_is_rewritten_never_executed() {
         0o500
     );
 
-    let writable = |p: &Path, mode: u32| {
-        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
-    };
-    let evil = format!(
-        "open({:?}, 'w').write('x')\nprint('{{\"ok\": true, \"data\": \"evil\"}}')\n",
-        pwned.display().to_string()
-    );
-    type Attack<'a> = (&'a str, Box<dyn Fn() + 'a>);
+    let writable = set_mode;
+    let evil = evil_script(&pwned);
     let attacks: Vec<Attack<'_>> = vec![
         (
             "modified script",
@@ -561,16 +555,7 @@ fn a_tampered_cache_is_rewritten_never_executed() {
         ),
         ("mode changed", Box::new(|| writable(&script, 0o700))),
     ];
-    for (what, attack) in attacks {
-        attack();
-        let o = ex.execute("echo", json!({}));
-        assert!(o.ok(), "{what}: {o}");
-        assert_ne!(o.data(), Some(&json!("evil")), "{what}");
-        assert!(o.meta().cache_rewritten, "{what}");
-        assert!(!pwned.exists(), "{what}: the modified copy was executed");
-        assert_eq!(std::fs::read(&script).unwrap(), original, "{what}");
-        assert!(!pack.join("scripts/json.py").exists());
-    }
+    each_attack_is_undone(&ex, attacks, &pwned, &script, &original);
     let o = ex.execute("echo", json!({}));
     assert!(
         o.ok() && !o.meta().cache_rewritten,
@@ -586,7 +571,7 @@ fn a_tampered_cache_is_rewritten_never_executed() {
 
 #[test]
 fn as_root_the_copy_the_script_reads_is_checked_before_every_run_and_never_executed_modified() {
-    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::os::unix::fs::MetadataExt;
     if !rustix::process::geteuid().is_root() {
         return;
     }
@@ -617,14 +602,8 @@ fn as_root_the_copy_the_script_reads_is_checked_before_every_run_and_never_execu
     let o = ex.execute("echo", json!({}));
     assert!(o.ok() && !o.meta().cache_rewritten, "{o}");
 
-    let evil = format!(
-        "open({:?}, 'w').write('x')\nprint('{{\"ok\": true, \"data\": \"evil\"}}')\n",
-        pwned.display().to_string()
-    );
-    let set = |p: &Path, mode: u32| {
-        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
-    };
-    type Attack<'a> = (&'a str, Box<dyn Fn() + 'a>);
+    let evil = evil_script(&pwned);
+    let set = set_mode;
     let attacks: Vec<Attack<'_>> = vec![
         (
             "modified script",
@@ -647,6 +626,41 @@ fn as_root_the_copy_the_script_reads_is_checked_before_every_run_and_never_execu
             Box::new(|| std::os::unix::fs::chown(&script, Some(uid), None).unwrap()),
         ),
     ];
+    each_attack_is_undone(&ex, attacks, &pwned, &script, &original);
+    // Removing it is always safe.
+    skillbake_rm(&view);
+    let o = ex.execute("echo", json!({}));
+    assert!(o.ok() && !o.meta().cache_rewritten, "{o}");
+    assert_eq!(std::fs::read(&script).unwrap(), original);
+    skillbake_rm(&view);
+}
+
+/// A tampering with a copy of the `echo` pack, and what it is called.
+type Attack<'a> = (&'a str, Box<dyn Fn() + 'a>);
+
+/// A script that, if it ever runs, creates `pwned` and answers `"evil"`.
+fn evil_script(pwned: &Path) -> String {
+    format!(
+        "open({:?}, 'w').write('x')\nprint('{{\"ok\": true, \"data\": \"evil\"}}')\n",
+        pwned.display().to_string()
+    )
+}
+
+fn set_mode(p: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+}
+
+/// Runs `echo` after each attack on the copy holding `script` (whose bytes are `original`): the
+/// run succeeds with the real script, reports the copy rewritten, and no planted code ran.
+fn each_attack_is_undone(
+    ex: &Executor<'_>,
+    attacks: Vec<Attack<'_>>,
+    pwned: &Path,
+    script: &Path,
+    original: &[u8],
+) {
+    let planted = script.with_file_name("json.py");
     for (what, attack) in attacks {
         attack();
         let o = ex.execute("echo", json!({}));
@@ -654,15 +668,9 @@ fn as_root_the_copy_the_script_reads_is_checked_before_every_run_and_never_execu
         assert_ne!(o.data(), Some(&json!("evil")), "{what}");
         assert!(o.meta().cache_rewritten, "{what}");
         assert!(!pwned.exists(), "{what}: the modified copy was executed");
-        assert_eq!(std::fs::read(&script).unwrap(), original, "{what}");
-        assert!(!view.join("scripts/json.py").exists(), "{what}");
+        assert_eq!(std::fs::read(script).unwrap(), original, "{what}");
+        assert!(!planted.exists(), "{what}");
     }
-    // Removing it is always safe.
-    skillbake_rm(&view);
-    let o = ex.execute("echo", json!({}));
-    assert!(o.ok() && !o.meta().cache_rewritten, "{o}");
-    assert_eq!(std::fs::read(&script).unwrap(), original);
-    skillbake_rm(&view);
 }
 
 /// Removes a cache folder whose folders are read-only.
