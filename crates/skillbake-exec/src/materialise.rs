@@ -24,8 +24,8 @@
 //!   may pass through but not list (0711). The runs of one pack share it: none of them may
 //!   write it, each run's view of the file system holds only its own pack's copy, and a
 //!   modified copy is replaced before the next run as the cache is.
-//! * Removing the cache (or a copy for another user) is always safe: the next run writes it again. Nothing is written before
-//!   the first run (a dry run writes nothing).
+//! * Removing the cache (or a copy for another user) is always safe: the next run writes it
+//!   again. Nothing is written before the first run (a dry run writes nothing).
 
 use crate::outcome::{ErrorCode, Failure};
 use sha2::{Digest, Sha256};
