@@ -36,14 +36,13 @@ const USES: &[Use] = &[
     Use { lang: SH, re: r"^\s*[^#\n]*\b(curl|wget|nc|ncat|ssh|scp|rsync|ftp|telnet)\s+\S|/dev/tcp/", needs: Set::NETWORK, what: "it uses the network, but `permission:` does not declare `network`" },
 ];
 
-fn compiled() -> &'static [(usize, Regex)] {
-    static RES: OnceLock<Vec<(usize, Regex)>> = OnceLock::new();
-    RES.get_or_init(|| {
-        USES.iter()
-            .enumerate()
-            .filter_map(|(i, u)| Regex::new(&format!("(?m){}", u.re)).ok().map(|r| (i, r)))
-            .collect()
-    })
+/// The expression of `USES[i]`, compiled the first time a script needs it.
+fn compiled(i: usize) -> Option<&'static Regex> {
+    static RES: [OnceLock<Option<Regex>>; USES.len()] = [const { OnceLock::new() }; USES.len()];
+    let u = USES.get(i)?;
+    RES.get(i)?
+        .get_or_init(|| Regex::new(&format!("(?m){}", u.re)).ok())
+        .as_ref()
 }
 
 /// Whether the pack declares what it may do: it runs under skillbake (`entrypoint`) or lists
@@ -62,12 +61,11 @@ fn declares(ctx: &PackCtx<'_>) -> Option<Set> {
 pub fn scan(ctx: &PackCtx<'_>, path: &str, bytes: &[u8], kind: Kind, hits: &mut Vec<Hit>) {
     let Kind::Script(lang) = kind else { return };
     let Some(granted) = declares(ctx) else { return };
-    for (i, re) in compiled() {
-        let u = &USES[*i];
+    for (i, u) in USES.iter().enumerate() {
         if !u.lang.contains(&lang) || granted.covers(u.needs) {
             continue;
         }
-        if let Some(m) = re.find(bytes) {
+        if let Some(m) = compiled(i).and_then(|re| re.find(bytes)) {
             let len = String::from_utf8_lossy(m.as_bytes()).trim().chars().count();
             hits.push(Hit::at(
                 Code::UndeclaredCapability,

@@ -187,7 +187,6 @@ fn comments(path: &str, bytes: &[u8], hits: &mut Vec<Hit>) {
     else {
         return;
     };
-    let Some(cue) = comment_cue() else { return };
     let mut from = 0;
     while let Some(m) = open.find(&bytes[from..]) {
         let at = from + m.start();
@@ -200,7 +199,8 @@ fn comments(path: &str, bytes: &[u8], hits: &mut Vec<Hit>) {
             .filter(|w| !w.is_empty())
             .count();
         let cjk = body.iter().filter(|&&b| b >= 0xE4).count();
-        if (words >= 6 || cjk >= 6) && cue.is_match(body) && !is_allow_comment(body) {
+        let cue = || comment_cue().is_some_and(|cue| cue.is_match(body));
+        if (words >= 6 || cjk >= 6) && cue() && !is_allow_comment(body) {
             hits.push(Hit::at(
                 Code::HiddenText,
                 "instructions inside an HTML comment, which Markdown viewers do not show",

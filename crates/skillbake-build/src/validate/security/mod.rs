@@ -45,31 +45,96 @@ use crate::diagnostic::{Code, Diagnostic};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex::bytes::Regex;
 use scan::{inline_allowed, is_text, kind_of, line_bounds, position, Hit, Kind, Pat};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-/// One compiled pattern.
+/// One pattern, compiled on first use: most patterns never see a line holding their trigger,
+/// and compiling every case-insensitive expression up front was most of what the group cost a
+/// process that checks a few packs.
 struct Compiled {
     code: Code,
     pat: &'static Pat,
-    re: Regex,
-    /// [`Pat::needs`], compiled.
-    needs: Option<Regex>,
+    /// [`Pat::re`]; `None` if it does not compile (the patterns are constants of this crate,
+    /// tested to compile).
+    re: OnceLock<Option<Regex>>,
+    /// [`Pat::needs`].
+    needs: OnceLock<Option<Regex>>,
 }
+
+impl Compiled {
+    fn re(&self) -> Option<&Regex> {
+        self.re
+            .get_or_init(|| Regex::new(&format!("(?i){}", self.pat.re)).ok())
+            .as_ref()
+    }
+
+    fn needs(&self) -> Option<&Regex> {
+        let needs = self.pat.needs?;
+        self.needs
+            .get_or_init(|| Regex::new(&format!("(?i){needs}")).ok())
+            .as_ref()
+    }
+
+    /// Whether the line can hold a match: no `needs`, or `needs` matches it.
+    fn may_match(&self, line: &[u8]) -> bool {
+        self.needs().is_none_or(|n| n.is_match(line))
+    }
+}
+
+/// Bytes of one kind of file a process scans with the trigger automaton's NFA before it builds
+/// the DFA: the DFA walks a byte about three times faster, but building it costs about as much
+/// as the NFA scanning half a megabyte more, so a check of a few packs never builds it.
+const DFA_AFTER: usize = 1 << 20;
 
 /// The trigger automaton of one kind of file, over the triggers of the patterns that apply to
 /// it: a data file's holds only those of the patterns scoped to every file, so the many
 /// triggers of script patterns (`fetch`, `required`, `nc `) do not fire on JSON and XML.
 struct Triggers {
-    ac: AhoCorasick,
-    /// For every trigger of `ac`, the patterns (indexes into [`Engine::pats`]) it starts, in
-    /// table order.
+    /// The triggers, lowercase.
+    words: Vec<String>,
+    /// For every trigger, the patterns (indexes into [`Engine::pats`]) it starts, in table
+    /// order.
     pats: Vec<Vec<usize>>,
+    /// The automaton as a contiguous NFA: cheap to build.
+    nfa: AhoCorasick,
+    /// The same automaton as a DFA, built once [`DFA_AFTER`] bytes were scanned. Both report
+    /// the same matches in the same order.
+    dfa: OnceLock<AhoCorasick>,
+    /// Bytes scanned with the NFA so far.
+    scanned: AtomicUsize,
+}
+
+impl Triggers {
+    /// The automaton to scan `len` more bytes with.
+    fn automaton(&self, len: usize) -> &AhoCorasick {
+        if let Some(dfa) = self.dfa.get() {
+            return dfa;
+        }
+        if self.scanned.fetch_add(len, Ordering::Relaxed) < DFA_AFTER {
+            return &self.nfa;
+        }
+        self.dfa
+            .get_or_init(|| build_automaton(&self.words, AhoCorasickKind::DFA))
+    }
+}
+
+/// The case-insensitive automaton over `words` reporting every (overlapping) match.
+fn build_automaton(words: &[String], kind: AhoCorasickKind) -> AhoCorasick {
+    AhoCorasickBuilder::new()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::Standard)
+        .kind(Some(kind))
+        .build(words)
+        .unwrap_or_else(|_| {
+            AhoCorasick::new(["\u{0}never\u{0}"]).unwrap_or_else(|_| unreachable!())
+        })
 }
 
 struct Engine {
     pats: Vec<Compiled>,
-    /// For data, prose and scripts ([`kind_slot`]).
-    triggers: [Triggers; 3],
+    /// For data, prose and scripts ([`kind_slot`]), each built when a file of its kind is
+    /// first scanned.
+    triggers: [OnceLock<Triggers>; 3],
 }
 
 /// Every rule's patterns, in one table.
@@ -111,58 +176,55 @@ fn triggers_for(pats: &[Compiled], kind: Kind) -> Triggers {
             }
         }
     }
-    // A full DFA: the overlapping search visits every byte of every text file, and a DFA
-    // takes one table lookup a byte where the default NFA for this many triggers follows
-    // failure links.
-    let ac = AhoCorasickBuilder::new()
-        .ascii_case_insensitive(true)
-        .match_kind(MatchKind::Standard)
-        .kind(Some(AhoCorasickKind::DFA))
-        .build(&words)
-        .unwrap_or_else(|_| {
-            AhoCorasick::new(["\u{0}never\u{0}"]).unwrap_or_else(|_| unreachable!())
-        });
-    Triggers { ac, pats: starts }
+    Triggers {
+        nfa: build_automaton(&words, AhoCorasickKind::ContiguousNFA),
+        words,
+        pats: starts,
+        dfa: OnceLock::new(),
+        scanned: AtomicUsize::new(0),
+    }
 }
 
 fn engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
     ENGINE.get_or_init(|| {
-        let mut pats = Vec::new();
-        for (code, table) in tables() {
-            for p in table {
-                // The patterns are constants of this crate, tested to compile.
-                let Ok(re) = Regex::new(&format!("(?i){}", p.re)) else {
-                    continue;
-                };
-                let needs = p.needs.and_then(|n| Regex::new(&format!("(?i){n}")).ok());
-                pats.push(Compiled {
-                    code,
-                    pat: p,
-                    re,
-                    needs,
-                });
-            }
+        let pats = tables()
+            .into_iter()
+            .flat_map(|(code, table)| table.iter().map(move |pat| (code, pat)))
+            .map(|(code, pat)| Compiled {
+                code,
+                pat,
+                re: OnceLock::new(),
+                needs: OnceLock::new(),
+            })
+            .collect();
+        Engine {
+            pats,
+            triggers: [OnceLock::new(), OnceLock::new(), OnceLock::new()],
         }
-        let triggers = [
-            triggers_for(&pats, Kind::Data),
-            triggers_for(&pats, Kind::Prose),
-            triggers_for(&pats, Kind::Script(scan::Lang::Shell)),
-        ];
-        Engine { pats, triggers }
     })
+}
+
+impl Engine {
+    /// The trigger automaton for files of `kind`.
+    fn triggers(&self, kind: Kind) -> Option<&Triggers> {
+        let slot = self.triggers.get(kind_slot(kind))?;
+        Some(slot.get_or_init(|| triggers_for(&self.pats, kind)))
+    }
 }
 
 /// Scans one text file with every pattern rule: one pass of the trigger automaton of its kind,
 /// then the patterns of each trigger on its line (each pattern once a line).
 pub fn scan_patterns(path: &str, bytes: &[u8], kind: Kind, hits: &mut Vec<Hit>) {
     let eng = engine();
-    let triggers = &eng.triggers[kind_slot(kind)];
+    let Some(triggers) = eng.triggers(kind) else {
+        return;
+    };
     let mut tried: Vec<usize> = Vec::new();
     // The bounds of the line of the last trigger: triggers hold no line break, and most lines
     // that hold one hold several.
     let mut bounds = (usize::MAX, 0);
-    for m in triggers.ac.find_overlapping_iter(bytes) {
+    for m in triggers.automaton(bytes.len()).find_overlapping_iter(bytes) {
         if !(bounds.0..=bounds.1).contains(&m.start()) {
             bounds = line_bounds(bytes, m.start());
             tried.clear();
@@ -178,10 +240,10 @@ pub fn scan_patterns(path: &str, bytes: &[u8], kind: Kind, hits: &mut Vec<Hit>) 
             tried.push(id);
             let c = &eng.pats[id];
             let text = &bytes[start..end];
-            if c.needs.as_ref().is_some_and(|n| !n.is_match(text)) {
+            if !c.may_match(text) {
                 continue;
             }
-            let Some(found) = c.re.find(text) else {
+            let Some(found) = c.re().and_then(|re| re.find(text)) else {
                 continue;
             };
             if c.code == Code::DownloadExec
@@ -341,21 +403,58 @@ mod tests {
         let eng = engine();
         assert_eq!(eng.pats.len(), n);
         for c in &eng.pats {
-            assert_eq!(c.needs.is_some(), c.pat.needs.is_some(), "{}", c.pat.re);
+            assert!(c.re().is_some(), "{}", c.pat.re);
+            assert_eq!(c.needs().is_some(), c.pat.needs.is_some(), "{}", c.pat.re);
         }
     }
 
-    fn lines_under(dir: &Path, out: &mut Vec<Vec<u8>>) {
+    /// The NFA a process starts with and the DFA it builds later find the same triggers in the
+    /// same order (the order patterns are tried in on a line), on every file of the fixtures and
+    /// bundled packs, for every kind of file.
+    #[test]
+    fn the_nfa_and_the_dfa_find_the_same_triggers() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut texts = Vec::new();
+        texts_under(&root.join("tests/fixtures"), &mut texts);
+        texts_under(&root.join("../../skills"), &mut texts);
+        let eng = engine();
+        let mut matches = 0;
+        for kind in [Kind::Data, Kind::Prose, Kind::Script(scan::Lang::Python)] {
+            let t = triggers_for(&eng.pats, kind);
+            let dfa = build_automaton(&t.words, AhoCorasickKind::DFA);
+            for text in &texts {
+                let found = |ac: &AhoCorasick| -> Vec<(usize, usize, usize)> {
+                    ac.find_overlapping_iter(text.as_slice())
+                        .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
+                        .collect()
+                };
+                let by_nfa = found(&t.nfa);
+                assert_eq!(by_nfa, found(&dfa));
+                matches += by_nfa.len();
+            }
+        }
+        assert!(matches >= 500, "only {matches} matches");
+    }
+
+    fn texts_under(dir: &Path, out: &mut Vec<Vec<u8>>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
         };
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
-                lines_under(&p, out);
+                texts_under(&p, out);
             } else if let Ok(bytes) = std::fs::read(&p) {
-                out.extend(bytes.split(|&b| b == b'\n').map(<[u8]>::to_vec));
+                out.push(bytes);
             }
+        }
+    }
+
+    fn lines_under(dir: &Path, out: &mut Vec<Vec<u8>>) {
+        let mut texts = Vec::new();
+        texts_under(dir, &mut texts);
+        for text in texts {
+            out.extend(text.split(|&b| b == b'\n').map(<[u8]>::to_vec));
         }
     }
 
@@ -369,9 +468,11 @@ mod tests {
         lines_under(&root.join("../../skills"), &mut lines);
         let mut checked = 0;
         for c in &engine().pats {
-            let Some(needs) = &c.needs else { continue };
+            let (Some(re), Some(needs)) = (c.re(), c.needs()) else {
+                continue;
+            };
             for line in &lines {
-                if c.re.is_match(line) {
+                if re.is_match(line) {
                     checked += 1;
                     assert!(
                         needs.is_match(line),
