@@ -98,10 +98,17 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             Err(e) => bail!("cannot read `{}`: {e}", p.display()),
         }
     }
+    let format = Format::from_name(&format).unwrap_or(Format::Human);
     let mut opts = CheckOptions {
         config_file: config,
         profile: profile.as_deref().and_then(Profile::from_name),
         locked,
+        // The catalog's cost is printed after a human report and is part of the JSON one.
+        without_cost: match format {
+            Format::Human => quiet,
+            Format::Json => false,
+            Format::Github | Format::Sarif => true,
+        },
         ..CheckOptions::default()
     };
     for (names, level) in [
@@ -126,7 +133,6 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             }
         }
     }
-    let format = Format::from_name(&format).unwrap_or(Format::Human);
     let fix_opts = skillbake_build::fix::FixOptions { rename_dirs };
     if diff {
         return Ok(super::fix::diff(&paths, &opts, fix_opts));

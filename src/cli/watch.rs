@@ -189,6 +189,8 @@ struct Watched {
 /// The options of a single pack's check: the skills root's configuration applies.
 fn pack_options(root: &Path, opts: &CheckOptions) -> CheckOptions {
     let mut o = opts.clone();
+    // A pack's cost is not printed (only the whole root's).
+    o.without_cost = true;
     if o.config_file.is_none() {
         let cfg = root.join("skillbake.toml");
         if cfg.is_file() {

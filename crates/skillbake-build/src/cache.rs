@@ -475,7 +475,7 @@ fn checked(
     mut diags: Vec<Diagnostic>,
     ctx: &Ctx<'_>,
 ) -> Processed {
-    let outcome = check_one(source, ctx.cfg, ctx.compress);
+    let outcome = check_one(source, ctx.cfg, ctx.compress, crate::check::Index::Always);
     let clean = diags.is_empty() && outcome.diags.is_empty();
     diags.extend(outcome.diags);
     // A pack with diagnostics is not cached (checked again next time, so its warnings are

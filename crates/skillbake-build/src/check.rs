@@ -49,6 +49,12 @@ pub struct CheckOptions {
     /// Compare every vendored pack with `skills.lock` at the root (`check --locked`):
     /// `lock-mismatch` and `lock-invalid` (see `vendor::lock`).
     pub locked: bool,
+    /// Leave the report's [`Report::cost`] out (what the catalog costs in a prompt and how large
+    /// the routing index is), for a caller that does not show it (`check --quiet`, the formats
+    /// other than human and JSON, the editor): the routing index of a single pack is then built
+    /// only for its `route_tests`, since no other routing rule can fire on one pack. The
+    /// diagnostics are the same either way.
+    pub without_cost: bool,
 }
 
 /// The state a check compares against.
@@ -197,17 +203,28 @@ pub(crate) fn finish(
         .collect();
     if !docs.is_empty() {
         docs.sort_by(|a, b| a.name.cmp(&b.name));
-        if let Ok(built) = crate::generate::route::build_docs(&docs) {
+        // Without a cost to report, the index of one pack serves only its routing tests.
+        let index_read =
+            !opts.without_cost || docs.len() > 1 || docs.iter().any(|d| !d.route.tests.is_empty());
+        let built = if index_read {
+            crate::generate::route::build_docs(&docs).ok()
+        } else {
+            None
+        };
+        if index_read == built.is_some() {
             let prefix = crate::generate::default_prefix(root);
             let before = diags.len();
-            report.cost = Some(validate::route::check_all(
+            let cost = validate::route::check_all(
                 &docs,
-                &built,
+                built.as_ref(),
                 cfg,
                 &prefix,
                 &configured.label,
                 diags,
-            ));
+            );
+            if !opts.without_cost {
+                report.cost = Some(cost);
+            }
             let over = diags
                 .get(before..)
                 .unwrap_or_default()
@@ -216,7 +233,7 @@ pub(crate) fn finish(
             if over {
                 configured.keep_source(report);
             }
-            route = Some(built);
+            route = built;
         }
     }
     cfg.apply_levels(diags);
@@ -352,7 +369,13 @@ fn check_with(
     report.packs = found.packs.len();
 
     let compress = GlobSet::new(&cfg.compress);
-    let outcomes = check_packs(found.packs, cfg, &compress);
+    // With one pack, only its own routing tests can read the index.
+    let index = if opts.without_cost && found.packs.len() <= 1 {
+        Index::ForTests
+    } else {
+        Index::Always
+    };
+    let outcomes = check_packs(found.packs, cfg, &compress, index);
     let mut skills: Vec<Skill> = Vec::new();
     let mut crosses = Vec::new();
     for outcome in outcomes {
@@ -399,14 +422,25 @@ fn check_with(
     }
 }
 
+/// When a check needs the routing terms of its packs (the index built over them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Index {
+    /// Always: the build embeds the index, the report shows its size, or several packs are
+    /// compared (`description-near-duplicate`).
+    Always,
+    /// Only for a pack with `route_tests`.
+    ForTests,
+}
+
 /// Checks packs on every available core, keeping their order; each pack's files move into its
 /// model (nothing is copied).
 fn check_packs(
     packs: Vec<PackSource>,
     cfg: &ProjectConfig,
     compress: &GlobSet,
+    index: Index,
 ) -> Vec<PackOutcome> {
-    crate::parallel::par_map_owned(packs, |p| check_one(p, cfg, compress))
+    crate::parallel::par_map_owned(packs, |p| check_one(p, cfg, compress, index))
 }
 
 /// Parses and validates one pack.
@@ -414,6 +448,7 @@ pub(crate) fn check_one(
     mut pack: PackSource,
     cfg: &ProjectConfig,
     compress: &GlobSet,
+    index: Index,
 ) -> PackOutcome {
     let mut out = PackOutcome::default();
     let file = validate::skill_md_path(&pack);
@@ -456,10 +491,15 @@ pub(crate) fn check_one(
             .map(|f| f.path.clone())
             .collect();
         skill.files = std::mem::take(&mut pack.files);
+        let doc = if index == Index::Always || !skill.route.tests.is_empty() {
+            TOKENIZER.with_borrow_mut(|tok| crate::generate::route::doc(&skill, tok))
+        } else {
+            crate::generate::route::doc_without_terms(&skill)
+        };
         out.cross = Some(CrossPack {
             site,
             requires,
-            doc: TOKENIZER.with_borrow_mut(|tok| crate::generate::route::doc(&skill, tok)),
+            doc,
         });
         out.skill = Some(skill);
     }

@@ -75,6 +75,8 @@ pub fn check_pack(
             .filter(|c| c.path.parent() != Some(pack))
             .map(|c| c.path.clone()),
         config_text: config.and_then(|c| c.text).map(str::to_string),
+        // An editor shows diagnostics, not the catalog's cost.
+        without_cost: true,
         ..CheckOptions::default()
     };
     let overlay: Vec<(String, Vec<u8>)> = open
@@ -93,6 +95,7 @@ pub fn check_pack(
 pub fn check_config(dir: &Path, text: Option<&str>, open: &[(String, Vec<u8>)]) -> PackCheck {
     let opts = CheckOptions {
         config_text: text.map(str::to_string),
+        without_cost: true,
         ..CheckOptions::default()
     };
     let checked = skillbake_build::check_overlay(dir, &opts, open);

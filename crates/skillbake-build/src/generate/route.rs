@@ -249,12 +249,20 @@ pub fn build(skills: &[&Skill]) -> Result<Built, TooLarge> {
 /// options).
 pub fn doc(skill: &Skill, tok: &mut Tokenizer) -> RouteDoc {
     RouteDoc {
+        terms: doc_terms(&FieldTexts::of(skill), &Weights::DEFAULT, tok),
+        ..doc_without_terms(skill)
+    }
+}
+
+/// What [`doc`] gives without the terms (no tokenizing): for a check that builds no index.
+pub fn doc_without_terms(skill: &Skill) -> RouteDoc {
+    RouteDoc {
         name: skill.name.clone(),
         description: skill.description.clone(),
         rel_dir: skill.rel_dir.clone(),
         tags: skill.tags.clone(),
         route: skill.route.clone(),
-        terms: doc_terms(&FieldTexts::of(skill), &Weights::DEFAULT, tok),
+        terms: crate::model::DocTerms::default(),
     }
 }
 

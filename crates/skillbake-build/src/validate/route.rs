@@ -177,11 +177,12 @@ fn thousands(n: usize) -> String {
 }
 
 /// Runs every pack's routing tests, the near-duplicate check and the catalog budget against
-/// `built`, the index of `skills` (sorted by name). `prefix` is the location prefix catalogs use;
+/// `built`, the index of `skills` (sorted by name; `None` when no pack has tests and there is
+/// only one, so that neither of the first two can fire: the cost then has no index bytes). `prefix` is the location prefix catalogs use;
 /// `config_file` names `skillbake.toml` in diagnostics.
 pub fn check_all(
     skills: &[&RouteDoc],
-    built: &Built,
+    built: Option<&Built>,
     cfg: &ProjectConfig,
     prefix: &str,
     config_file: &str,
@@ -189,10 +190,10 @@ pub fn check_all(
 ) -> Cost {
     let mut cost = Cost {
         catalog_format: cfg.route.catalog_format.name(),
-        index_bytes: built.bytes.len(),
+        index_bytes: built.map_or(0, |b| b.bytes.len()),
         ..Cost::default()
     };
-    if let Some(index) = Index::new(&built.bytes) {
+    if let Some(index) = built.and_then(|b| Index::new(&b.bytes)) {
         let mut tok = Tokenizer::new().with_word_cache();
         run_tests(skills, &index, &mut tok, cfg.route.top, diags);
         near_duplicates(

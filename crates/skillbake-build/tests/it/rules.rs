@@ -60,6 +60,25 @@ fn options(dir: &Path) -> CheckOptions {
     }
 }
 
+/// A check that leaves the cost out (`check --quiet`, the editor; it skips the routing index of
+/// a single pack without `route_tests`) reports exactly what the full check reports.
+fn same_without_cost(dir: &Path, opts: &CheckOptions, full: &skillbake_build::report::Report) {
+    let lean = check(
+        dir,
+        &CheckOptions {
+            without_cost: true,
+            ..opts.clone()
+        },
+    );
+    assert_eq!(
+        human::render(&lean.report, false),
+        human::render(full, false),
+        "{}",
+        dir.display()
+    );
+    assert!(lean.report.cost.is_none(), "{}", dir.display());
+}
+
 #[test]
 fn every_code_has_a_failing_and_a_passing_fixture() {
     let rules = fixtures().join("rules");
@@ -81,6 +100,7 @@ fn every_code_has_a_failing_and_a_passing_fixture() {
             dir.join("fail")
         };
         let failed = check(&fail, &options(&dir));
+        same_without_cost(&fail, &options(&dir), &failed.report);
         let seen: Vec<&str> = failed
             .report
             .diagnostics
@@ -108,6 +128,7 @@ fn every_code_has_a_failing_and_a_passing_fixture() {
         });
 
         let passed = check(&dir.join("pass"), &options(&dir));
+        same_without_cost(&dir.join("pass"), &options(&dir), &passed.report);
         assert!(
             passed.report.diagnostics.is_empty(),
             "{code}: pass/ raised:\n{}",
