@@ -3,11 +3,13 @@
 //! over the bytes discovery already read:
 //!
 //! 1. one Aho–Corasick automaton over the trigger words of the patterns that apply to the
-//!    file's kind (data, prose or script; built once per process, in a [`OnceLock`]) finds
+//!    file's kind (data, prose or script; built when a file of that kind is first scanned, in a
+//!    [`OnceLock`], and walked over four stretches of a file at once: [`triggers`]) finds
 //!    candidate lines in a single pass;
 //! 2. only on a line holding a trigger are the patterns of that trigger confirmed, each once a
 //!    line: first its cheap necessary expression ([`scan::Pat::needs`], which most lines
-//!    holding a common trigger fail), then the precompiled case-insensitive regular expression;
+//!    holding a common trigger fail), then the case-insensitive regular expression (each
+//!    compiled the first time a line reaches it);
 //! 3. invisible characters are looked for only where `memchr` finds their UTF-8 lead bytes.
 //!
 //! Binary files get a magic-number and extension check instead ([`binary`]). Findings that need
@@ -29,6 +31,7 @@
 //! | [`capabilities`] | `undeclared-capability` |
 //! | [`binary`] | `binary-payload` |
 //! | [`scan`] | (what the rules share) |
+//! | [`triggers`] | (the trigger automaton) |
 
 pub mod binary;
 pub mod capabilities;
@@ -39,13 +42,12 @@ pub mod hijack;
 pub mod obfuscation;
 pub mod persistence;
 pub mod scan;
+pub mod triggers;
 
 use super::PackCtx;
 use crate::diagnostic::{Code, Diagnostic};
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex::bytes::Regex;
 use scan::{inline_allowed, is_text, kind_of, line_bounds, position, Hit, Kind, Pat};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// One pattern, compiled on first use: most patterns never see a line holding their trigger,
@@ -81,60 +83,21 @@ impl Compiled {
     }
 }
 
-/// Bytes of one kind of file a process scans with the trigger automaton's NFA before it builds
-/// the DFA: the DFA walks a byte about three times faster, but building it costs about as much
-/// as the NFA scanning half a megabyte more, so a check of a few packs never builds it.
-const DFA_AFTER: usize = 1 << 20;
-
 /// The trigger automaton of one kind of file, over the triggers of the patterns that apply to
 /// it: a data file's holds only those of the patterns scoped to every file, so the many
 /// triggers of script patterns (`fetch`, `required`, `nc `) do not fire on JSON and XML.
-struct Triggers {
-    /// The triggers, lowercase.
-    words: Vec<String>,
-    /// For every trigger, the patterns (indexes into [`Engine::pats`]) it starts, in table
-    /// order.
+struct KindTriggers {
+    automaton: triggers::Triggers,
+    /// For every trigger of `automaton`, the patterns (indexes into [`Engine::pats`]) it
+    /// starts, in table order.
     pats: Vec<Vec<usize>>,
-    /// The automaton as a contiguous NFA: cheap to build.
-    nfa: AhoCorasick,
-    /// The same automaton as a DFA, built once [`DFA_AFTER`] bytes were scanned. Both report
-    /// the same matches in the same order.
-    dfa: OnceLock<AhoCorasick>,
-    /// Bytes scanned with the NFA so far.
-    scanned: AtomicUsize,
-}
-
-impl Triggers {
-    /// The automaton to scan `len` more bytes with.
-    fn automaton(&self, len: usize) -> &AhoCorasick {
-        if let Some(dfa) = self.dfa.get() {
-            return dfa;
-        }
-        if self.scanned.fetch_add(len, Ordering::Relaxed) < DFA_AFTER {
-            return &self.nfa;
-        }
-        self.dfa
-            .get_or_init(|| build_automaton(&self.words, AhoCorasickKind::DFA))
-    }
-}
-
-/// The case-insensitive automaton over `words` reporting every (overlapping) match.
-fn build_automaton(words: &[String], kind: AhoCorasickKind) -> AhoCorasick {
-    AhoCorasickBuilder::new()
-        .ascii_case_insensitive(true)
-        .match_kind(MatchKind::Standard)
-        .kind(Some(kind))
-        .build(words)
-        .unwrap_or_else(|_| {
-            AhoCorasick::new(["\u{0}never\u{0}"]).unwrap_or_else(|_| unreachable!())
-        })
 }
 
 struct Engine {
     pats: Vec<Compiled>,
     /// For data, prose and scripts ([`kind_slot`]), each built when a file of its kind is
     /// first scanned.
-    triggers: [OnceLock<Triggers>; 3],
+    triggers: [OnceLock<KindTriggers>; 3],
 }
 
 /// Every rule's patterns, in one table.
@@ -158,7 +121,7 @@ fn kind_slot(kind: Kind) -> usize {
 }
 
 /// The automaton over the triggers of the patterns of `pats` that apply to `kind`.
-fn triggers_for(pats: &[Compiled], kind: Kind) -> Triggers {
+fn triggers_for(pats: &[Compiled], kind: Kind) -> KindTriggers {
     let mut words: Vec<String> = Vec::new();
     let mut starts: Vec<Vec<usize>> = Vec::new();
     for (id, c) in pats.iter().enumerate() {
@@ -176,12 +139,9 @@ fn triggers_for(pats: &[Compiled], kind: Kind) -> Triggers {
             }
         }
     }
-    Triggers {
-        nfa: build_automaton(&words, AhoCorasickKind::ContiguousNFA),
-        words,
+    KindTriggers {
+        automaton: triggers::Triggers::new(words),
         pats: starts,
-        dfa: OnceLock::new(),
-        scanned: AtomicUsize::new(0),
     }
 }
 
@@ -207,7 +167,7 @@ fn engine() -> &'static Engine {
 
 impl Engine {
     /// The trigger automaton for files of `kind`.
-    fn triggers(&self, kind: Kind) -> Option<&Triggers> {
+    fn triggers(&self, kind: Kind) -> Option<&KindTriggers> {
         let slot = self.triggers.get(kind_slot(kind))?;
         Some(slot.get_or_init(|| triggers_for(&self.pats, kind)))
     }
@@ -224,13 +184,15 @@ pub fn scan_patterns(path: &str, bytes: &[u8], kind: Kind, hits: &mut Vec<Hit>) 
     // The bounds of the line of the last trigger: triggers hold no line break, and most lines
     // that hold one hold several.
     let mut bounds = (usize::MAX, 0);
-    for m in triggers.automaton(bytes.len()).find_overlapping_iter(bytes) {
-        if !(bounds.0..=bounds.1).contains(&m.start()) {
-            bounds = line_bounds(bytes, m.start());
+    let mut found = Vec::new();
+    triggers.automaton.find(bytes, &mut found);
+    for m in found {
+        if !(bounds.0..=bounds.1).contains(&m.start) {
+            bounds = line_bounds(bytes, m.start);
             tried.clear();
         }
         let (start, end) = bounds;
-        let Some(ids) = triggers.pats.get(m.pattern().as_usize()) else {
+        let Some(ids) = triggers.pats.get(m.trigger) else {
             continue;
         };
         for &id in ids {
@@ -421,15 +383,9 @@ mod tests {
         let mut matches = 0;
         for kind in [Kind::Data, Kind::Prose, Kind::Script(scan::Lang::Python)] {
             let t = triggers_for(&eng.pats, kind);
-            let dfa = build_automaton(&t.words, AhoCorasickKind::DFA);
             for text in &texts {
-                let found = |ac: &AhoCorasick| -> Vec<(usize, usize, usize)> {
-                    ac.find_overlapping_iter(text.as_slice())
-                        .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
-                        .collect()
-                };
-                let by_nfa = found(&t.nfa);
-                assert_eq!(by_nfa, found(&dfa));
+                let (by_nfa, by_dfa) = t.automaton.by_each(text);
+                assert_eq!(Some(&by_nfa), by_dfa.as_ref());
                 matches += by_nfa.len();
             }
         }
