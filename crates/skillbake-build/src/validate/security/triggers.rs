@@ -95,7 +95,8 @@ fn build(words: &[String], kind: AhoCorasickKind) -> AhoCorasick {
 /// aho-corasick's DFA over the words, copied: `trans[state + class]` is the next state, every
 /// state premultiplied by the number of classes; the match states come first.
 struct Dfa {
-    /// The class of every byte (bytes that lead every state to the same state share one).
+    /// The class of every byte: one for each byte that occurs in a word (both cases of a
+    /// letter in one), 0 for every other byte.
     classes: [u8; 256],
     /// The number of classes: the stride of a state's row.
     stride: u32,
@@ -123,13 +124,33 @@ impl Dfa {
             .match_kind(MatchKind::Standard)
             .build(words)
             .ok()?;
+        // A class per byte that occurs in a word (both cases of a letter in one), and one for
+        // every other byte: those lead every state where the start state leads.
+        let mut classes = [0u8; 256];
+        let mut count = 1usize;
+        let mut representative = vec![0u8];
+        for w in words {
+            for &b in w.as_bytes() {
+                let b = b.to_ascii_lowercase();
+                if classes[usize::from(b)] == 0 {
+                    let class = u8::try_from(count).ok()?;
+                    classes[usize::from(b)] = class;
+                    classes[usize::from(b.to_ascii_uppercase())] = class;
+                    representative.push(b);
+                    count += 1;
+                }
+            }
+        }
+        if let Some(other) = (0..=255u8).find(|&b| classes[usize::from(b)] == 0) {
+            representative[0] = other;
+        }
         // Every state the unanchored search reaches, in the order first reached.
         let start = d.start_state(Anchored::No).ok()?;
         let mut states = vec![start];
         let mut row_of: HashMap<u32, usize> = HashMap::from([(start.as_u32(), 0)]);
         let mut i = 0;
         while let Some(&s) = states.get(i) {
-            for b in 0..=255u8 {
+            for &b in &representative {
                 let next = d.next_state(Anchored::No, s, b);
                 if let Entry::Vacant(e) = row_of.entry(next.as_u32()) {
                     e.insert(states.len());
@@ -138,18 +159,7 @@ impl Dfa {
             }
             i += 1;
         }
-        // Bytes whose column is the same in every state share a class.
-        let mut class_of: HashMap<Vec<u32>, u8> = HashMap::new();
-        let mut classes = [0u8; 256];
-        for b in 0..=255u8 {
-            let column: Vec<u32> = states
-                .iter()
-                .map(|&s| d.next_state(Anchored::No, s, b).as_u32())
-                .collect();
-            let next = u8::try_from(class_of.len()).ok()?;
-            classes[usize::from(b)] = *class_of.entry(column).or_insert(next);
-        }
-        let stride = class_of.len();
+        let stride = representative.len();
         // Rows: the match states first, each group in the order reached.
         let mut order: Vec<usize> = (0..states.len()).collect();
         order.sort_by_key(|&i| !d.is_match(states[i]));
@@ -163,9 +173,9 @@ impl Dfa {
         let mut ends = vec![Box::<[u32]>::default(); matching];
         for (old, &s) in states.iter().enumerate() {
             let base = row[old] * stride;
-            for b in 0..=255u8 {
+            for (class, &b) in representative.iter().enumerate() {
                 let next = row_of.get(&d.next_state(Anchored::No, s, b).as_u32())?;
-                trans[base + usize::from(classes[usize::from(b)])] = premultiplied(*next)?;
+                trans[base + class] = premultiplied(*next)?;
             }
             if d.is_match(s) {
                 ends[row[old]] = (0..d.match_len(s))
