@@ -81,7 +81,7 @@ pub struct CheckArgs {
     /// Do not report CODE or a group's codes (hard errors cannot be allowed).
     #[arg(short = 'A', long = "allow", value_name = "CODE|GROUP")]
     pub(super) allow: Vec<String>,
-    /// Print only the summary line (human format).
+    /// Print only the summary line (human format), without the catalog's cost.
     #[arg(short, long)]
     pub(super) quiet: bool,
     /// Colour the human output.
