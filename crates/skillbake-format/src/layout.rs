@@ -193,14 +193,34 @@ pub mod index {
 /// of `data` and has `rows` rows; [`NONE`] outside the table or the blob.
 #[inline]
 pub fn cell(data: &[u8], at: usize, rows: usize, width: usize, row: usize, col: usize) -> u32 {
-    if row >= rows || col >= width {
-        return NONE;
+    let [c] = cells(data, at, rows, width, row, col);
+    c
+}
+
+/// Reads the `N` cells of row `row` from column `col` on (a range is two: start and end) with
+/// one bounds check; every one [`NONE`] when any lies outside the table or the blob.
+#[inline]
+pub fn cells<const N: usize>(
+    data: &[u8],
+    at: usize,
+    rows: usize,
+    width: usize,
+    row: usize,
+    col: usize,
+) -> [u32; N] {
+    let mut out = [NONE; N];
+    if row >= rows || col + N > width {
+        return out;
     }
     let i = at + (row * width + col) * 4;
-    match data.get(i..i + 4) {
-        Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),
-        _ => NONE,
+    if let Some(bytes) = data.get(i..i + 4 * N) {
+        for (cell, b) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+            if let &[b0, b1, b2, b3] = b {
+                *cell = u32::from_le_bytes([b0, b1, b2, b3]);
+            }
+        }
     }
+    out
 }
 
 #[cfg(test)]
@@ -215,5 +235,16 @@ mod tests {
         assert_eq!(cell(&data, 1, 1, 3, 1, 0), NONE);
         assert_eq!(cell(&data, 1, 1, 3, 0, 3), NONE);
         assert_eq!(cell(&data, 5, 1, 3, 0, 2), NONE);
+    }
+
+    #[test]
+    fn ranges_are_read_whole_or_not_at_all() {
+        let data = [9, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0];
+        assert_eq!(cells::<2>(&data, 1, 1, 3, 0, 0), [1, 2]);
+        assert_eq!(cells::<2>(&data, 1, 1, 3, 0, 1), [2, 3]);
+        assert_eq!(cells::<2>(&data, 1, 1, 3, 0, 2), [NONE, NONE]);
+        assert_eq!(cells::<2>(&data, 1, 1, 3, 1, 0), [NONE, NONE]);
+        assert_eq!(cells::<3>(&data, 1, 1, 3, 0, 0), [1, 2, 3]);
+        assert_eq!(cells::<2>(&data, 9, 1, 3, 0, 0), [NONE, NONE]);
     }
 }

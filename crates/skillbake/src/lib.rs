@@ -122,6 +122,27 @@ pub mod __private {
         pub fn cell(&self, data: &[u8], width: usize, row: usize, col: usize) -> u32 {
             skillbake_format::layout::cell(data, self.at, self.rows, width, row, col)
         }
+
+        /// Cells `col` and `col + 1` of `row` (a range), read together; both `NONE` outside
+        /// the table.
+        #[inline]
+        pub fn range(&self, data: &[u8], width: usize, row: usize, col: usize) -> (u32, u32) {
+            let [start, end] = self.cells(data, width, row, col);
+            (start, end)
+        }
+
+        /// The `N` cells of `row` from `col` on, read with one bounds check; all `NONE` when
+        /// any lies outside the table.
+        #[inline]
+        pub fn cells<const N: usize>(
+            &self,
+            data: &[u8],
+            width: usize,
+            row: usize,
+            col: usize,
+        ) -> [u32; N] {
+            skillbake_format::layout::cells(data, self.at, self.rows, width, row, col)
+        }
     }
 
     /// Text decoded on first access and kept for the life of the process (a `SKILL.md` stored

@@ -155,6 +155,9 @@ fn slice(text: &'static str, s: Str) -> &'static str {
     text.get(s.0 as usize..s.1 as usize).unwrap_or("")
 }
 
+// `Skill::own_skill_md_reply` reads the path and the reply as one run of four cells.
+const _: () = assert!(layout::skill::REPLY == layout::skill::SKILL_MD_PATH + 2);
+
 fn text_at(parts: &'static Parts, start: u32, end: u32) -> &'static str {
     parts.text.get(start as usize..end as usize).unwrap_or("")
 }
@@ -201,18 +204,21 @@ impl Registry {
         }
         let h = phf_shared::hash(key, &p.index_key);
         let bucket = (h.g % buckets as u32) as usize;
-        let d1 = p
-            .index_disps
-            .cell(p.data, layout::index::disps::WIDTH, bucket, 0);
-        let d2 = p
-            .index_disps
-            .cell(p.data, layout::index::disps::WIDTH, bucket, 1);
+        let (d1, d2) = p.index_disps.range(
+            p.data,
+            layout::index::disps::WIDTH,
+            bucket,
+            layout::index::disps::D1,
+        );
         let slot = (phf_shared::displace(h.f1, h.f2, d1, d2) % slots as u32) as usize;
         let row = p
             .index_slots
             .cell(p.data, layout::index::slots::WIDTH, slot, 0) as usize;
         let skill = self.skill(row)?;
-        (skill.s(layout::skill::KEY) == key).then_some(row)
+        let (start, end) = skill.range(layout::skill::KEY);
+        // Compared as bytes: equal bytes are the same text, with no character boundary to check.
+        let stored = p.text.as_bytes().get(start as usize..end as usize);
+        (stored == Some(key.as_bytes())).then_some(row)
     }
 
     /// The `n`-th skill in name order, at the version an agent gets by name (what
@@ -372,8 +378,8 @@ impl Registry {
     /// allocating). For the pack's own `SKILL.md` path the reply was precomputed whole: one copy.
     pub fn load_skill_into(&self, skill_name: &str, file_path: &str, out: &mut String) {
         if let Some(skill) = self.get(skill_name) {
-            if skill.is_own_skill_md_path(file_path) {
-                out.push_str(skill.reply());
+            if let Some(reply) = skill.own_skill_md_reply(file_path) {
+                out.push_str(reply);
                 return;
             }
             skill
@@ -423,7 +429,8 @@ impl<'r> Skill<'r> {
     }
 
     fn range(&self, col: usize) -> (u32, u32) {
-        (self.cell(col), self.cell(col + 1))
+        let p = self.parts();
+        p.skills.range(p.data, layout::skill::WIDTH, self.row, col)
     }
 
     fn s(&self, col: usize) -> &'static str {
@@ -689,11 +696,26 @@ impl<'r> Skill<'r> {
         (text_at(p, start, head_end), text_at(p, tail_start, end))
     }
 
-    /// Whether `file_path` is the pack's own `SKILL.md` path, for which the whole reply was
-    /// precomputed ([`Skill::reply`]); false when a file of the pack has that path.
-    pub(crate) fn is_own_skill_md_path(&self, file_path: &str) -> bool {
-        self.cell(layout::skill::FLAGS) & layout::flags::OWN_PATH_IS_BODY != 0
-            && file_path == self.skill_md_path()
+    /// The precomputed reply ([`Skill::reply`]) when `file_path` is the pack's own `SKILL.md`
+    /// path (and no file of the pack has that path): the path and the reply are adjacent ranges
+    /// of the row, read with one bounds check, and the path is compared as bytes (the hit
+    /// `load_skill` answers most).
+    pub(crate) fn own_skill_md_reply(&self, file_path: &str) -> Option<&'static str> {
+        if self.cell(layout::skill::FLAGS) & layout::flags::OWN_PATH_IS_BODY == 0 {
+            return None;
+        }
+        let p = self.parts();
+        let [path_start, path_end, reply_start, reply_end] = p.skills.cells(
+            p.data,
+            layout::skill::WIDTH,
+            self.row,
+            layout::skill::SKILL_MD_PATH,
+        );
+        let path = p
+            .text
+            .as_bytes()
+            .get(path_start as usize..path_end as usize)?;
+        (path == file_path.as_bytes()).then(|| text_at(p, reply_start, reply_end))
     }
 
     /// Resolves `file_path` against this skill (see [`Registry::resolve`]).
