@@ -178,8 +178,9 @@ fn thousands(n: usize) -> String {
 
 /// Runs every pack's routing tests, the near-duplicate check and the catalog budget against
 /// `built`, the index of `skills` (sorted by name; `None` when no pack has tests and there is
-/// only one, so that neither of the first two can fire: the cost then has no index bytes). `prefix` is the location prefix catalogs use;
-/// `config_file` names `skillbake.toml` in diagnostics.
+/// only one, so that neither of the first two can fire: the cost then has no index bytes).
+/// `prefix` is the location prefix catalogs use; `config_file` names `skillbake.toml` in
+/// diagnostics.
 pub fn check_all(
     skills: &[&RouteDoc],
     built: Option<&Built>,
