@@ -13,7 +13,9 @@
 //! * **`skillbake run`, first run**: the same with the cache removed before every run (untimed),
 //!   so each run materialises the pack;
 //! * **`skillbake run`, warm, before** (with `--before BIN`): another `skillbake` binary (an
-//!   earlier revision's release build with the bundled packs), warm, with its own cache, to
+//!   earlier revision's release build with the bundled packs), warm, with its own cache and its
+//!   own `TMPDIR` (the sandbox keeps its probe's result in the runs folder there, one record for
+//!   the binary that wrote it: two binaries sharing it would each probe again on every run), to
 //!   measure a change against what it replaces in the same rounds;
 //! * **DB-GPT**: its own `execute_skill_script_file` (`dbgpt` 0.8.2, from `target/dbgpt-venv` or
 //!   `target/bench-venv`) on a copy of the same pack, timed inside one Python process that stays
@@ -297,10 +299,18 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
     if let Some(bin) = &opts.before {
         let mut argv = setup.skillbake(&scratch.join("cache-before"));
         argv[0] = s(bin);
+        // A temporary folder of its own, open to every user as /tmp is (a run as root hands the
+        // script to `nobody`, who must reach the runs folder inside it).
+        let tmp = scratch.join("tmp-before");
+        mkdir(&tmp)?;
+        std::fs::set_permissions(&tmp, std::os::unix::fs::PermissionsExt::from_mode(0o1777))
+            .map_err(|e| format!("cannot open `{}` to every user: {e}", tmp.display()))?;
+        let mut env = setup.env();
+        env.push(("TMPDIR".to_string(), s(&tmp)));
         runners.push(Runner {
             name: "before",
             argv,
-            env: setup.env(),
+            env,
             before: None,
             times: Vec::new(),
         });
