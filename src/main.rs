@@ -10,16 +10,5 @@ fn main() -> std::process::ExitCode {
     if let Some(code) = cli::fast::run() {
         return code;
     }
-    // A command that runs a pack checks its parameters against the pack's schema: what that
-    // first needs is built while the arguments are parsed.
-    if matches!(
-        std::env::args_os()
-            .nth(1)
-            .as_deref()
-            .and_then(|a| a.to_str()),
-        Some("run" | "exec-script")
-    ) {
-        skillbake_exec::prepare_params();
-    }
     cli::run()
 }

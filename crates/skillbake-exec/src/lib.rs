@@ -73,7 +73,7 @@ pub use audit::{audit_record, params_sha256, AuditLog, DEFAULT_LOG_KEEP};
 pub use call::Call;
 pub use confine::{confine, Folders};
 pub use outcome::{Confinement, ErrorCode, Exit, Failure, Meta, Origin, Outcome, STDERR_KEPT};
-pub use params::{prepare as prepare_params, ParamCheck};
+pub use params::ParamCheck;
 pub use policy::{
     Policy, ResourceLimits, UnknownPermission, DEFAULT_FILE_SIZE, DEFAULT_MEMORY,
     DEFAULT_OPEN_FILES, DEFAULT_OUTPUT_CAP, DEFAULT_OUTPUT_LIMIT, DEFAULT_PROCESSES,

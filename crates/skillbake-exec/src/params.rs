@@ -128,19 +128,6 @@ impl ParamCheck {
 /// Where [`compile`] registers a pack's schema.
 const SCHEMA_URI: &str = "urn:skillbake:params";
 
-/// Builds, on a thread of its own, what compiling any pack's schema first needs: jsonschema's
-/// draft-07 meta-schema validator (a process-wide value that the root [`ParamCheck`] compiles a
-/// pack's schema under is checked against, about 0.2 ms to build). A command about to check a
-/// pack's parameters calls this as it starts, so that the build overlaps its argument parsing
-/// and planning instead of coming after them; a process that ends first loses nothing.
-pub fn prepare() {
-    let spawned = std::thread::Builder::new()
-        .name("skillbake-params".into())
-        .spawn(|| jsonschema::meta::is_valid(&serde_json::json!({ "$schema": DRAFT_07 })));
-    // Without the thread the validator is built when first needed, as before.
-    drop(spawned);
-}
-
 /// The draft of the root [`compile`] names the pack's schema from.
 const DRAFT_07: &str = "http://json-schema.org/draft-07/schema#";
 
