@@ -128,9 +128,6 @@ impl ParamCheck {
 /// Where [`compile`] registers a pack's schema.
 const SCHEMA_URI: &str = "urn:skillbake:params";
 
-/// The draft of the root [`compile`] names the pack's schema from.
-const DRAFT_07: &str = "http://json-schema.org/draft-07/schema#";
-
 /// The pack's `schema.json` compiled into a validator.
 ///
 /// Every schema a generated registry embeds was checked against its meta-schema when the
@@ -158,7 +155,7 @@ fn by_reference(schema: &Value) -> Option<jsonschema::Validator> {
         .prepare()
         .ok()?;
     let root = serde_json::json!({
-        "$schema": DRAFT_07,
+        "$schema": "http://json-schema.org/draft-07/schema#",
         "$ref": SCHEMA_URI,
     });
     jsonschema::options()
