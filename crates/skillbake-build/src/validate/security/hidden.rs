@@ -114,38 +114,15 @@ fn invisible(path: &str, bytes: &[u8], hits: &mut Vec<Hit>) {
 }
 
 fn padding(path: &str, bytes: &[u8], hits: &mut Vec<Hit>) {
-    // Runs of blank lines: only where a long run of line breaks exists at all.
-    let mut blank = 0usize;
-    let mut run_start = 0usize;
-    let mut start = 0usize;
-    let mut reported = false;
-    {
-        for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
-            let line = &bytes[start..end];
-            if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
-                if blank == 0 {
-                    run_start = start;
-                }
-                blank += 1;
-            } else {
-                if blank >= BLANK_RUN && !reported {
-                    hits.push(Hit::at(
-                        Code::HiddenText,
-                        "a long run of blank lines pushes what follows out of view",
-                        path,
-                        bytes,
-                        run_start,
-                        0,
-                    ));
-                    reported = true;
-                }
-                blank = 0;
-            }
-            start = end + 1;
-            if start > bytes.len() {
-                break;
-            }
-        }
+    if let Some(at) = blank_run(bytes) {
+        hits.push(Hit::at(
+            Code::HiddenText,
+            "a long run of blank lines pushes what follows out of view",
+            path,
+            bytes,
+            at,
+            0,
+        ));
     }
     let spaces = [b' '; 64];
     let finder = memchr::memmem::Finder::new(&spaces);
@@ -171,6 +148,58 @@ fn padding(path: &str, bytes: &[u8], hits: &mut Vec<Hit>) {
         }
         from = at + run.max(1);
     }
+}
+
+/// Whether a byte can be part of a blank line or the line breaks between blank lines.
+fn is_blank_byte(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// Where the first run of [`BLANK_RUN`] or more blank lines (lines of nothing but spaces, tabs
+/// and carriage returns) that some content follows starts: the start of its first blank line.
+///
+/// Such a run and the line breaks around it are one stretch of at least `BLANK_RUN` bytes that
+/// are all blank bytes, so only every `BLANK_RUN`-th byte is looked at until one is blank; the
+/// stretch around it is then measured. Most of a text is never read here (the line-by-line walk
+/// this replaces read every line).
+fn blank_run(bytes: &[u8]) -> Option<usize> {
+    let mut probe = BLANK_RUN - 1;
+    while let Some(&b) = bytes.get(probe) {
+        if !is_blank_byte(b) {
+            probe += BLANK_RUN;
+            continue;
+        }
+        // The whole stretch of blank bytes holding `probe`: [start, end).
+        let start = bytes[..probe]
+            .iter()
+            .rposition(|&b| !is_blank_byte(b))
+            .map_or(0, |i| i + 1);
+        let end = bytes[probe..]
+            .iter()
+            .position(|&b| !is_blank_byte(b))
+            .map_or(bytes.len(), |i| probe + i);
+        // Content must follow; a run at the end of the text hides nothing.
+        if end < bytes.len() && end - start >= BLANK_RUN {
+            let stretch = &bytes[start..end];
+            let breaks = memchr::memchr_iter(b'\n', stretch).count();
+            // Past the text's start, the first break ends the line of the content before the
+            // stretch; every later one ends a blank line. At the text's start every one does.
+            let blank = if start == 0 {
+                breaks
+            } else {
+                breaks.saturating_sub(1)
+            };
+            if blank >= BLANK_RUN {
+                return Some(if start == 0 {
+                    0
+                } else {
+                    memchr::memchr(b'\n', stretch).map_or(start, |i| start + i + 1)
+                });
+            }
+        }
+        probe = end + BLANK_RUN;
+    }
+    None
 }
 
 fn comment_cue() -> Option<&'static Regex> {
@@ -219,4 +248,82 @@ fn comments(path: &str, bytes: &[u8], hits: &mut Vec<Hit>) {
 
 fn is_allow_comment(body: &[u8]) -> bool {
     memchr::memmem::find(body, b"skillbake: allow(").is_some() && body.len() < 120
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The line-by-line walk [`blank_run`] replaced, kept to check it against.
+    fn blank_run_by_lines(bytes: &[u8]) -> Option<usize> {
+        let (mut blank, mut run_start, mut start) = (0usize, 0usize, 0usize);
+        for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
+            let line = &bytes[start..end];
+            if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+                if blank == 0 {
+                    run_start = start;
+                }
+                blank += 1;
+            } else {
+                if blank >= BLANK_RUN {
+                    return Some(run_start);
+                }
+                blank = 0;
+            }
+            start = end + 1;
+            if start > bytes.len() {
+                break;
+            }
+        }
+        None
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// Texts of blank bytes and a little content, in lumps long enough to make runs of
+        /// every length around [`BLANK_RUN`], at the start, the middle and the end.
+        #[test]
+        fn the_stretch_search_finds_what_the_line_walk_finds(
+            lumps in proptest::collection::vec(
+                (prop_oneof![
+                    Just(&b"\n"[..]), Just(&b"  \n"[..]), Just(&b"\t\r\n"[..]),
+                    Just(&b" "[..]), Just(&b"\r"[..]), Just(&b"x"[..]), Just(&b"text\n"[..]),
+                ], 1usize..60),
+                0..12,
+            )
+        ) {
+            let mut text = Vec::new();
+            for (lump, times) in lumps {
+                for _ in 0..times {
+                    text.extend_from_slice(lump);
+                }
+            }
+            prop_assert_eq!(blank_run(&text), blank_run_by_lines(&text));
+        }
+    }
+
+    #[test]
+    fn runs_at_the_edges() {
+        let n = "\n".repeat(BLANK_RUN);
+        let m = "\n".repeat(BLANK_RUN - 1);
+        for text in [
+            format!("{n}after"),
+            format!("a{n}after"),
+            format!("a\n{n}after"),
+            format!("a{m}after"),
+            format!("a\n{m}after"),
+            format!("a{n}"),
+            format!(" \r\t{n} \tafter"),
+            String::new(),
+        ] {
+            assert_eq!(
+                blank_run(text.as_bytes()),
+                blank_run_by_lines(text.as_bytes()),
+                "{text:?}"
+            );
+        }
+        assert!(blank_run(format!("a\n{n}after").as_bytes()).is_some());
+        assert!(blank_run(format!("a{n}").as_bytes()).is_none());
+    }
 }
