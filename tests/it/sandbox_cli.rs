@@ -74,6 +74,7 @@ fn the_dry_run_prints_the_limits_and_what_is_enforced_and_writes_nothing() {
             "file_metadata",
             "execute",
             "network",
+            "udp",
             "other_processes",
             "other_runs",
             "syscalls",
@@ -98,12 +99,59 @@ fn the_dry_run_prints_the_limits_and_what_is_enforced_and_writes_nothing() {
             .clone()
     };
     assert_eq!(state("file_read"), json!("allowed"));
+    if sandbox["mechanisms"]
+        .as_array()
+        .is_some_and(|m| m.contains(&json!("seccomp")))
+    {
+        // No network permission: no UDP socket either.
+        assert_eq!(state("udp"), json!("enforced"));
+    }
     assert_eq!(sandbox["permissions_used"], json!(["filesystem:read"]));
     assert!(sandbox["env"]
         .as_array()
         .unwrap()
         .contains(&json!("OUTPUT_DIR")));
     assert!(!t.path().join("cache").exists(), "a dry run writes nothing");
+}
+
+/// `smtp` grants name resolution; where Landlock cannot filter UDP ports (before ABI 10) UDP is
+/// open to any address, and the dry run lists that under `not_enforced` (the `udp` guard) and
+/// calls the run `partial`, without refusing the pack for it.
+#[test]
+fn udp_under_smtp_is_listed_as_not_enforced_and_the_pack_is_not_refused() {
+    let t = tmp();
+    let o = skillbake(t.path())
+        .args([
+            "run",
+            "send-email",
+            "--dry-run",
+            "--allow",
+            "smtp",
+            "--allow",
+            "filesystem:read",
+            "--params",
+            r#"{"to": "a@example.com", "subject": "s", "body": "b"}"#,
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    let v = json_out(&o);
+    let sandbox = &v["data"]["sandbox"];
+    let abi = sandbox["landlock_abi"].as_u64().unwrap_or(0);
+    let seccomp = sandbox["mechanisms"]
+        .as_array()
+        .is_some_and(|m| m.contains(&json!("seccomp")));
+    let udp_gap = sandbox["not_enforced"].as_array().unwrap().iter().any(|l| {
+        l.as_str()
+            .unwrap_or("")
+            .starts_with("udp: UDP to any address and port")
+    });
+    if seccomp && abi < 10 {
+        assert!(udp_gap, "{sandbox}");
+        assert_eq!(sandbox["mode"], json!("partial"), "{sandbox}");
+    } else if seccomp {
+        assert!(!udp_gap, "{sandbox}");
+    }
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The audit log: one JSON line per call, appended atomically.
 //!
 //! ```json
-//! {"time":"2026-12-01T09:30:03.512Z","skill":"send-email","version":"1.2.0","params_sha256":"…","granted":["smtp"],"used":["smtp"],"outcome":"OK","exit":{"code":0},"duration_ms":84.2,"sandbox":"confined","not_enforced":[],"dry_run":false,"attempts":1,"pid":4242}
+//! {"time":"2026-12-01T09:30:03.512Z","skill":"send-email","version":"1.2.0","params_sha256":"…","granted":["smtp"],"used":["smtp"],"outcome":"OK","exit":{"code":0},"duration_ms":84.2,"sandbox":"partial","not_enforced":["udp: UDP to any address and port, for name resolution: …"],"dry_run":false,"attempts":1,"pid":4242}
 //! ```
 //!
 //! | field | what |

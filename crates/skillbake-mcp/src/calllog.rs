@@ -3,7 +3,7 @@
 //! executor's own writer ([`AuditLog`]: atomic appends, size-bounded rotation).
 //!
 //! ```json
-//! {"time":"2026-12-02T15:30:03.512Z","agent":"alice","client":"claude-code","session":"3f7c…","tool":"send-email","skill":"send-email","version":"2.0.0","via":"rollout","params_sha256":"…","granted":["smtp"],"used":["smtp"],"outcome":"OK","exit":{"code":0},"duration_ms":84.2,"bytes_in":61,"bytes_out":412,"sandbox":"confined","not_enforced":[],"dry_run":false,"attempts":1,"pid":4242}
+//! {"time":"2026-12-02T15:30:03.512Z","agent":"alice","client":"claude-code","session":"3f7c…","tool":"send-email","skill":"send-email","version":"2.0.0","via":"rollout","params_sha256":"…","granted":["smtp"],"used":["smtp"],"outcome":"OK","exit":{"code":0},"duration_ms":84.2,"bytes_in":61,"bytes_out":412,"sandbox":"partial","not_enforced":["udp: UDP to any address and port, for name resolution: …"],"dry_run":false,"attempts":1,"pid":4242}
 //! ```
 //!
 //! | field | what |

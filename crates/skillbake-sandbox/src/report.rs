@@ -73,6 +73,9 @@ pub enum Guard {
     Execute,
     /// Opening network connections.
     Network,
+    /// Sending UDP datagrams: part of `Network`, but open to any address when name resolution is
+    /// granted and the kernel's Landlock cannot filter UDP ports (before ABI 10).
+    Udp,
     /// Signalling, tracing, connecting to abstract sockets of, or sharing System V IPC with
     /// processes outside the run.
     OtherProcesses,
@@ -109,6 +112,7 @@ impl Guard {
         Guard::FileMetadata,
         Guard::Execute,
         Guard::Network,
+        Guard::Udp,
         Guard::OtherProcesses,
         Guard::OtherRuns,
         Guard::Syscalls,
@@ -131,6 +135,7 @@ impl Guard {
             Guard::FileMetadata => "file_metadata",
             Guard::Execute => "execute",
             Guard::Network => "network",
+            Guard::Udp => "udp",
             Guard::OtherProcesses => "other_processes",
             Guard::OtherRuns => "other_runs",
             Guard::Syscalls => "syscalls",

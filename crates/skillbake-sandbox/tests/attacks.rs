@@ -8,7 +8,7 @@
 
 mod support;
 
-use skillbake_sandbox::{probe, Guard, Limits, Mechanism, Network, Spec, State};
+use skillbake_sandbox::{probe, Guard, Limits, Mechanism, Mode, Network, Spec, State};
 use std::io::ErrorKind;
 use std::net::{TcpListener, UdpSocket};
 use std::os::unix::process::ExitStatusExt;
@@ -263,7 +263,7 @@ fn udp_and_raw_sockets_when_only_tcp_ports_are_granted() {
     }
     // Local sockets reach daemons: denied as well.
     let unix = "import socket\ntry:\n    socket.socket(socket.AF_UNIX)\n    print('created')\nexcept OSError as e:\n    print('denied', e.errno)\n";
-    let o = run(python(unix, &[]), tcp_only, DEADLINE);
+    let o = run(python(unix, &[]), tcp_only.clone(), DEADLINE);
     if probe().seccomp {
         assert_eq!(o.stdout, "denied 1\n");
     }
@@ -277,11 +277,27 @@ fn udp_and_raw_sockets_when_only_tcp_ports_are_granted() {
     let o = run(python(UDP, &[&port]), dns, DEADLINE);
     let c = o.applied.control(Guard::Network).unwrap();
     assert!(c.detail.contains("DNS"), "{}", c.detail);
+    let u = o.applied.control(Guard::Udp).unwrap();
     let udp_ports_filtered = probe().landlock_abi.is_some_and(|v| v >= 10);
-    if !udp_ports_filtered {
+    if !udp_ports_filtered && probe().seccomp {
+        // The datagram arrives, and the report says so where gaps are listed: not enforced,
+        // with why, and the run is only partly confined.
         assert_eq!(o.stdout, "sent\n", "{}", o.stderr);
-        assert!(c.detail.contains("UDP to any port"), "{}", c.detail);
         assert!(udp.recv_from(&mut buf).is_ok());
+        assert_eq!(u.state, State::NotEnforced, "{}", u.detail);
+        assert!(
+            u.detail.contains("UDP to any address and port"),
+            "{}",
+            u.detail
+        );
+        assert!(o.applied.gaps().any(|g| g.guard == Guard::Udp));
+        assert_eq!(o.applied.mode, Mode::Partial);
+    }
+    // Without name resolution no UDP socket is made, and the report says that is enforced.
+    let o = run(python(UDP, &[&port]), tcp_only, DEADLINE);
+    if probe().seccomp {
+        let u = o.applied.control(Guard::Udp).unwrap();
+        assert_eq!(u.state, State::Enforced, "{}", u.detail);
     }
 }
 
