@@ -854,10 +854,20 @@ fn describe(plan: &Plan<'_>, policy: &Policy, meta: &Meta) -> Value {
             "output_limit_bytes": policy.output_limit.max(policy.output_cap as u64),
             "retries": if plan.idempotent { policy.retries } else { 0 },
             "idempotent": plan.idempotent,
+            "not_enforced": RUN_TOTALS_NOT_ENFORCED,
         },
         "sandbox": meta.confinement.to_json(),
     })
 }
+
+/// What the limits do not bound, said in every dry run: the sandbox's limits are per
+/// process and per file, and no memory or I/O cgroup is created for a run.
+const RUN_TOTALS_NOT_ENFORCED: [&str; 2] = [
+    "memory_total: the address space is bounded per process (the sandbox's address_space \
+     guard), not for the run, which may start as many processes as its processes guard allows",
+    "disk_total: the size of each file the run writes is bounded (file_size), not how many \
+     files it writes",
+];
 
 /// Steps 4–7.
 fn run(plan: &Plan<'_>, policy: &Policy, mut meta: Meta) -> Outcome {

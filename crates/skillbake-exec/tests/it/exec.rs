@@ -487,6 +487,13 @@ fn a_dry_run_shows_what_would_run_and_runs_and_writes_nothing() {
         "{names:?}"
     );
     assert_eq!(data["limits"]["timeout_seconds"], json!(10.0));
+    let totals: Vec<&str> = data["limits"]["not_enforced"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().split(':').next().unwrap())
+        .collect();
+    assert_eq!(totals, ["memory_total", "disk_total"]);
     assert_ne!(data["sandbox"]["mode"], json!("none"));
     assert!(!marker.exists(), "the script ran");
     assert!(!env.cache().exists(), "the cache was written");
