@@ -44,7 +44,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 pub const CACHE_FILE: &str = "skillbake_cache.bin";
 
 /// Changes whenever the cache's layout or the meaning of a fragment changes.
-const FORMAT: &[u8; 8] = b"SKBC0005";
+const FORMAT: &[u8; 8] = b"SKBC0006";
 
 /// A stamp taken less than this after the file changed does not vouch for its content.
 const RACY: Duration = Duration::from_secs(2);
@@ -749,15 +749,86 @@ fn put_doc(w: &mut impl Write, d: &RouteDoc) -> std::io::Result<()> {
     put_pos(w, r.description_pos)?;
     put_u64(w, d.terms.terms.len() as u64)?;
     for (term, tf) in &d.terms.terms {
-        put_bytes(w, term.as_bytes())?;
-        for v in tf {
-            w.write_all(&v.to_le_bytes())?;
-        }
+        put_term(w, term, tf)?;
     }
     for v in d.terms.len {
         w.write_all(&v.to_le_bytes())?;
     }
     Ok(())
+}
+
+/// One term of a pack and its weight in each field, compactly: most of a cache is terms, and
+/// most terms occur in one or two of the eight fields. The term's length as a LEB128 number,
+/// its bytes, a byte with one bit per field whose weight is not `+0.0`, then those weights'
+/// bits; a weight left out reads back as `+0.0`, so every weight round-trips bit for bit.
+fn put_term(w: &mut impl Write, term: &str, tf: &[f32; 8]) -> std::io::Result<()> {
+    put_leb128(w, term.len() as u64)?;
+    w.write_all(term.as_bytes())?;
+    let mut mask = 0u8;
+    for (f, v) in tf.iter().enumerate() {
+        if v.to_bits() != 0 {
+            mask |= 1 << f;
+        }
+    }
+    w.write_all(&[mask])?;
+    for v in tf.iter().filter(|v| v.to_bits() != 0) {
+        w.write_all(&v.to_bits().to_le_bytes())?;
+    }
+    Ok(())
+}
+
+/// Reads what [`put_term`] wrote.
+fn get_term(r: &mut impl Read) -> Option<(String, [f32; 8])> {
+    let n = usize::try_from(get_leb128(r)?).ok()?;
+    // A term is a short word; a longer length is a damaged cache (never a huge allocation).
+    if n > 1 << 16 {
+        return None;
+    }
+    let mut bytes = vec![0u8; n];
+    r.read_exact(&mut bytes).ok()?;
+    let term = String::from_utf8(bytes).ok()?;
+    let mask = get_u8(r)?;
+    let mut tf = [0f32; 8];
+    for (f, v) in tf.iter_mut().enumerate() {
+        if mask & (1 << f) != 0 {
+            *v = f32::from_bits(get_u32(r)?);
+        }
+    }
+    Some((term, tf))
+}
+
+fn put_leb128(w: &mut impl Write, mut v: u64) -> std::io::Result<()> {
+    let mut buf = [0u8; 10];
+    let mut n = 0;
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        if let Some(b) = buf.get_mut(n) {
+            *b = if v == 0 { byte } else { byte | 0x80 };
+        }
+        n += 1;
+        if v == 0 {
+            break;
+        }
+    }
+    w.write_all(buf.get(..n).unwrap_or(&buf))
+}
+
+/// A LEB128 number of at most ten bytes (`None` past that or past 64 bits).
+fn get_leb128(r: &mut impl Read) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..70).step_by(7) {
+        let byte = get_u8(r)?;
+        let bits = u64::from(byte & 0x7f);
+        if shift == 63 && bits > 1 {
+            return None;
+        }
+        v |= bits << shift;
+        if byte & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
 }
 
 fn get_u32(r: &mut impl Read) -> Option<u32> {
@@ -808,12 +879,7 @@ fn get_doc(r: &mut impl Read) -> Option<RouteDoc> {
     let n = get_count(r)?;
     let mut terms = Vec::with_capacity(n.min(1 << 20));
     for _ in 0..n {
-        let term = get_string(r)?;
-        let mut tf = [0f32; 8];
-        for v in &mut tf {
-            *v = f32::from_bits(get_u32(r)?);
-        }
-        terms.push((term, tf));
+        terms.push(get_term(r)?);
     }
     let mut len = [0f64; 8];
     for v in &mut len {
@@ -856,7 +922,9 @@ fn get_u8(r: &mut impl Read) -> Option<u8> {
 
 fn get_bytes(r: &mut impl Read) -> Option<Vec<u8>> {
     let n = usize::try_from(get_u64(r)?).ok()?;
-    let mut v = Vec::new();
+    // Room for what the length says, up to 1 MiB at once: a damaged length cannot make a huge
+    // allocation, and a short read is refused below.
+    let mut v = Vec::with_capacity(n.min(1 << 20));
     r.take(n as u64).read_to_end(&mut v).ok()?;
     (v.len() == n).then_some(v)
 }
@@ -972,4 +1040,79 @@ fn get_entry(r: &mut impl Read) -> Option<Entry> {
             },
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(term: &str, tf: [f32; 8]) -> Option<(String, [f32; 8])> {
+        let mut bytes = Vec::new();
+        put_term(&mut bytes, term, &tf).ok()?;
+        let mut r = bytes.as_slice();
+        let back = get_term(&mut r)?;
+        r.is_empty().then_some(back)
+    }
+
+    /// Every weight comes back bit for bit, whichever fields hold one.
+    #[test]
+    fn terms_round_trip_bit_for_bit() {
+        let odd = [
+            0.0,
+            -0.0,
+            f32::NAN,
+            f32::MIN_POSITIVE / 2.0,
+            1.5,
+            f32::INFINITY,
+            0.0,
+            3.25,
+        ];
+        for (term, tf) in [
+            ("report", [0.0; 8]),
+            ("quarter", [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.5]),
+            ("用户", [1.0; 8]),
+            ("", odd),
+        ] {
+            let Some((t, back)) = round_trip(term, tf) else {
+                panic!("{term:?} did not round-trip")
+            };
+            assert_eq!(t, term);
+            let bits = |a: [f32; 8]| a.map(f32::to_bits);
+            assert_eq!(bits(back), bits(tf), "{term:?}");
+        }
+        let long = "x".repeat(300);
+        assert_eq!(round_trip(&long, [0.0; 8]).map(|b| b.0), Some(long));
+    }
+
+    #[test]
+    fn leb128_round_trips_and_refuses_overlong_numbers() {
+        for v in [0, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX] {
+            let mut bytes = Vec::new();
+            assert!(put_leb128(&mut bytes, v).is_ok());
+            assert_eq!(get_leb128(&mut bytes.as_slice()), Some(v));
+        }
+        // Eleven continuation bytes, and a tenth byte past 64 bits.
+        assert_eq!(get_leb128(&mut [0x80u8; 11].as_slice()), None);
+        let mut past = vec![0xffu8; 9];
+        past.push(0x02);
+        assert_eq!(get_leb128(&mut past.as_slice()), None);
+        // Cut short.
+        assert_eq!(get_leb128(&mut [0x80u8].as_slice()), None);
+    }
+
+    /// A damaged term never allocates what its length claims, and reads as `None`.
+    #[test]
+    fn a_damaged_term_is_refused() {
+        let mut huge = Vec::new();
+        assert!(put_leb128(&mut huge, u64::MAX >> 1).is_ok());
+        assert_eq!(get_term(&mut huge.as_slice()), None);
+        let mut cut = Vec::new();
+        assert!(put_term(&mut cut, "report", &[1.0; 8]).is_ok());
+        cut.truncate(cut.len() - 1);
+        assert_eq!(get_term(&mut cut.as_slice()), None);
+        let mut not_utf8 = Vec::new();
+        assert!(put_leb128(&mut not_utf8, 1).is_ok());
+        not_utf8.extend([0xff, 0]);
+        assert_eq!(get_term(&mut not_utf8.as_slice()), None);
+    }
 }
