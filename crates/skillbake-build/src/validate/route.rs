@@ -197,13 +197,7 @@ pub fn check_all(
     if let Some(index) = built.and_then(|b| Index::new(&b.bytes)) {
         let mut tok = Tokenizer::new().with_word_cache();
         run_tests(skills, &index, &mut tok, cfg.route.top, diags);
-        near_duplicates(
-            skills,
-            &index,
-            &mut tok,
-            cfg.route.duplicate_threshold,
-            diags,
-        );
+        near_duplicates(skills, &index, cfg.route.duplicate_threshold, diags);
     }
     let locations: Vec<String> = skills
         .iter()
@@ -350,19 +344,39 @@ fn run_tests(
     }
 }
 
+/// Packs a worker searches with one tokenizer (and its word cache).
+const SEARCHES_PER_TASK: usize = 64;
+
 fn near_duplicates(
     skills: &[&RouteDoc],
     index: &Index<'_>,
-    tok: &mut Tokenizer,
     threshold: f64,
     diags: &mut Vec<Diagnostic>,
 ) {
+    // Each pack's search is independent of the others': they run on every core, and what they
+    // find is reported below in the packs' order, as one pass would report it.
+    let tasks: Vec<&[&RouteDoc]> = skills.chunks(SEARCHES_PER_TASK).collect();
+    let searched = crate::parallel::par_map(&tasks, |task| {
+        let mut tok = Tokenizer::new().with_word_cache();
+        task.iter()
+            .map(|skill| {
+                if skill.description.trim().is_empty() {
+                    Vec::new()
+                } else {
+                    hits(index, &mut tok, &skill.description, 3)
+                }
+            })
+            .collect::<Vec<_>>()
+    });
     let mut seen: BTreeSet<(usize, usize)> = BTreeSet::new();
-    for (doc, skill) in skills.iter().enumerate() {
+    for (doc, (skill, found)) in skills
+        .iter()
+        .zip(searched.into_iter().flatten())
+        .enumerate()
+    {
         if skill.description.trim().is_empty() {
             continue;
         }
-        let found = hits(index, tok, &skill.description, 3);
         let Some(own) = found.iter().find(|h| h.doc as usize == doc) else {
             continue;
         };
