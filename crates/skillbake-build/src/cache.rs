@@ -62,7 +62,8 @@ pub struct Stats {
     pub generated: usize,
     /// Whether a cache was found and matched the configuration.
     pub cache_hit: bool,
-    /// Reading the configuration and walking the tree.
+    /// Reading the configuration, then walking the tree and reading the cache (at once, on
+    /// two threads).
     pub walk: Duration,
     /// Stamping, reading, checking and generating the packs.
     pub packs_time: Duration,
@@ -221,9 +222,22 @@ pub fn build(
     let mut diags = std::mem::take(&mut configured.diags);
     let sources = std::mem::take(&mut configured.sources);
     let cfg = &configured.cfg;
-    let walked = discover::walk(root, &GlobSet::new(&cfg.ignore));
-    diags.extend(walked.diagnostics);
     let context = context(cfg, opts, prefix);
+    // The cache is read on a second thread while the tree is walked (neither needs the other).
+    let file = out.join(CACHE_FILE);
+    let (walked, cached) = std::thread::scope(|scope| {
+        let cached = scope.spawn(|| {
+            if opts.baseline.is_some() {
+                None
+            } else {
+                load(&file, &context)
+            }
+        });
+        let walked = discover::walk(root, &GlobSet::new(&cfg.ignore));
+        // A thread that panicked read nothing usable: the build goes on without the cache.
+        (walked, cached.join().ok().flatten())
+    });
+    diags.extend(walked.diagnostics);
     let mut stats = Stats {
         packs: walked.packs.len(),
         walk: started.elapsed(),
@@ -232,7 +246,7 @@ pub fn build(
     if opts.baseline.is_some() {
         return full(root, opts, prefix, stats, context);
     }
-    let work = pair_with_cache(walked.packs, &out.join(CACHE_FILE), &context, &mut stats);
+    let work = pair_with_cache(walked.packs, cached, &mut stats);
     let compress = GlobSet::new(&cfg.compress);
     let ctx = Ctx {
         cfg,
@@ -281,15 +295,13 @@ pub fn build(
     })
 }
 
-/// Each pack found, with its entry in the cache at `file` when the cache was made with the same
-/// `context`.
+/// Each pack found, with its entry in `cached` (the cache's entries, when it was made with the
+/// same context).
 fn pair_with_cache(
     packs: Vec<PackEntry>,
-    file: &Path,
-    context: &[u8; 32],
+    cached: Option<Vec<Entry>>,
     stats: &mut Stats,
 ) -> Vec<(PackEntry, Option<Entry>)> {
-    let cached = load(file, context);
     stats.cache_hit = cached.is_some();
     let mut cached: HashMap<String, Entry> = cached
         .unwrap_or_default()
