@@ -759,8 +759,8 @@ fn put_doc(w: &mut impl Write, d: &RouteDoc) -> std::io::Result<()> {
     }
     put_bytes(w, r.file.as_bytes())?;
     put_pos(w, r.description_pos)?;
-    put_u64(w, d.terms.terms.len() as u64)?;
-    for (term, tf) in &d.terms.terms {
+    put_u64(w, d.terms.count() as u64)?;
+    for (term, tf) in d.terms.iter() {
         put_term(w, term, tf)?;
     }
     for v in d.terms.len {
@@ -789,16 +789,17 @@ fn put_term(w: &mut impl Write, term: &str, tf: &[f32; 8]) -> std::io::Result<()
     Ok(())
 }
 
-/// Reads what [`put_term`] wrote.
-fn get_term(r: &mut impl Read) -> Option<(String, [f32; 8])> {
+/// Reads what [`put_term`] wrote: the term's bytes into `term` (replacing what it held; the
+/// caller checks they are UTF-8), its weights returned.
+fn get_term(r: &mut impl Read, term: &mut Vec<u8>) -> Option<[f32; 8]> {
     let n = usize::try_from(get_leb128(r)?).ok()?;
     // A term is a short word; a longer length is a damaged cache (never a huge allocation).
     if n > 1 << 16 {
         return None;
     }
-    let mut bytes = vec![0u8; n];
-    r.read_exact(&mut bytes).ok()?;
-    let term = String::from_utf8(bytes).ok()?;
+    term.clear();
+    term.resize(n, 0);
+    r.read_exact(term).ok()?;
     let mask = get_u8(r)?;
     let mut tf = [0f32; 8];
     for (f, v) in tf.iter_mut().enumerate() {
@@ -806,7 +807,7 @@ fn get_term(r: &mut impl Read) -> Option<(String, [f32; 8])> {
             *v = f32::from_bits(get_u32(r)?);
         }
     }
-    Some((term, tf))
+    Some(tf)
 }
 
 fn put_leb128(w: &mut impl Write, mut v: u64) -> std::io::Result<()> {
@@ -889,14 +890,19 @@ fn get_doc(r: &mut impl Read) -> Option<RouteDoc> {
     let file = get_string(r)?;
     let description_pos = get_pos(r)?;
     let n = get_count(r)?;
-    let mut terms = Vec::with_capacity(n.min(1 << 20));
+    let mut terms = crate::model::DocTerms::with_capacity(n.min(1 << 20), n.min(1 << 20) * 8);
+    let mut term = Vec::new();
     for _ in 0..n {
-        terms.push(get_term(r)?);
+        let tf = get_term(r, &mut term)?;
+        if !terms.push(std::str::from_utf8(&term).ok()?, tf) {
+            return None;
+        }
     }
     let mut len = [0f64; 8];
     for v in &mut len {
         *v = f64::from_bits(get_u64(r)?);
     }
+    terms.len = len;
     Some(RouteDoc {
         name,
         description,
@@ -910,7 +916,7 @@ fn get_doc(r: &mut impl Read) -> Option<RouteDoc> {
             file,
             description_pos,
         },
-        terms: crate::model::DocTerms { terms, len },
+        terms,
     })
 }
 
@@ -1062,8 +1068,10 @@ mod tests {
         let mut bytes = Vec::new();
         put_term(&mut bytes, term, &tf).ok()?;
         let mut r = bytes.as_slice();
-        let back = get_term(&mut r)?;
-        r.is_empty().then_some(back)
+        let mut read = Vec::new();
+        let back = get_term(&mut r, &mut read)?;
+        let read = String::from_utf8(read).ok()?;
+        r.is_empty().then_some((read, back))
     }
 
     /// Every weight comes back bit for bit, whichever fields hold one.
@@ -1116,15 +1124,50 @@ mod tests {
     #[test]
     fn a_damaged_term_is_refused() {
         let mut huge = Vec::new();
+        let mut term = Vec::new();
         assert!(put_leb128(&mut huge, u64::MAX >> 1).is_ok());
-        assert_eq!(get_term(&mut huge.as_slice()), None);
+        assert_eq!(get_term(&mut huge.as_slice(), &mut term), None);
         let mut cut = Vec::new();
         assert!(put_term(&mut cut, "report", &[1.0; 8]).is_ok());
         cut.truncate(cut.len() - 1);
-        assert_eq!(get_term(&mut cut.as_slice()), None);
+        assert_eq!(get_term(&mut cut.as_slice(), &mut term), None);
+        // Bytes that are not UTF-8 are read as they are; the reader of a pack's terms refuses
+        // them (below).
         let mut not_utf8 = Vec::new();
         assert!(put_leb128(&mut not_utf8, 1).is_ok());
         not_utf8.extend([0xff, 0]);
-        assert_eq!(get_term(&mut not_utf8.as_slice()), None);
+        assert_eq!(
+            get_term(&mut not_utf8.as_slice(), &mut term),
+            Some([0.0; 8])
+        );
+        assert_eq!(term, [0xff]);
+    }
+
+    /// A pack's terms come back from the cache as they went in, in order; a term whose bytes
+    /// are not UTF-8 makes the entry unreadable.
+    #[test]
+    fn a_packs_terms_round_trip_and_bad_bytes_are_refused() {
+        let mut terms = crate::model::DocTerms::with_capacity(3, 16);
+        for (t, f) in [("analys", 0usize), ("report", 7), ("用户", 3)] {
+            let mut tf = [0f32; 8];
+            tf[f] = 1.25;
+            assert!(terms.push(t, tf));
+        }
+        terms.len = [1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.5];
+        let doc = RouteDoc {
+            name: "pack".into(),
+            terms,
+            ..RouteDoc::default()
+        };
+        let mut bytes = Vec::new();
+        assert!(put_doc(&mut bytes, &doc).is_ok());
+        assert_eq!(get_doc(&mut bytes.as_slice()).as_ref(), Some(&doc));
+        let listed: Vec<&str> = doc.terms.iter().map(|(t, _)| t).collect();
+        assert_eq!(listed, ["analys", "report", "用户"]);
+        let Some(at) = bytes.windows(6).position(|w| w == b"report") else {
+            panic!("the term is not in the entry")
+        };
+        bytes[at] = 0xff;
+        assert_eq!(get_doc(&mut bytes.as_slice()), None);
     }
 }

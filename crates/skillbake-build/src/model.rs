@@ -155,12 +155,57 @@ pub struct NameSite {
 /// One pack's share of the index: every distinct term with its occurrences per field (weighted
 /// by kind), in byte order, and each field's weighted length. It depends on the pack alone, so it
 /// is computed once per pack and kept by the incremental build; `generate::route::build_terms` combines them.
+///
+/// The terms' bytes are kept in one string, one after another, so that a pack's thousand terms
+/// are two allocations, not a thousand: the incremental build reads every pack's terms from its
+/// cache on every build.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DocTerms {
-    /// (term, occurrences per field in `generate::route::FIELDS` order), sorted by term.
-    pub terms: Vec<(String, [f32; 8])>,
+    /// Every term's bytes, in term order.
+    text: String,
+    /// For each term, in byte order: where it ends in `text`, and its occurrences per field in
+    /// `generate::route::FIELDS` order.
+    ends: Vec<(u32, [f32; 8])>,
     /// Weighted length of each field.
     pub len: [f64; 8],
+}
+
+impl DocTerms {
+    /// No term yet; room for `terms` terms of `bytes` bytes in all.
+    pub fn with_capacity(terms: usize, bytes: usize) -> DocTerms {
+        DocTerms {
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(terms),
+            len: [0.0; 8],
+        }
+    }
+
+    /// Adds `term` after the others (terms are added in byte order, each once); `false`, and
+    /// nothing added, when the terms' bytes would pass 4 GiB.
+    pub fn push(&mut self, term: &str, tf: [f32; 8]) -> bool {
+        let Ok(end) = u32::try_from(self.text.len() + term.len()) else {
+            return false;
+        };
+        self.text.push_str(term);
+        self.ends.push((end, tf));
+        true
+    }
+
+    /// How many terms.
+    pub fn count(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Every term with its occurrences per field, in byte order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &[f32; 8])> + '_ {
+        let mut start = 0usize;
+        self.ends.iter().map(move |(end, tf)| {
+            let end = *end as usize;
+            let term = self.text.get(start..end).unwrap_or("");
+            start = end;
+            (term, tf)
+        })
+    }
 }
 
 /// The version a pack is looked up by: its `version` when it is a semantic version, or reads

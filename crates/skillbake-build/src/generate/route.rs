@@ -235,7 +235,16 @@ pub fn doc_terms(doc: &FieldTexts, weights: &Weights, tok: &mut Tokenizer) -> Do
         .collect();
     // Distinct keys: the order is total, whatever order the map gave them in.
     terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    DocTerms { terms, len }
+    let bytes = terms.iter().map(|(t, _)| t.len()).sum();
+    let mut out = DocTerms::with_capacity(terms.len(), bytes);
+    for (term, tf) in &terms {
+        // A pack's text is far below 4 GiB of distinct terms; were it not, the rest is left out.
+        if !out.push(term, *tf) {
+            break;
+        }
+    }
+    out.len = len;
+    out
 }
 
 /// Builds the index of `skills`, which must be sorted by name (document `d` is `skills[d]`).
@@ -356,14 +365,14 @@ impl Vocabulary {
         let mut per_doc = Vec::with_capacity(docs.len());
         let mut lens = Vec::with_capacity(docs.len());
         for doc in docs {
-            let mut terms = Vec::with_capacity(doc.terms.len());
-            for (t, tf) in &doc.terms {
-                let id = match ids.get(t.as_str()) {
+            let mut terms = Vec::with_capacity(doc.count());
+            for (t, tf) in doc.iter() {
+                let id = match ids.get(t) {
                     Some(&id) => id,
                     None => {
                         let id = u32::try_from(names.len()).map_err(|_| TooLarge)?;
-                        ids.insert(t.as_str(), id);
-                        names.push(t.clone());
+                        ids.insert(t, id);
+                        names.push(t.to_string());
                         id
                     }
                 };
