@@ -22,6 +22,10 @@
 //! the name index and tool definitions. Any error makes the whole check run again
 //! without the cache, so a failing build reports exactly what `skillbake check` reports. The
 //! output is byte-identical to a build without the cache (`tests/incremental.rs`).
+//!
+//! The cache is read on a second thread while the tree is walked, and written on one as soon as
+//! every pack is reused or checked, while the cross-pack rules run (so also by a build that those
+//! rules fail: what it records of a pack does not depend on them).
 
 use crate::check::{self, check_one};
 use crate::diagnostic::{Diagnostic, Position, Severity};
@@ -159,27 +163,17 @@ pub struct Built {
     pub stats: Stats,
     /// For each fragment, what the cache records about its pack.
     meta: Vec<Meta>,
-    context: [u8; 32],
 }
 
-/// An entry without its fragment.
+/// What the manifest needs of an entry besides its fragment.
 struct Meta {
-    rel_dir: String,
     files: Vec<CachedFile>,
-    cross: CrossPack,
-    keep: bool,
 }
 
 impl Entry {
-    /// The entry's fragment, and the rest of it.
+    /// The entry's fragment, and what the manifest needs of the rest.
     fn split(self) -> (Meta, Fragment) {
-        let meta = Meta {
-            rel_dir: self.rel_dir,
-            files: self.files,
-            cross: self.cross,
-            keep: self.keep,
-        };
-        (meta, self.fragment)
+        (Meta { files: self.files }, self.fragment)
     }
 }
 
@@ -244,7 +238,7 @@ pub fn build(
         ..Stats::default()
     };
     if opts.baseline.is_some() {
-        return full(root, opts, prefix, stats, context);
+        return full(root, opts, prefix, stats);
     }
     let work = pair_with_cache(walked.packs, cached, &mut stats);
     let compress = GlobSet::new(&cfg.compress);
@@ -263,23 +257,30 @@ pub fn build(
     };
     report.sources.extend(sources);
     let Some(mut entries) = collect(processed, &mut stats, &mut diags, &mut report) else {
-        return full(root, opts, prefix, stats, context);
+        return full(root, opts, prefix, stats);
     };
     // Record order (by name, then version), which the defaults and the fragments follow.
     entries.sort_by(|a, b| versions::cmp(&key(a), &key(b)));
     let crosses: Vec<&CrossPack> = entries.iter().map(|e| &e.cross).collect();
-    let finished = check::finish(
-        root,
-        &configured,
-        opts,
-        &crosses,
-        |_, _| {},
-        &mut diags,
-        &mut report,
-    );
+    // What the cache records of each pack is final once the packs are collected: it is written
+    // on a second thread while the cross-pack rules run.
+    let file = out.join(CACHE_FILE);
+    let finished = std::thread::scope(|scope| {
+        // Without the cache the next build starts from scratch: not worth failing this one.
+        scope.spawn(|| save(&file, &context, &entries));
+        check::finish(
+            root,
+            &configured,
+            opts,
+            &crosses,
+            |_, _| {},
+            &mut diags,
+            &mut report,
+        )
+    });
     if diags.iter().any(|d| d.severity == Severity::Error) {
         // Report exactly what a check without the cache reports (sources included).
-        return full(root, opts, prefix, stats, context);
+        return full(root, opts, prefix, stats);
     }
     read_quoted_sources(root, &diags, &mut report);
     report.diagnostics = diags;
@@ -291,7 +292,6 @@ pub fn build(
         route: finished.route,
         stats,
         meta,
-        context,
     })
 }
 
@@ -372,13 +372,7 @@ fn read_quoted_sources(root: &Path, diags: &[Diagnostic], report: &mut Report) {
 
 /// The build without the cache: a whole check, then every pack generated (after an error, so
 /// that the report is exactly `check`'s, and for a check against a baseline).
-fn full(
-    root: &Path,
-    opts: &CheckOptions,
-    prefix: &str,
-    stats: Stats,
-    context: [u8; 32],
-) -> Result<Built, TooLarge> {
+fn full(root: &Path, opts: &CheckOptions, prefix: &str, stats: Stats) -> Result<Built, TooLarge> {
     let checked = crate::check(root, opts);
     if checked.report.has_errors() {
         return Ok(Built {
@@ -388,7 +382,6 @@ fn full(
             route: None,
             stats,
             meta: Vec::new(),
-            context,
         });
     }
     // No error after all (a pack lost a file between the walk and the read): generate from
@@ -404,7 +397,6 @@ fn full(
         route: checked.route,
         stats,
         meta: Vec::new(),
-        context,
     })
 }
 
@@ -535,30 +527,25 @@ impl Built {
         }
         skillbake_format::manifest::text(files)
     }
+}
 
-    /// Writes the cache for the next build into `out` (packs with diagnostics are left out).
-    pub fn save(&self, out: &Path) -> std::io::Result<()> {
-        let path = out.join(CACHE_FILE);
-        let tmp = out.join(format!("{CACHE_FILE}.tmp"));
-        {
-            let mut w = BufWriter::new(std::fs::File::create(&tmp)?);
-            w.write_all(FORMAT)?;
-            w.write_all(&self.context)?;
-            let cached: Vec<(&Meta, &Fragment)> = self
-                .meta
-                .iter()
-                .zip(&self.fragments)
-                .filter(|(m, _)| m.keep)
-                .collect();
-            put_u64(&mut w, cached.len() as u64)?;
-            for (m, f) in cached {
-                put_entry(&mut w, m, f)?;
-            }
-            w.write_all(FORMAT)?;
-            w.flush()?;
+/// Writes the cache for the next build to `path` (through a temporary file renamed over it):
+/// the entries of the packs without diagnostics.
+fn save(path: &Path, context: &[u8; 32], entries: &[Entry]) -> std::io::Result<()> {
+    let tmp = path.with_file_name(format!("{CACHE_FILE}.tmp"));
+    {
+        let mut w = BufWriter::new(std::fs::File::create(&tmp)?);
+        w.write_all(FORMAT)?;
+        w.write_all(context)?;
+        let kept: Vec<&Entry> = entries.iter().filter(|e| e.keep).collect();
+        put_u64(&mut w, kept.len() as u64)?;
+        for e in kept {
+            put_entry(&mut w, e)?;
         }
-        std::fs::rename(&tmp, &path)
+        w.write_all(FORMAT)?;
+        w.flush()?;
     }
+    std::fs::rename(&tmp, path)
 }
 
 /// The cached entries, when the file exists, is whole and has this `context`.
@@ -616,7 +603,8 @@ fn put_cells(w: &mut impl Write, cells: &[Cell]) -> std::io::Result<()> {
     Ok(())
 }
 
-fn put_entry(w: &mut impl Write, e: &Meta, fr: &Fragment) -> std::io::Result<()> {
+fn put_entry(w: &mut impl Write, e: &Entry) -> std::io::Result<()> {
+    let fr = &e.fragment;
     put_bytes(w, e.rel_dir.as_bytes())?;
     put_u64(w, e.files.len() as u64)?;
     for f in &e.files {

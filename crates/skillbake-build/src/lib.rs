@@ -374,16 +374,11 @@ impl Config {
             .map_err(Error::TooLarge)?;
         let assemble = t.elapsed();
         let t = std::time::Instant::now();
-        // The cache is written on a second thread while the outputs are: two files of hundreds
-        // of megabytes at 10,000 packs, independent of each other.
-        std::thread::scope(|scope| {
-            // Without the cache the next build starts from scratch: not worth failing this one.
-            scope.spawn(|| built.save(&out));
-            write_if_changed(&out.join(generate::REGISTRY_RS), generated.code.as_bytes())?;
-            write_if_changed(&out.join(generate::TEXT_FILE), generated.text.as_bytes())?;
-            write_if_changed(&out.join(generate::BYTES_FILE), &generated.bytes)?;
-            write_if_changed(&out.join(generate::ROUTE_FILE), &generated.route)
-        })?;
+        // (The cache for the next build was written while the cross-pack rules ran.)
+        write_if_changed(&out.join(generate::REGISTRY_RS), generated.code.as_bytes())?;
+        write_if_changed(&out.join(generate::TEXT_FILE), generated.text.as_bytes())?;
+        write_if_changed(&out.join(generate::BYTES_FILE), &generated.bytes)?;
+        write_if_changed(&out.join(generate::ROUTE_FILE), &generated.route)?;
         let write = t.elapsed();
         if let Some(path) = std::env::var_os(STATS_ENV).filter(|p| !p.is_empty()) {
             let s = &built.stats;
