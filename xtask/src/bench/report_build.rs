@@ -253,8 +253,10 @@ impl Report<'_> {
         let _ = writeln!(
             m,
             "Where the build script's time goes (its own account, `SKILLBAKE_BUILD_STATS`): \
-             configuration and walk; stamping, reading, checking and generating the packs; \
-             assembling the blobs and index; writing the outputs and the cache.\n"
+             the configuration, then the walk and the cache's read (on two threads); stamping, \
+             reading, checking and generating the packs; assembling the blobs and index; \
+             writing the outputs. The cross-pack rules (while the cache is written) fall \
+             between the packs and the assembly.\n"
         );
         let _ = writeln!(
             m,
