@@ -71,6 +71,9 @@ pub struct Stats {
     pub walk: Duration,
     /// Stamping, reading, checking and generating the packs.
     pub packs_time: Duration,
+    /// The cross-pack rules, the routing index and the default versions (while the cache is
+    /// written).
+    pub cross: Duration,
 }
 
 /// A file's identity on disk.
@@ -265,6 +268,7 @@ pub fn build(
     // What the cache records of each pack is final once the packs are collected: it is written
     // on a second thread while the cross-pack rules run.
     let file = out.join(CACHE_FILE);
+    let t = Instant::now();
     let finished = std::thread::scope(|scope| {
         // Without the cache the next build starts from scratch: not worth failing this one.
         scope.spawn(|| save(&file, &context, &entries));
@@ -278,6 +282,7 @@ pub fn build(
             &mut report,
         )
     });
+    stats.cross = t.elapsed();
     if diags.iter().any(|d| d.severity == Severity::Error) {
         // Report exactly what a check without the cache reports (sources included).
         return full(root, opts, prefix, stats);

@@ -390,6 +390,7 @@ impl Config {
                 "cache_hit": s.cache_hit,
                 "walk_s": s.walk.as_secs_f64(),
                 "packs_s": s.packs_time.as_secs_f64(),
+                "cross_s": s.cross.as_secs_f64(),
                 "assemble_s": assemble.as_secs_f64(),
                 "write_s": write.as_secs_f64(),
                 "total_s": started.elapsed().as_secs_f64(),

@@ -254,13 +254,13 @@ impl Report<'_> {
             m,
             "Where the build script's time goes (its own account, `SKILLBAKE_BUILD_STATS`): \
              the configuration, then the walk and the cache's read (on two threads); stamping, \
-             reading, checking and generating the packs; assembling the blobs and index; \
-             writing the outputs. The cross-pack rules (while the cache is written) fall \
-             between the packs and the assembly.\n"
+             reading, checking and generating the packs; the cross-pack rules, the routing \
+             index and the default versions (while the cache is written); assembling the \
+             blobs; writing the outputs.\n"
         );
         let _ = writeln!(
             m,
-            "| packs | run | walk | packs | assemble | write | packs reused (stamp / hash) | generated |\n|---:|---|---:|---:|---:|---:|---:|---:|"
+            "| packs | run | walk | packs | cross-pack | assemble | write | packs reused (stamp / hash) | generated |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|"
         );
         for (set, (a, _)) in self.sets.iter().zip(self.scripts) {
             for (label, st) in [("full", &a.full_stats), ("one pack edited", &a.edit_stats)] {
@@ -271,10 +271,11 @@ impl Report<'_> {
                 };
                 let _ = writeln!(
                     m,
-                    "| {} | {label} | {} | {} | {} | {} | {} / {} | {} |",
+                    "| {} | {label} | {} | {} | {} | {} | {} | {} / {} | {} |",
                     thousands(set.packs),
                     phase(st, "walk_s"),
                     phase(st, "packs_s"),
+                    phase(st, "cross_s"),
                     phase(st, "assemble_s"),
                     phase(st, "write_s"),
                     n("reused_by_stamp"),
