@@ -165,7 +165,7 @@ pub struct DocTerms {
     text: String,
     /// For each term, in byte order: where it ends in `text`, and its occurrences per field in
     /// `generate::route::FIELDS` order.
-    ends: Vec<(u32, [f32; 8])>,
+    ends: Vec<(usize, [f32; 8])>,
     /// Weighted length of each field.
     pub len: [f64; 8],
 }
@@ -180,15 +180,10 @@ impl DocTerms {
         }
     }
 
-    /// Adds `term` after the others (terms are added in byte order, each once); `false`, and
-    /// nothing added, when the terms' bytes would pass 4 GiB.
-    pub fn push(&mut self, term: &str, tf: [f32; 8]) -> bool {
-        let Ok(end) = u32::try_from(self.text.len() + term.len()) else {
-            return false;
-        };
+    /// Adds `term` after the others (terms are added in byte order, each once).
+    pub fn push(&mut self, term: &str, tf: [f32; 8]) {
         self.text.push_str(term);
-        self.ends.push((end, tf));
-        true
+        self.ends.push((self.text.len(), tf));
     }
 
     /// How many terms.
@@ -200,7 +195,7 @@ impl DocTerms {
     pub fn iter(&self) -> impl Iterator<Item = (&str, &[f32; 8])> + '_ {
         let mut start = 0usize;
         self.ends.iter().map(move |(end, tf)| {
-            let end = *end as usize;
+            let end = *end;
             let term = self.text.get(start..end).unwrap_or("");
             start = end;
             (term, tf)

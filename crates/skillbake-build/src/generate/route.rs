@@ -238,10 +238,7 @@ pub fn doc_terms(doc: &FieldTexts, weights: &Weights, tok: &mut Tokenizer) -> Do
     let bytes = terms.iter().map(|(t, _)| t.len()).sum();
     let mut out = DocTerms::with_capacity(terms.len(), bytes);
     for (term, tf) in &terms {
-        // A pack's text is far below 4 GiB of distinct terms; were it not, the rest is left out.
-        if !out.push(term, *tf) {
-            break;
-        }
+        out.push(term, *tf);
     }
     out.len = len;
     out
