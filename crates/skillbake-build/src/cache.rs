@@ -1111,7 +1111,8 @@ mod tests {
         assert_eq!(get_leb128(&mut [0x80u8].as_slice()), None);
     }
 
-    /// A damaged term never allocates what its length claims, and reads as `None`.
+    /// A damaged term (a huge length, cut short) never allocates what its length claims and
+    /// reads as `None`; bytes that are not UTF-8 are left to the reader of a pack's terms.
     #[test]
     fn a_damaged_term_is_refused() {
         let mut huge = Vec::new();
