@@ -211,6 +211,43 @@ fn fix_makes_every_line_end_with_lf_and_changes_nothing_else() {
     }
 }
 
+/// A shell script with CRLF endings (`shell-line-endings`): `--fix` makes its lines end with LF
+/// and changes nothing else, and leaves a Python script with CRLF endings (which Python reads)
+/// and the pack's `SKILL.md` as they were.
+#[test]
+fn fix_makes_a_shell_script_end_its_lines_with_lf() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pack = tmp.path().join("skills/setup");
+    std::fs::create_dir_all(pack.join("scripts")).unwrap();
+    let md = "---\nname: setup\ndescription: Check the tools. Use before a summary.\n---\n\nRun `scripts/setup.sh`.\n";
+    let sh = "#!/bin/sh\r\nset -e\r\necho \"r\u{e9}ady\"  \r\nexit 0";
+    let py = "import sys\r\nprint(sys.argv)\r\n";
+    std::fs::write(pack.join("SKILL.md"), md).unwrap();
+    std::fs::write(pack.join("scripts/setup.sh"), sh).unwrap();
+    std::fs::write(pack.join("scripts/count.py"), py).unwrap();
+
+    let o = skillbake(tmp.path(), &["check", "skills"]);
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("warning[shell-line-endings]: `scripts/setup.sh` ends its lines with CRLF")
+            && out.contains(" --> setup/scripts/setup.sh:1:10"),
+        "{out}"
+    );
+    assert!(!out.contains("count.py"), "{out}");
+
+    let o = skillbake(tmp.path(), &["check", "skills", "--fix"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    assert_eq!(
+        text(&o.stderr),
+        "fixed skills/setup/scripts/setup.sh: end every line with LF\n"
+    );
+    assert!(text(&o.stdout).starts_with("checked 1 pack: 0 errors, 0 warnings"));
+    let read = |f: &str| String::from_utf8(std::fs::read(pack.join(f)).unwrap()).unwrap();
+    assert_eq!(read("scripts/setup.sh"), sh.replace("\r\n", "\n"));
+    assert_eq!(read("scripts/count.py"), py);
+    assert_eq!(read("SKILL.md"), md);
+}
+
 /// A tab outside quotes (`yaml-tab`) and a ` #` that reads as a comment (`yaml-inline-comment`):
 /// `--diff` shows the quoting and respacing, `--fix` writes it, and what looks like a real
 /// comment, or a tab in a value over several lines, is left and reported.

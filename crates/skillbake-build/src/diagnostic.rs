@@ -245,6 +245,8 @@ codes! {
     BinaryPayload = "binary-payload", Warning, "validate/security/binary.rs", "A pack holds compiled Python, an executable or shared library, an archive, or an Office file that can carry macros: content no reviewer can read.";
     /// Lines of `SKILL.md` ending with CRLF or a lone CR.
     LineEndings = "line-endings", Warning, "validate/line_endings.rs", "`SKILL.md` has lines that end with CRLF or a lone CR instead of LF, which hosts that find the frontmatter by `---` and a line feed do not read.";
+    /// Lines of a shell script ending with CRLF or a lone CR.
+    ShellLineEndings = "shell-line-endings", Warning, "validate/line_endings.rs", "A shell script (bash or sh, by its #! line or extension) ends lines with CRLF or a lone CR, which the shell reads as part of every command.";
 }
 
 /// The name of the `security` group of codes (`-D security`, `[lints] security = "deny"`).

@@ -1,14 +1,22 @@
-//! `line-endings`: a `SKILL.md` whose lines end with CRLF (`\r\n`) or a lone CR (`\r`) rather
-//! than LF, in whole or in part.
+//! Line endings other than LF, in whole or in part:
 //!
-//! skillbake reads all three endings (so do DB-GPT and the reference validator, which open the
-//! file with Python's universal newlines), but the file is embedded and served byte for byte,
-//! and many hosts find the frontmatter with a pattern such as `^---\n`: on a CRLF file that
-//! finds nothing, and the skill is skipped or loaded without its name and description. The fix
-//! turns every CRLF and lone CR into LF and changes no other byte.
+//! * `line-endings`: in `SKILL.md`. skillbake reads all three endings (so do DB-GPT and the
+//!   reference validator, which open the file with Python's universal newlines), but the file is
+//!   embedded and served byte for byte, and many hosts find the frontmatter with a pattern such
+//!   as `^---\n`: on a CRLF file that finds nothing, and the skill is skipped or loaded without
+//!   its name and description.
+//! * `shell-line-endings`: in a shell script, a file of the pack that bash or sh would run (by
+//!   its `#!` line, else its extension: `skillbake_format::interpreter::detect`). Both shells
+//!   read a `\r` before the line feed as part of the line, so the script fails (`$'\r': command
+//!   not found`), whoever runs it: skillbake, DB-GPT or a reader following the instructions.
+//!
+//! Both fixes turn every CRLF and lone CR into LF and change no other byte.
 
 use super::PackCtx;
 use crate::diagnostic::{Code, Diagnostic, Edit, Fix};
+use crate::discover::SKILL_MD;
+use crate::source::LineIndex;
+use skillbake_format::interpreter::{self, Interpreter};
 
 /// How many lines of a text end each way, and where the first non-LF ending is.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -73,13 +81,13 @@ fn lines(n: usize) -> String {
     }
 }
 
-/// What the file's endings are, in words.
-fn describe(e: &Endings) -> String {
+/// What the endings of `file` (a name in backticks) are, in words.
+fn describe(file: &str, e: &Endings) -> String {
     if e.lf == 0 && e.cr == 0 {
-        return "`SKILL.md` ends its lines with CRLF (`\\r\\n`), not LF (`\\n`)".into();
+        return format!("{file} ends its lines with CRLF (`\\r\\n`), not LF (`\\n`)");
     }
     if e.lf == 0 && e.crlf == 0 {
-        return "`SKILL.md` ends its lines with a lone CR (`\\r`), not LF (`\\n`)".into();
+        return format!("{file} ends its lines with a lone CR (`\\r`), not LF (`\\n`)");
     }
     let mut parts = Vec::new();
     if e.crlf > 0 {
@@ -91,18 +99,20 @@ fn describe(e: &Endings) -> String {
     if e.lf > 0 {
         parts.push(format!("{} with LF (`\\n`)", lines(e.lf)));
     }
-    format!("`SKILL.md` mixes line endings: {}", parts.join(", "))
+    format!("{file} mixes line endings: {}", parts.join(", "))
 }
 
-/// Checks `line-endings` on one pack's `SKILL.md`.
+/// Checks `line-endings` on one pack's `SKILL.md` and `shell-line-endings` on its shell
+/// scripts.
 pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
+    check_shell(ctx, diags);
     let text = &ctx.md.text;
     let endings = count(text);
     let Some(first) = endings.first else {
         return;
     };
     diags.push(
-        Diagnostic::new(Code::LineEndings, &ctx.file, describe(&endings))
+        Diagnostic::new(Code::LineEndings, &ctx.file, describe("`SKILL.md`", &endings))
             .at(Some(ctx.md.index().position(first, 1)))
             .help("save the file with LF line endings (`skillbake check --fix` does it): hosts that find the frontmatter by `---` and a line feed skip the skill; `SKILL.md text eol=lf` in `.gitattributes` keeps Git for Windows from checking it out with CRLF again")
             .with_fix(Fix {
@@ -111,6 +121,52 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
                 rename_dir: None,
             }),
     );
+}
+
+/// Checks `shell-line-endings`: every text file of the pack that bash or sh would run.
+fn check_shell(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
+    for f in &ctx.pack.files {
+        if f.path == SKILL_MD || !f.bytes.contains(&b'\r') {
+            continue;
+        }
+        // Binary files are `binary-payload`'s and `entrypoint-binary`'s.
+        let Ok(text) = std::str::from_utf8(&f.bytes) else {
+            continue;
+        };
+        if text.contains('\0') {
+            continue;
+        }
+        let shell = match interpreter::detect(&f.path, &f.bytes) {
+            Ok(launch) if matches!(launch.interpreter, Interpreter::Bash | Interpreter::Sh) => {
+                launch.interpreter.program()
+            }
+            _ => continue,
+        };
+        let endings = count(text);
+        let Some(first) = endings.first else {
+            continue;
+        };
+        let file = ctx.pack.display_path(&f.path);
+        diags.push(
+            Diagnostic::new(
+                Code::ShellLineEndings,
+                &file,
+                format!(
+                    "{}, and {shell} runs it",
+                    describe(&format!("`{}`", f.path), &endings)
+                ),
+            )
+            .at(Some(LineIndex::new(text).position(first, 1)))
+            .help(format!(
+                "save the script with LF line endings (`skillbake check --fix` does it): {shell} reads the `\\r` before each line feed as part of the line, so commands fail (`$'\\r': command not found`, `set: -: invalid option`) and redirections write to files whose names end in `\\r`; `*.sh text eol=lf` in `.gitattributes` keeps Git for Windows from checking it out with CRLF again"
+            ))
+            .with_fix(Fix {
+                message: "end every line with LF".into(),
+                edits: to_lf(text),
+                rename_dir: None,
+            }),
+        );
+    }
 }
 
 #[cfg(test)]
@@ -147,15 +203,15 @@ mod tests {
     #[test]
     fn describes_pure_and_mixed_files() {
         assert_eq!(
-            describe(&count("a\r\nb\r\n")),
+            describe("`SKILL.md`", &count("a\r\nb\r\n")),
             "`SKILL.md` ends its lines with CRLF (`\\r\\n`), not LF (`\\n`)"
         );
         assert_eq!(
-            describe(&count("a\rb\r")),
+            describe("`SKILL.md`", &count("a\rb\r")),
             "`SKILL.md` ends its lines with a lone CR (`\\r`), not LF (`\\n`)"
         );
         assert_eq!(
-            describe(&count("a\r\nb\nc\nd\r")),
+            describe("`SKILL.md`", &count("a\r\nb\nc\nd\r")),
             "`SKILL.md` mixes line endings: 1 line with CRLF (`\\r\\n`), 1 line with a lone CR (`\\r`), 2 lines with LF (`\\n`)"
         );
     }

@@ -31,7 +31,7 @@
 //! | [`security/persistence`] | `persistence` |
 //! | [`security/capabilities`] | `undeclared-capability` |
 //! | [`security/binary`] | `binary-payload` |
-//! | [`line_endings`] | `line-endings` |
+//! | [`line_endings`] | `line-endings`, `shell-line-endings` |
 //! <!-- codes:end -->
 
 pub mod allowed_tools;
