@@ -211,6 +211,58 @@ fn fix_makes_every_line_end_with_lf_and_changes_nothing_else() {
     }
 }
 
+/// Files whose last line has no line feed: `--diff` marks it as `diff -u` does
+/// (`\ No newline at end of file`), and `git apply` of that diff writes what `--fix` writes.
+#[test]
+fn the_diff_marks_a_missing_final_line_feed_and_applies_as_the_fix() {
+    let cases = [
+        (
+            "mixed",
+            "---\nname: mixed\r\ndescription: d\n---\n\nBody \u{e9}.\r\nEnd",
+        ),
+        (
+            "noeol",
+            "---\r\nname: noeol\r\ndescription: d\r\n---\r\n\r\nBody.",
+        ),
+    ];
+    let make = || {
+        let tmp = tempfile::tempdir().unwrap();
+        for (name, content) in cases {
+            let pack = tmp.path().join("skills").join(name);
+            std::fs::create_dir_all(&pack).unwrap();
+            std::fs::write(pack.join("SKILL.md"), content).unwrap();
+        }
+        tmp
+    };
+    let (by_diff, by_fix) = (make(), make());
+    let o = skillbake(by_diff.path(), &["check", "skills", "--diff"]);
+    let diff = text(&o.stdout);
+    assert!(
+        diff.contains("-Body \u{e9}.\r\n+Body \u{e9}.\n End\n\\ No newline at end of file\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+\n Body.\n\\ No newline at end of file\n"),
+        "{diff}"
+    );
+    let patch = by_diff.path().join("fix.patch");
+    std::fs::write(&patch, &diff).unwrap();
+    let applied = std::process::Command::new("git")
+        .args(["apply", "--whitespace=nowarn", "fix.patch"])
+        .current_dir(by_diff.path())
+        .output()
+        .unwrap();
+    assert!(applied.status.success(), "{}", text(&applied.stderr));
+    let o = skillbake(by_fix.path(), &["check", "skills", "--fix"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    for (name, _) in cases {
+        let read = |d: &tempfile::TempDir| {
+            std::fs::read(d.path().join("skills").join(name).join("SKILL.md")).unwrap()
+        };
+        assert_eq!(read(&by_diff), read(&by_fix), "{name}");
+    }
+}
+
 /// A shell script with CRLF endings (`shell-line-endings`): `--fix` makes its lines end with LF
 /// and changes nothing else, and leaves a Python script with CRLF endings (which Python reads)
 /// and the pack's `SKILL.md` as they were.

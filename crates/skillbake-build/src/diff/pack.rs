@@ -344,7 +344,13 @@ fn instructions(old: &Skill, new: &Skill, out: &mut Vec<Change>) -> bool {
             stat.added, stat.removed
         ),
     );
-    c.detail = Some(text::unified(&old.body, &new.body, 3));
+    // A body is served without its final line feed; its lines are compared as whole lines (no
+    // "No newline at end of file" marker for what no file holds).
+    c.detail = Some(text::unified(
+        &format!("{}\n", old.body),
+        &format!("{}\n", new.body),
+        3,
+    ));
     out.push(c);
     true
 }

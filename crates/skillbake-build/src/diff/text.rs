@@ -142,9 +142,14 @@ pub fn stat(old: &str, new: &str) -> Stat {
 }
 
 /// The unified diff of two texts: hunks only (no `---`/`+++` header), each line ending in `\n`;
-/// empty when the texts are equal.
+/// empty when the texts are equal. As in `diff -u`, a last line without a line feed is followed
+/// by `\ No newline at end of file`, and differs from the same line with one.
 pub fn unified(old: &str, new: &str, context: usize) -> String {
-    let (a, b) = (lines(old), lines(new));
+    // Lines with their line feeds, so that a missing final one is a difference.
+    let (a, b): (Vec<&str>, Vec<&str>) = (
+        old.split_inclusive('\n').collect(),
+        new.split_inclusive('\n').collect(),
+    );
     let script = edits(&a, &b);
     let changed: Vec<usize> = script
         .iter()
@@ -196,8 +201,16 @@ pub fn unified(old: &str, new: &str, context: usize) -> String {
                 Edit::Added(t) => ('+', t),
             };
             out.push(sign);
-            out.push_str(text);
-            out.push('\n');
+            match text.strip_suffix('\n') {
+                Some(line) => {
+                    out.push_str(line);
+                    out.push('\n');
+                }
+                None => {
+                    out.push_str(text);
+                    out.push_str("\n\\ No newline at end of file\n");
+                }
+            }
         }
         i = j + 1;
     }
@@ -270,5 +283,30 @@ mod tests {
                 removed: 1
             }
         );
+    }
+
+    /// A last line without a line feed, as `diff -u` shows it: a line feed added or removed is
+    /// a change of that line, followed by the marker where the line feed is missing.
+    #[test]
+    fn a_missing_final_line_feed_is_marked_as_diff_u_marks_it() {
+        let marker = "\\ No newline at end of file\n";
+        assert_eq!(
+            unified("a\nb", "a\nb\n", 3),
+            format!("@@ -1,2 +1,2 @@\n a\n-b\n{marker}+b\n")
+        );
+        assert_eq!(
+            unified("a\nb\n", "a\nb", 3),
+            format!("@@ -1,2 +1,2 @@\n a\n-b\n+b\n{marker}")
+        );
+        assert_eq!(
+            unified("a\nb", "a\nc", 3),
+            format!("@@ -1,2 +1,2 @@\n a\n-b\n{marker}+c\n{marker}")
+        );
+        assert_eq!(
+            unified("x\ny\nz", "X\ny\nz", 3),
+            format!("@@ -1,3 +1,3 @@\n-x\n+X\n y\n z\n{marker}")
+        );
+        assert_eq!(unified("a", "a", 3), "");
+        assert_eq!(unified("", "x", 3), format!("@@ -0,0 +1 @@\n+x\n{marker}"));
     }
 }
