@@ -17,8 +17,9 @@ use rmcp::model::{
     CallToolRequestParams, GetSkillRequestParams, ReadResourceDirectoryRequestParams,
     ReadResourceRequestParams, ResourceContents, SkillResources,
 };
+use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
-use rmcp::ServiceExt;
+use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -223,8 +224,9 @@ fn lookups_by_name_and_range_serve_one_version_s_instructions_and_script() {
     );
 }
 
-#[test]
-fn the_mcp_server_serves_both_versions() {
+/// Runs `body` with rmcp's client connected over stdio to the consumer's server of the
+/// `newest` registry, and closes the connection after it.
+fn with_client(body: impl AsyncFnOnce(&RunningService<RoleClient, ()>)) {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -233,121 +235,126 @@ fn the_mcp_server_serves_both_versions() {
             let mut cmd = tokio::process::Command::new(consumer());
             cmd.args(["newest", "serve"]);
             let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
-
-            let call = |name: &'static str, args: Value| {
-                let args = match args {
-                    Value::Object(o) => o,
-                    _ => unreachable!(),
-                };
-                client.call_tool(CallToolRequestParams::new(name).with_arguments(args))
-            };
-            let listed = call("list_skills", json!({})).await.unwrap();
-            let listed: Value =
-                serde_json::from_str(&listed.content[0].as_text().unwrap().text).unwrap();
-            assert_eq!(listed[0]["name"], "send-email");
-            assert_eq!(listed[0]["version"], "2.0.0");
-            assert_eq!(listed[0]["versions"], json!(["1.0.0", "2.0.0"]));
-
-            for (request, version) in [("send-email", "2.0.0"), ("send-email@1", "1.0.0")] {
-                let r = call("load_skill", json!({"skill_name": request}))
-                    .await
-                    .unwrap();
-                let text = &r.content[0].as_text().unwrap().text;
-                assert_eq!(
-                    text.contains("| `recipients` |"),
-                    version == "2.0.0",
-                    "{request}"
-                );
-                let path = if version == "2.0.0" {
-                    "skills/send-email/SKILL.md"
-                } else {
-                    "skills/send-email@1.0.0/SKILL.md"
-                };
-                assert!(text.contains(&format!("File path: {path}")), "{text}");
-            }
-            // Routing picks among skills at the version agents get by name.
-            let found = call(
-                "find_skills",
-                json!({"query": "email the weekly report to alice", "top_k": 1}),
-            )
-            .await
-            .unwrap();
-            let found: Value =
-                serde_json::from_str(&found.content[0].as_text().unwrap().text).unwrap();
-            assert_eq!(found[0]["name"], "send-email", "{found}");
-            assert_eq!(found[0]["location"], "skills/send-email/SKILL.md");
-            assert!(found[0]["parameters"]["properties"]
-                .get("recipients")
-                .is_some());
-
-            // The pack tool is the version agents get by name.
-            let tools = client.list_all_tools().await.unwrap();
-            let tool = tools.iter().find(|t| t.name == "send-email").unwrap();
-            assert!(tool
-                .input_schema
-                .get("properties")
-                .unwrap()
-                .get("recipients")
-                .is_some());
-
-            // Every version's files are resources; the other version under `v{version}/`, and
-            // still readable under the `name@version` alias of earlier releases.
-            let resources = client.list_all_resources().await.unwrap();
-            let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
-            let old = "skill://v1.0.0/send-email/scripts/send_email.py";
-            assert!(
-                uris.contains(&old) && uris.contains(&"skill://send-email/scripts/send_email.py"),
-                "{uris:?}"
-            );
-            for uri in [old, "skill://send-email%401.0.0/scripts/send_email.py"] {
-                let read = client
-                    .read_resource(ReadResourceRequestParams::new(uri))
-                    .await
-                    .unwrap();
-                match &read.contents[0] {
-                    ResourceContents::TextResourceContents { text, .. } => {
-                        assert!(!text.starts_with("# send-email 2.0.0"));
-                        assert!(text.contains("def main"), "{text}");
-                    }
-                    other => panic!("{other:?}"),
-                }
-            }
-
-            // The skills extension lists both versions, each under its own skill path, and
-            // every file verifies against its entry with rmcp's own check.
-            let skills = client.list_all_skills().await.unwrap();
-            let listed: Vec<&str> = skills.iter().map(|s| s.uri.as_str()).collect();
-            assert!(
-                listed.contains(&"skill://v1.0.0/send-email/SKILL.md"),
-                "{listed:?}"
-            );
-            assert!(
-                listed.contains(&"skill://send-email/SKILL.md"),
-                "{listed:?}"
-            );
-            for skill in &skills {
-                let got = client
-                    .get_skill(GetSkillRequestParams::new(skill.uri.clone()))
-                    .await
-                    .unwrap();
-                assert_eq!(&got.skill, skill);
-                let SkillResources::Files(files) = &skill.resources else {
-                    panic!("{}: dynamic", skill.uri)
-                };
-                for file in files {
-                    let read = client
-                        .read_resource(ReadResourceRequestParams::new(file.uri.clone()))
-                        .await
-                        .unwrap();
-                    let bytes = match &read.contents[0] {
-                        ResourceContents::TextResourceContents { text, .. } => text.as_bytes(),
-                        other => panic!("{other:?}"),
-                    };
-                    file.verify(bytes).unwrap();
-                }
-            }
+            body(&client).await;
             client.cancel().await.unwrap();
         });
+}
+
+#[test]
+fn the_mcp_server_serves_both_versions() {
+    with_client(async |client| {
+        let call = |name: &'static str, args: Value| {
+            let args = match args {
+                Value::Object(o) => o,
+                _ => unreachable!(),
+            };
+            client.call_tool(CallToolRequestParams::new(name).with_arguments(args))
+        };
+        let listed = call("list_skills", json!({})).await.unwrap();
+        let listed: Value =
+            serde_json::from_str(&listed.content[0].as_text().unwrap().text).unwrap();
+        assert_eq!(listed[0]["name"], "send-email");
+        assert_eq!(listed[0]["version"], "2.0.0");
+        assert_eq!(listed[0]["versions"], json!(["1.0.0", "2.0.0"]));
+
+        for (request, version) in [("send-email", "2.0.0"), ("send-email@1", "1.0.0")] {
+            let r = call("load_skill", json!({"skill_name": request}))
+                .await
+                .unwrap();
+            let text = &r.content[0].as_text().unwrap().text;
+            assert_eq!(
+                text.contains("| `recipients` |"),
+                version == "2.0.0",
+                "{request}"
+            );
+            let path = if version == "2.0.0" {
+                "skills/send-email/SKILL.md"
+            } else {
+                "skills/send-email@1.0.0/SKILL.md"
+            };
+            assert!(text.contains(&format!("File path: {path}")), "{text}");
+        }
+        // Routing picks among skills at the version agents get by name.
+        let found = call(
+            "find_skills",
+            json!({"query": "email the weekly report to alice", "top_k": 1}),
+        )
+        .await
+        .unwrap();
+        let found: Value = serde_json::from_str(&found.content[0].as_text().unwrap().text).unwrap();
+        assert_eq!(found[0]["name"], "send-email", "{found}");
+        assert_eq!(found[0]["location"], "skills/send-email/SKILL.md");
+        assert!(found[0]["parameters"]["properties"]
+            .get("recipients")
+            .is_some());
+
+        // The pack tool is the version agents get by name.
+        let tools = client.list_all_tools().await.unwrap();
+        let tool = tools.iter().find(|t| t.name == "send-email").unwrap();
+        assert!(tool
+            .input_schema
+            .get("properties")
+            .unwrap()
+            .get("recipients")
+            .is_some());
+
+        // Every version's files are resources; the other version under `v{version}/`, and
+        // still readable under the `name@version` alias of earlier releases.
+        let resources = client.list_all_resources().await.unwrap();
+        let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
+        let old = "skill://v1.0.0/send-email/scripts/send_email.py";
+        assert!(
+            uris.contains(&old) && uris.contains(&"skill://send-email/scripts/send_email.py"),
+            "{uris:?}"
+        );
+        for uri in [old, "skill://send-email%401.0.0/scripts/send_email.py"] {
+            let read = client
+                .read_resource(ReadResourceRequestParams::new(uri))
+                .await
+                .unwrap();
+            match &read.contents[0] {
+                ResourceContents::TextResourceContents { text, .. } => {
+                    assert!(!text.starts_with("# send-email 2.0.0"));
+                    assert!(text.contains("def main"), "{text}");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+
+        // The skills extension lists both versions, each under its own skill path, and
+        // every file verifies against its entry with rmcp's own check.
+        let skills = client.list_all_skills().await.unwrap();
+        let listed: Vec<&str> = skills.iter().map(|s| s.uri.as_str()).collect();
+        assert!(
+            listed.contains(&"skill://v1.0.0/send-email/SKILL.md"),
+            "{listed:?}"
+        );
+        assert!(
+            listed.contains(&"skill://send-email/SKILL.md"),
+            "{listed:?}"
+        );
+        for skill in &skills {
+            let got = client
+                .get_skill(GetSkillRequestParams::new(skill.uri.clone()))
+                .await
+                .unwrap();
+            assert_eq!(&got.skill, skill);
+            let SkillResources::Files(files) = &skill.resources else {
+                panic!("{}: dynamic", skill.uri)
+            };
+            for file in files {
+                let read = client
+                    .read_resource(ReadResourceRequestParams::new(file.uri.clone()))
+                    .await
+                    .unwrap();
+                let bytes = match &read.contents[0] {
+                    ResourceContents::TextResourceContents { text, .. } => text.as_bytes(),
+                    other => panic!("{other:?}"),
+                };
+                file.verify(bytes).unwrap();
+            }
+        }
+    });
 }
 
 /// The skill paths of the MCP Skills extension, as the README's "URIs" paragraph describes
@@ -356,119 +363,111 @@ fn the_mcp_server_serves_both_versions() {
 /// listed URI exactly; an example pack shipped inside a pack is one of its files, not a skill.
 #[test]
 fn skill_paths_of_versions_case_folded_names_and_nested_packs() {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(async {
-            let mut cmd = tokio::process::Command::new(consumer());
-            cmd.args(["newest", "serve"]);
-            let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
-            let read = |uri: &str| {
-                let uri = uri.to_string();
-                let request = ReadResourceRequestParams::new(uri.clone());
-                let client = &client;
-                async move {
-                    match client.read_resource(request).await {
-                        Ok(r) => match &r.contents[0] {
-                            ResourceContents::TextResourceContents { text, .. } => text.clone(),
-                            other => panic!("{other:?}"),
-                        },
-                        Err(e) => panic!("{uri}: {e}"),
-                    }
+    with_client(async |client| {
+        let read = |uri: &str| {
+            let uri = uri.to_string();
+            let request = ReadResourceRequestParams::new(uri.clone());
+            let client = &client;
+            async move {
+                match client.read_resource(request).await {
+                    Ok(r) => match &r.contents[0] {
+                        ResourceContents::TextResourceContents { text, .. } => text.clone(),
+                        other => panic!("{other:?}"),
+                    },
+                    Err(e) => panic!("{uri}: {e}"),
                 }
+            }
+        };
+
+        // Every version once, at its own skill path; the nested pack is not listed.
+        let skills = client.list_all_skills().await.unwrap();
+        let mut listed: Vec<&str> = skills.iter().map(|s| s.uri.as_str()).collect();
+        listed.sort_unstable();
+        assert_eq!(
+            listed,
+            [
+                "skill://send-email/SKILL.md",
+                "skill://v1.0.0/send-email/SKILL.md"
+            ]
+        );
+        let files = |uri: &str| -> Vec<String> {
+            let skill = skills.iter().find(|s| s.uri == uri).unwrap();
+            let SkillResources::Files(files) = &skill.resources else {
+                panic!("{uri}: dynamic")
             };
+            files.iter().map(|f| f.uri.clone()).collect()
+        };
+        // The nested pack is a file of the version that ships it, and only of that one.
+        let nested = "skill://send-email/examples/minimal/SKILL.md";
+        assert!(files("skill://send-email/SKILL.md")
+            .iter()
+            .any(|f| f == nested));
+        assert!(!files("skill://v1.0.0/send-email/SKILL.md")
+            .iter()
+            .any(|f| f.contains("examples")));
+        assert_eq!(read(nested).await, NESTED_SKILL_MD);
+        let examples = client
+            .read_resource_directory(ReadResourceDirectoryRequestParams::new(
+                "skill://send-email/examples",
+            ))
+            .await
+            .unwrap();
+        let children: Vec<(&str, Option<&str>)> = examples
+            .resources
+            .iter()
+            .map(|r| (r.uri.as_str(), r.mime_type.as_deref()))
+            .collect();
+        assert_eq!(
+            children,
+            [(
+                "skill://send-email/examples/minimal",
+                Some("inode/directory")
+            )]
+        );
+        let e = invalid_params(client.get_skill(GetSkillRequestParams::new(nested)).await);
+        assert!(
+            e.contains("that is the skill's file `examples/minimal/SKILL.md`")
+                && e.contains("served at skill://send-email/SKILL.md"),
+            "{e}"
+        );
 
-            // Every version once, at its own skill path; the nested pack is not listed.
-            let skills = client.list_all_skills().await.unwrap();
-            let mut listed: Vec<&str> = skills.iter().map(|s| s.uri.as_str()).collect();
-            listed.sort_unstable();
-            assert_eq!(
-                listed,
-                [
-                    "skill://send-email/SKILL.md",
-                    "skill://v1.0.0/send-email/SKILL.md"
-                ]
-            );
-            let files = |uri: &str| -> Vec<String> {
-                let skill = skills.iter().find(|s| s.uri == uri).unwrap();
-                let SkillResources::Files(files) = &skill.resources else {
-                    panic!("{uri}: dynamic")
-                };
-                files.iter().map(|f| f.uri.clone()).collect()
-            };
-            // The nested pack is a file of the version that ships it, and only of that one.
-            let nested = "skill://send-email/examples/minimal/SKILL.md";
-            assert!(files("skill://send-email/SKILL.md")
-                .iter()
-                .any(|f| f == nested));
-            assert!(!files("skill://v1.0.0/send-email/SKILL.md")
-                .iter()
-                .any(|f| f.contains("examples")));
-            assert_eq!(read(nested).await, NESTED_SKILL_MD);
-            let examples = client
-                .read_resource_directory(ReadResourceDirectoryRequestParams::new(
-                    "skill://send-email/examples",
-                ))
-                .await
-                .unwrap();
-            let children: Vec<(&str, Option<&str>)> = examples
-                .resources
-                .iter()
-                .map(|r| (r.uri.as_str(), r.mime_type.as_deref()))
-                .collect();
-            assert_eq!(
-                children,
-                [(
-                    "skill://send-email/examples/minimal",
-                    Some("inode/directory")
-                )]
-            );
-            let e = invalid_params(client.get_skill(GetSkillRequestParams::new(nested)).await);
-            assert!(
-                e.contains("that is the skill's file `examples/minimal/SKILL.md`")
-                    && e.contains("served at skill://send-email/SKILL.md"),
-                "{e}"
-            );
+        // The default version is also at its versioned path; the other one only there (and
+        // at the `name@version` alias).
+        let v2 = read("skill://send-email/scripts/send_email.py").await;
+        let v1 = read("skill://v1.0.0/send-email/scripts/send_email.py").await;
+        assert!(v2.starts_with("# send-email 2.0.0"));
+        assert!(!v1.starts_with("# send-email 2.0.0"));
+        assert_eq!(
+            read("skill://v2.0.0/send-email/scripts/send_email.py").await,
+            v2
+        );
+        assert_eq!(
+            read("skill://send-email%401.0.0/scripts/send_email.py").await,
+            v1
+        );
 
-            // The default version is also at its versioned path; the other one only there (and
-            // at the `name@version` alias).
-            let v2 = read("skill://send-email/scripts/send_email.py").await;
-            let v1 = read("skill://v1.0.0/send-email/scripts/send_email.py").await;
-            assert!(v2.starts_with("# send-email 2.0.0"));
-            assert!(!v1.starts_with("# send-email 2.0.0"));
-            assert_eq!(
-                read("skill://v2.0.0/send-email/scripts/send_email.py").await,
-                v2
-            );
-            assert_eq!(
-                read("skill://send-email%401.0.0/scripts/send_email.py").await,
-                v1
-            );
-
-            // Letter case: reads and folder listings fold the name, and answer canonical URIs.
-            assert_eq!(read("skill://SEND-EMAIL/scripts/send_email.py").await, v2);
-            assert_eq!(
-                read("skill://v1.0.0/Send-Email/scripts/send_email.py").await,
-                v1
-            );
-            let folded = client
-                .read_resource_directory(ReadResourceDirectoryRequestParams::new(
-                    "skill://Send-Email/scripts",
-                ))
-                .await
-                .unwrap();
-            let uris: Vec<&str> = folded.resources.iter().map(|r| r.uri.as_str()).collect();
-            assert_eq!(uris, ["skill://send-email/scripts/send_email.py"]);
-            // skills/get wants the listed URI exactly, and says where the skill is.
-            let e = invalid_params(
-                client
-                    .get_skill(GetSkillRequestParams::new("skill://Send-Email/SKILL.md"))
-                    .await,
-            );
-            assert!(e.contains("served at skill://send-email/SKILL.md"), "{e}");
-            client.cancel().await.unwrap();
-        });
+        // Letter case: reads and folder listings fold the name, and answer canonical URIs.
+        assert_eq!(read("skill://SEND-EMAIL/scripts/send_email.py").await, v2);
+        assert_eq!(
+            read("skill://v1.0.0/Send-Email/scripts/send_email.py").await,
+            v1
+        );
+        let folded = client
+            .read_resource_directory(ReadResourceDirectoryRequestParams::new(
+                "skill://Send-Email/scripts",
+            ))
+            .await
+            .unwrap();
+        let uris: Vec<&str> = folded.resources.iter().map(|r| r.uri.as_str()).collect();
+        assert_eq!(uris, ["skill://send-email/scripts/send_email.py"]);
+        // skills/get wants the listed URI exactly, and says where the skill is.
+        let e = invalid_params(
+            client
+                .get_skill(GetSkillRequestParams::new("skill://Send-Email/SKILL.md"))
+                .await,
+        );
+        assert!(e.contains("served at skill://send-email/SKILL.md"), "{e}");
+    });
 }
 
 /// The message of an `invalid params` (`-32602`) error; any other answer fails the test.
