@@ -266,8 +266,7 @@ pub fn build(
     entries.sort_by(|a, b| versions::cmp(&key(a), &key(b)));
     let crosses: Vec<&CrossPack> = entries.iter().map(|e| &e.cross).collect();
     // What the cache records of each pack is final once the packs are collected: it is written
-    // on a second thread while the cross-pack rules run.
-    let file = out.join(CACHE_FILE);
+    // (to `file`, where it was read from) on a second thread while the cross-pack rules run.
     let t = Instant::now();
     let finished = std::thread::scope(|scope| {
         // Without the cache the next build starts from scratch: not worth failing this one.

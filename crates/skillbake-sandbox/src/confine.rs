@@ -398,8 +398,9 @@ fn report(spec: &Spec, probe: &Probe, identity: Identity, s: &Summary) -> Applie
     let mut c = file_controls(spec, ll, &who, s);
     c.insert(2, metadata_control(spec, s, &who));
     let network = network_control(&spec.network, s, ll.is_some_and(|a| a >= 4));
-    c.push(udp_control(&spec.network, s, &network));
-    c.insert(c.len() - 1, network);
+    let udp = udp_control(&spec.network, s, &network);
+    c.push(network);
+    c.push(udp);
     c.push(other_processes_control(ll, s.ipcns, &who));
     c.push(other_runs_control(spec, s, &who));
     c.extend(process_controls(s.seccomp));

@@ -374,9 +374,7 @@ fn near_duplicates(
         .zip(searched.into_iter().flatten())
         .enumerate()
     {
-        if skill.description.trim().is_empty() {
-            continue;
-        }
+        // (A pack without a description was not searched: nothing found, nothing reported.)
         let Some(own) = found.iter().find(|h| h.doc as usize == doc) else {
             continue;
         };
