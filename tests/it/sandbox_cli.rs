@@ -32,6 +32,23 @@ fn json_out(o: &Output) -> Value {
     })
 }
 
+/// The sandbox part of the report of `skillbake run SKILL --dry-run ARGS...` in `dir`, which must
+/// succeed.
+fn dry_run_sandbox(dir: &Path, skill: &str, args: &[&str]) -> Value {
+    let o = skillbake(dir)
+        .args(["run", skill, "--dry-run"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    json_out(&o)["data"]["sandbox"].clone()
+}
+
 fn tmp() -> tempfile::TempDir {
     let t = tempfile::tempdir().unwrap();
     std::fs::set_permissions(
@@ -45,21 +62,16 @@ fn tmp() -> tempfile::TempDir {
 #[test]
 fn the_dry_run_prints_the_limits_and_what_is_enforced_and_writes_nothing() {
     let t = tmp();
-    let o = skillbake(t.path())
-        .args([
-            "run",
-            "read-file",
-            "--dry-run",
+    let sandbox = &dry_run_sandbox(
+        t.path(),
+        "read-file",
+        &[
             "--allow",
             "filesystem:read",
             "--params",
             r#"{"path": "notes.txt"}"#,
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v = json_out(&o);
-    let sandbox = &v["data"]["sandbox"];
+        ],
+    );
     let guards: Vec<&str> = sandbox["guards"]
         .as_array()
         .unwrap()
@@ -120,23 +132,18 @@ fn the_dry_run_prints_the_limits_and_what_is_enforced_and_writes_nothing() {
 #[test]
 fn udp_under_smtp_is_listed_as_not_enforced_and_the_pack_is_not_refused() {
     let t = tmp();
-    let o = skillbake(t.path())
-        .args([
-            "run",
-            "send-email",
-            "--dry-run",
+    let sandbox = &dry_run_sandbox(
+        t.path(),
+        "send-email",
+        &[
             "--allow",
             "smtp",
             "--allow",
             "filesystem:read",
             "--params",
             r#"{"to": "a@example.com", "subject": "s", "body": "b"}"#,
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
-    let v = json_out(&o);
-    let sandbox = &v["data"]["sandbox"];
+        ],
+    );
     let abi = sandbox["landlock_abi"].as_u64().unwrap_or(0);
     let seccomp = sandbox["mechanisms"]
         .as_array()
