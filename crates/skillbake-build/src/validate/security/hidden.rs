@@ -124,11 +124,8 @@ fn padding(path: &str, bytes: &[u8], hits: &mut Vec<Hit>) {
             0,
         ));
     }
-    let spaces = [b' '; 64];
-    let finder = memchr::memmem::Finder::new(&spaces);
     let mut from = 0;
-    while let Some(i) = finder.find(&bytes[from..]) {
-        let at = from + i;
+    while let Some(at) = space_run(bytes, from) {
         let run = bytes[at..]
             .iter()
             .take_while(|b| matches!(b, b' ' | b'\t'))
@@ -148,6 +145,37 @@ fn padding(path: &str, bytes: &[u8], hits: &mut Vec<Hit>) {
         }
         from = at + run.max(1);
     }
+}
+
+/// Spaces in a row from which [`padding`] measures the run of spaces and tabs there.
+const SPACE_RUN: usize = 64;
+
+/// Where the first [`SPACE_RUN`] spaces in a row at or after `from` start.
+///
+/// Such a stretch holds a byte at every `SPACE_RUN`-th offset, so only those bytes are looked at
+/// until one is a space; the spaces around it are then measured. (A search for the whole
+/// stretch stops at every pair of spaces, and indented code is full of them.)
+fn space_run(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut probe = from + SPACE_RUN - 1;
+    while let Some(&b) = bytes.get(probe) {
+        if b != b' ' {
+            probe += SPACE_RUN;
+            continue;
+        }
+        let start = bytes[from..probe]
+            .iter()
+            .rposition(|&b| b != b' ')
+            .map_or(from, |i| from + i + 1);
+        let end = bytes[probe..]
+            .iter()
+            .position(|&b| b != b' ')
+            .map_or(bytes.len(), |i| probe + i);
+        if end - start >= SPACE_RUN {
+            return Some(start);
+        }
+        probe = end + SPACE_RUN;
+    }
+    None
 }
 
 /// Whether a byte can be part of a blank line or the line breaks between blank lines.
@@ -300,6 +328,30 @@ mod tests {
                 }
             }
             prop_assert_eq!(blank_run(&text), blank_run_by_lines(&text));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// The probing search finds the first run of spaces the plain search finds, from every
+        /// starting point.
+        #[test]
+        fn the_space_probe_finds_what_a_plain_search_finds(
+            lumps in proptest::collection::vec(
+                (prop_oneof![Just(&b" "[..]), Just(&b"\t"[..]), Just(&b"x"[..]), Just(&b"\n"[..])], 1usize..140),
+                0..10,
+            ),
+            from in 0usize..400,
+        ) {
+            let mut text = Vec::new();
+            for (lump, times) in lumps {
+                for _ in 0..times {
+                    text.extend_from_slice(lump);
+                }
+            }
+            let from = from.min(text.len());
+            let plain = memchr::memmem::find(&text[from..], &[b' '; SPACE_RUN]).map(|i| from + i);
+            prop_assert_eq!(space_run(&text, from), plain);
         }
     }
 

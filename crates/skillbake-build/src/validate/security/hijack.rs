@@ -49,7 +49,9 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["user", "human"],
         re: r"\b(do not|don't|never|without)\s+(tell(ing)?|inform(ing)?|notify(ing)?|alert(ing)?|mention(ing)?|reveal(ing)?|disclos(e|ing)|let(ting)?)\s+(this\s+|it\s+|anything\s+)?(to\s+)?the\s+(user|human)\b(\s+know)?\s*($|[.,;:!)]|about|what|that you|where|which|this|any)|\b(hide|conceal|keep)\s+(this|it|these\s+\w+|the\s+\w+)?\s*(secret\s+)?from\s+the\s+(user|human)\b|\b(keep|remain|stay)\s+[^.\n]{0,20}\b(hidden|secret|invisible)\s+(from|to)\s+the\s+(user|human)\b|\bthe\s+(user|human)\s+(must|should)\s+(not|never)\s+(know|see|find out|notice|be told)",
-        needs: Some(r"the\s+(user|human)"),
+        needs: Some(
+            r"(tell(ing)?|inform(ing)?|notify(ing)?|alert(ing)?|mention(ing)?|reveal(ing)?|disclos(e|ing)|let(ting)?)\s+(this\s+|it\s+|anything\s+)?(to\s+)?the\s+(user|human)|(from|to)\s+the\s+(user|human)|the\s+(user|human)\s+(must|should)\s+(not|never)",
+        ),
         what: "it tells the agent to hide what it does from the user",
         scope: Scope::Any,
         role: A,

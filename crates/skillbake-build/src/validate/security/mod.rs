@@ -46,8 +46,11 @@ pub mod triggers;
 
 use super::PackCtx;
 use crate::diagnostic::{Code, Diagnostic};
-use regex::bytes::Regex;
-use scan::{inline_allowed, is_text, kind_of, line_bounds, position, Hit, Kind, Pat};
+use regex_automata::meta::Regex;
+use scan::{
+    inline_allowed, is_text, kind_of, line_bounds, line_filter, line_regex, position, Hit, Kind,
+    Pat,
+};
 use std::sync::OnceLock;
 
 /// One pattern, compiled on first use: most patterns never see a line holding their trigger,
@@ -65,16 +68,12 @@ struct Compiled {
 
 impl Compiled {
     fn re(&self) -> Option<&Regex> {
-        self.re
-            .get_or_init(|| Regex::new(&format!("(?i){}", self.pat.re)).ok())
-            .as_ref()
+        self.re.get_or_init(|| line_regex(self.pat.re)).as_ref()
     }
 
     fn needs(&self) -> Option<&Regex> {
         let needs = self.pat.needs?;
-        self.needs
-            .get_or_init(|| Regex::new(&format!("(?i){needs}")).ok())
-            .as_ref()
+        self.needs.get_or_init(|| line_filter(needs)).as_ref()
     }
 
     /// Whether the line can hold a match: no `needs`, or `needs` matches it.
@@ -91,6 +90,9 @@ struct KindTriggers {
     /// For every trigger of `automaton`, the patterns (indexes into [`Engine::pats`]) it
     /// starts, in table order.
     pats: Vec<Vec<usize>>,
+    /// The trigger words, lowercase (for the test against aho-corasick).
+    #[cfg(test)]
+    words: Vec<String>,
 }
 
 struct Engine {
@@ -140,8 +142,10 @@ fn triggers_for(pats: &[Compiled], kind: Kind) -> KindTriggers {
         }
     }
     KindTriggers {
-        automaton: triggers::Triggers::new(words),
+        automaton: triggers::Triggers::new(&words),
         pats: starts,
+        #[cfg(test)]
+        words,
     }
 }
 
@@ -217,7 +221,9 @@ pub fn scan_patterns(path: &str, bytes: &[u8], kind: Kind, hits: &mut Vec<Hit>) 
                 continue;
             }
             let at = start + found.start();
-            let len = String::from_utf8_lossy(found.as_bytes()).chars().count();
+            let len = String::from_utf8_lossy(&text[found.range()])
+                .chars()
+                .count();
             hits.push(Hit {
                 code: c.code,
                 what: c.pat.what,
@@ -370,11 +376,11 @@ mod tests {
         }
     }
 
-    /// The NFA a process starts with and the DFA it builds later find the same triggers in the
-    /// same order (the order patterns are tried in on a line), on every file of the fixtures and
+    /// The automaton finds the triggers aho-corasick's overlapping search finds, in the same
+    /// order (the order patterns are tried in on a line), on every file of the fixtures and
     /// bundled packs, for every kind of file.
     #[test]
-    fn the_nfa_and_the_dfa_find_the_same_triggers() {
+    fn the_automaton_finds_what_aho_corasick_finds() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut texts = Vec::new();
         texts_under(&root.join("tests/fixtures"), &mut texts);
@@ -383,10 +389,12 @@ mod tests {
         let mut matches = 0;
         for kind in [Kind::Data, Kind::Prose, Kind::Script(scan::Lang::Python)] {
             let t = triggers_for(&eng.pats, kind);
+            assert!(t.automaton.is_built(), "{kind:?}");
             for text in &texts {
-                let (by_nfa, by_dfa) = t.automaton.by_each(text);
-                assert_eq!(Some(&by_nfa), by_dfa.as_ref());
-                matches += by_nfa.len();
+                let mut ours = Vec::new();
+                t.automaton.find(text, &mut ours);
+                assert_eq!(ours, triggers::reference::find(&t.words, text));
+                matches += ours.len();
             }
         }
         assert!(matches >= 500, "only {matches} matches");
@@ -412,6 +420,44 @@ mod tests {
         for text in texts {
             out.extend(text.split(|&b| b == b'\n').map(<[u8]>::to_vec));
         }
+    }
+
+    /// [`line_regex`] and [`line_filter`] find what `regex::bytes::Regex` finds with `(?i)`, on
+    /// every line of the fixtures and bundled packs, for `re` and `needs` alike.
+    #[test]
+    fn line_regexes_find_what_the_regex_crate_finds() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut lines = Vec::new();
+        lines_under(&root.join("tests/fixtures"), &mut lines);
+        lines_under(&root.join("../../skills"), &mut lines);
+        let mut found = 0;
+        for c in &engine().pats {
+            let built = [(c.pat.re, line_regex as fn(&str) -> Option<Regex>)]
+                .into_iter()
+                .chain(
+                    c.pat
+                        .needs
+                        .map(|n| (n, line_filter as fn(&str) -> Option<Regex>)),
+                );
+            for (pattern, build) in built {
+                let Some(ours) = build(pattern) else {
+                    panic!("{pattern}")
+                };
+                let Ok(theirs) = regex::bytes::Regex::new(&format!("(?i){pattern}")) else {
+                    panic!("{pattern}")
+                };
+                for line in &lines {
+                    let want = theirs.find(line).map(|m| m.range());
+                    assert_eq!(
+                        ours.find(line.as_slice()).map(|m| m.range()),
+                        want,
+                        "{pattern}"
+                    );
+                    found += usize::from(want.is_some());
+                }
+            }
+        }
+        assert!(found >= 50, "only {found} matches");
     }
 
     /// `needs` only skips lines `re` would not match: on every line of the specimens and

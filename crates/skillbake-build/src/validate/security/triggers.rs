@@ -1,27 +1,17 @@
 //! The trigger automaton of the pattern rules: every occurrence of every trigger word in a file
-//! (ASCII case-insensitive, overlapping), in the order aho-corasick's overlapping search reports
-//! them.
+//! (ASCII case-insensitive, overlapping), in the order of an Aho–Corasick overlapping search: by
+//! end, and at one end the longest word first, then the shorter ones that end there.
 //!
-//! A process starts on aho-corasick's contiguous NFA, which is cheap to build; after
-//! [`DFA_AFTER`] bytes of a kind of file it builds aho-corasick's DFA and copies it into a
-//! [`Dfa`] of its own, a table of premultiplied states and byte classes. Walking a DFA waits on
-//! one table load per byte (about 2 ns a byte here), so the copy walks a file as four stretches
-//! at once, four loads in flight (about 0.8 ns a byte over the text of the public packs). Each
-//! stretch starts at the start of a line, where the automaton is in its start state because no
-//! trigger holds a line break: the four walks find exactly the matches of one walk, and their
-//! matches are put back in its order.
+//! The automaton is a DFA built here straight from the words (a trie, its failure links in
+//! breadth-first order, every missing transition filled from the failure state's): a table of
+//! premultiplied states and byte classes, built in well under a millisecond for the few hundred
+//! triggers of a kind of file, so a process walks every byte with it from the first file on.
+//! Walking a DFA waits on one table load per byte (about 2 ns a byte here), so a file is walked
+//! as four stretches at once, four loads in flight. Each stretch starts at the start of a line,
+//! where the automaton is in its start state because no trigger holds a line break: the four
+//! walks find exactly the matches of one walk, and their matches are put back in its order.
 
-use aho_corasick::automaton::Automaton;
-use aho_corasick::{dfa, AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, Anchored, MatchKind};
-use std::collections::hash_map::Entry;
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
-
-/// Bytes of one kind of file a process scans with the NFA before it builds the DFA: the DFA
-/// walks a byte several times faster, but building it costs about as much as the NFA scanning
-/// half a megabyte more, so a check of a few packs never builds it.
-const DFA_AFTER: usize = 512 << 10;
+use std::collections::VecDeque;
 
 /// A file shorter than this is walked as one stretch.
 const SPLIT_FROM: usize = 1 << 10;
@@ -39,61 +29,36 @@ pub struct Found {
 
 /// The automaton over one set of trigger words.
 pub struct Triggers {
-    /// The words, lowercase.
-    words: Vec<String>,
-    /// The contiguous NFA: cheap to build.
-    nfa: AhoCorasick,
-    /// The DFA's copy, built once [`DFA_AFTER`] bytes were scanned (`None` if it cannot be
-    /// built: more states than 32 bits address, or a word with a line break).
-    dfa: OnceLock<Option<Dfa>>,
-    /// Bytes scanned with the NFA so far.
-    scanned: AtomicUsize,
+    /// `None` when the words cannot make one (a word with a line break, or more states than
+    /// 32 bits address): then nothing is found.
+    dfa: Option<Dfa>,
 }
 
 impl Triggers {
     /// The automaton over `words` (lowercase).
-    pub fn new(words: Vec<String>) -> Triggers {
+    pub fn new(words: &[String]) -> Triggers {
         Triggers {
-            nfa: build(&words, AhoCorasickKind::ContiguousNFA),
-            words,
-            dfa: OnceLock::new(),
-            scanned: AtomicUsize::new(0),
+            dfa: Dfa::new(words),
         }
     }
 
-    /// Every occurrence of a word in `hay`, appended to `out` in the order of aho-corasick's
-    /// overlapping search: by end, and at one end in the automaton's order.
+    /// Every occurrence of a word in `hay`, appended to `out` in the order of an overlapping
+    /// Aho–Corasick search: by end, and at one end the longest word first.
     pub fn find(&self, hay: &[u8], out: &mut Vec<Found>) {
-        let dfa = match self.dfa.get() {
-            Some(dfa) => dfa.as_ref(),
-            None if self.scanned.fetch_add(hay.len(), Ordering::Relaxed) < DFA_AFTER => None,
-            None => self.dfa.get_or_init(|| Dfa::new(&self.words)).as_ref(),
-        };
-        match dfa {
-            Some(dfa) => dfa.find(hay, out),
-            None => out.extend(self.nfa.find_overlapping_iter(hay).map(|m| Found {
-                trigger: m.pattern().as_usize(),
-                start: m.start(),
-                end: m.end(),
-            })),
+        if let Some(dfa) = &self.dfa {
+            dfa.find(hay, out);
         }
+    }
+
+    /// Whether the words made an automaton.
+    #[cfg(test)]
+    pub fn is_built(&self) -> bool {
+        self.dfa.is_some()
     }
 }
 
-/// The case-insensitive automaton over `words` reporting every (overlapping) match.
-fn build(words: &[String], kind: AhoCorasickKind) -> AhoCorasick {
-    AhoCorasickBuilder::new()
-        .ascii_case_insensitive(true)
-        .match_kind(MatchKind::Standard)
-        .kind(Some(kind))
-        .build(words)
-        .unwrap_or_else(|_| {
-            AhoCorasick::new(["\u{0}never\u{0}"]).unwrap_or_else(|_| unreachable!())
-        })
-}
-
-/// aho-corasick's DFA over the words, copied: `trans[state + class]` is the next state, every
-/// state premultiplied by the number of classes; the match states come first.
+/// The DFA over the words: `trans[state + class]` is the next state, every state premultiplied
+/// by the number of classes; the match states come first.
 struct Dfa {
     /// The class of every byte: one for each byte that occurs in a word (both cases of a
     /// letter in one), 0 for every other byte.
@@ -107,28 +72,26 @@ struct Dfa {
     start: u32,
     /// States below this one are match states.
     matching: u32,
-    /// For every match state (by row), the words it ends, in the automaton's order.
+    /// For every match state (by row), the words it ends: its own, then those of its failure
+    /// state's (the longest first).
     ends: Box<[Box<[u32]>]>,
     /// The length of every word in bytes.
     lens: Box<[usize]>,
 }
 
+/// No transition yet (while the trie is built).
+const NONE: u32 = u32::MAX;
+
 impl Dfa {
-    /// The copy of aho-corasick's DFA over `words`; `None` when it cannot be made.
+    /// The DFA over `words`; `None` when it cannot be made.
     fn new(words: &[String]) -> Option<Dfa> {
         if words.iter().any(|w| w.contains('\n')) {
             return None;
         }
-        let d = dfa::Builder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::Standard)
-            .build(words)
-            .ok()?;
         // A class per byte that occurs in a word (both cases of a letter in one), and one for
-        // every other byte: those lead every state where the start state leads.
+        // every other byte.
         let mut classes = [0u8; 256];
         let mut count = 1usize;
-        let mut representative = vec![0u8];
         for w in words {
             for &b in w.as_bytes() {
                 let b = b.to_ascii_lowercase();
@@ -136,60 +99,95 @@ impl Dfa {
                     let class = u8::try_from(count).ok()?;
                     classes[usize::from(b)] = class;
                     classes[usize::from(b.to_ascii_uppercase())] = class;
-                    representative.push(b);
                     count += 1;
                 }
             }
         }
-        if let Some(other) = (0..=255u8).find(|&b| classes[usize::from(b)] == 0) {
-            representative[0] = other;
+        let stride = count;
+        // The trie: state 0 is the root; `own[s]` the word that ends at `s`.
+        let mut trans: Vec<u32> = vec![NONE; stride];
+        let mut own: Vec<Option<u32>> = vec![None];
+        for (id, w) in words.iter().enumerate() {
+            let mut s = 0usize;
+            for &b in w.as_bytes() {
+                let at = s * stride + usize::from(classes[usize::from(b)]);
+                s = match trans[at] {
+                    NONE => {
+                        let next = own.len();
+                        trans[at] = u32::try_from(next).ok()?;
+                        trans.resize(trans.len() + stride, NONE);
+                        own.push(None);
+                        next
+                    }
+                    t => t as usize,
+                };
+            }
+            if own[s].is_none() {
+                own[s] = Some(u32::try_from(id).ok()?);
+            }
         }
-        // Every state the unanchored search reaches, in the order first reached.
-        let start = d.start_state(Anchored::No).ok()?;
-        let mut states = vec![start];
-        let mut row_of: HashMap<u32, usize> = HashMap::from([(start.as_u32(), 0)]);
-        let mut i = 0;
-        while let Some(&s) = states.get(i) {
-            for &b in &representative {
-                let next = d.next_state(Anchored::No, s, b);
-                if let Entry::Vacant(e) = row_of.entry(next.as_u32()) {
-                    e.insert(states.len());
-                    states.push(next);
+        // Breadth first: each state's failure state is shallower, so its row is complete when
+        // the state's missing transitions are copied from it.
+        let states = own.len();
+        let mut fail = vec![0usize; states];
+        let mut ends: Vec<Vec<u32>> = own.iter().map(|o| o.iter().copied().collect()).collect();
+        let mut order = Vec::with_capacity(states);
+        let mut queue = VecDeque::from([0usize]);
+        while let Some(s) = queue.pop_front() {
+            order.push(s);
+            for class in 0..stride {
+                let at = s * stride + class;
+                let t = trans[at];
+                if t == NONE {
+                    trans[at] = if s == 0 {
+                        0
+                    } else {
+                        trans[fail[s] * stride + class]
+                    };
+                    continue;
                 }
-            }
-            i += 1;
-        }
-        let stride = representative.len();
-        // Rows: the match states first, each group in the order reached.
-        let mut order: Vec<usize> = (0..states.len()).collect();
-        order.sort_by_key(|&i| !d.is_match(states[i]));
-        let mut row = vec![0usize; states.len()];
-        for (r, &old) in order.iter().enumerate() {
-            row[old] = r;
-        }
-        let premultiplied = |old: usize| u32::try_from(row[old] * stride).ok();
-        let matching = order.iter().filter(|&&i| d.is_match(states[i])).count();
-        let mut trans = vec![0u32; states.len().checked_mul(stride)?];
-        let mut ends = vec![Box::<[u32]>::default(); matching];
-        for (old, &s) in states.iter().enumerate() {
-            let base = row[old] * stride;
-            for (class, &b) in representative.iter().enumerate() {
-                let next = row_of.get(&d.next_state(Anchored::No, s, b).as_u32())?;
-                trans[base + class] = premultiplied(*next)?;
-            }
-            if d.is_match(s) {
-                ends[row[old]] = (0..d.match_len(s))
-                    .map(|k| d.match_pattern(s, k).as_u32())
-                    .collect();
+                let t = t as usize;
+                let f = if s == 0 {
+                    0
+                } else {
+                    trans[fail[s] * stride + class] as usize
+                };
+                fail[t] = f;
+                let inherited = ends[f].clone();
+                ends[t].extend(inherited);
+                queue.push_back(t);
             }
         }
+        // Rows: the match states first, each group in breadth-first order.
+        let mut rows: Vec<usize> = order
+            .iter()
+            .copied()
+            .filter(|&s| !ends[s].is_empty())
+            .collect();
+        let matching = rows.len();
+        rows.extend(order.iter().copied().filter(|&s| ends[s].is_empty()));
+        let mut row_of = vec![0usize; states];
+        for (r, &s) in rows.iter().enumerate() {
+            row_of[s] = r;
+        }
+        let premultiplied = |s: usize| u32::try_from(row_of[s] * stride).ok();
+        let mut table = vec![0u32; states.checked_mul(stride)?];
+        for (r, &s) in rows.iter().enumerate() {
+            for class in 0..stride {
+                table[r * stride + class] = premultiplied(trans[s * stride + class] as usize)?;
+            }
+        }
+        let ends = rows[..matching]
+            .iter()
+            .map(|&s| std::mem::take(&mut ends[s]).into_boxed_slice())
+            .collect();
         Some(Dfa {
             classes,
             stride: u32::try_from(stride).ok()?,
-            trans: trans.into_boxed_slice(),
+            trans: table.into_boxed_slice(),
             start: premultiplied(0)?,
             matching: u32::try_from(matching * stride).ok()?,
-            ends: ends.into_boxed_slice(),
+            ends,
             lens: words.iter().map(String::len).collect(),
         })
     }
@@ -281,13 +279,26 @@ impl Dfa {
 }
 
 #[cfg(test)]
-impl Triggers {
-    /// What the NFA and the DFA (when it can be built) each find in `hay`.
-    pub(super) fn by_each(&self, hay: &[u8]) -> (Vec<Found>, Option<Vec<Found>>) {
-        let by_nfa = tests::by_nfa(self, hay);
-        let dfa = self.dfa.get_or_init(|| Dfa::new(&self.words));
-        let by_dfa = dfa.as_ref().map(|dfa| tests::by_dfa(dfa, hay));
-        (by_nfa, by_dfa)
+pub(super) mod reference {
+    //! aho-corasick's overlapping search, which [`Dfa`] must match word for word.
+    use super::Found;
+    use aho_corasick::{AhoCorasickBuilder, MatchKind};
+
+    /// Every occurrence of a word of `words` in `hay`, by aho-corasick's overlapping search
+    /// (ASCII case-insensitive, standard semantics).
+    pub fn find(words: &[String], hay: &[u8]) -> Vec<Found> {
+        let ac = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(words)
+            .unwrap_or_else(|e| panic!("{e}"));
+        ac.find_overlapping_iter(hay)
+            .map(|m| Found {
+                trigger: m.pattern().as_usize(),
+                start: m.start(),
+                end: m.end(),
+            })
+            .collect()
     }
 }
 
@@ -299,18 +310,7 @@ mod tests {
         list.iter().map(|w| w.to_ascii_lowercase()).collect()
     }
 
-    pub(super) fn by_nfa(t: &Triggers, hay: &[u8]) -> Vec<Found> {
-        t.nfa
-            .find_overlapping_iter(hay)
-            .map(|m| Found {
-                trigger: m.pattern().as_usize(),
-                start: m.start(),
-                end: m.end(),
-            })
-            .collect()
-    }
-
-    pub(super) fn by_dfa(dfa: &Dfa, hay: &[u8]) -> Vec<Found> {
+    fn by_dfa(dfa: &Dfa, hay: &[u8]) -> Vec<Found> {
         let mut out = Vec::new();
         dfa.find(hay, &mut out);
         out
@@ -349,7 +349,6 @@ mod tests {
             "id_rsa",
             ".ssh/",
         ]);
-        let t = Triggers::new(w.clone());
         let Some(dfa) = Dfa::new(&w) else {
             panic!("no DFA")
         };
@@ -370,16 +369,16 @@ mod tests {
         texts.push(varied.into_bytes());
         let mut matches = 0;
         for text in &texts {
-            let want = by_nfa(&t, text);
+            let want = reference::find(&w, text);
             assert_eq!(by_dfa(&dfa, text), want);
             matches += want.len();
         }
         assert!(matches > 1000, "{matches}");
     }
 
-    /// A word with a line break gets no DFA (the stretches would miss it), and the NFA is used.
+    /// A word with a line break gets no DFA (the stretches would miss it).
     #[test]
-    fn a_word_with_a_line_break_keeps_the_nfa() {
+    fn a_word_with_a_line_break_gets_no_automaton() {
         assert!(Dfa::new(&words(&["a\nb"])).is_none());
     }
 }
