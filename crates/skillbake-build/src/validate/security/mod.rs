@@ -381,10 +381,7 @@ mod tests {
     /// bundled packs, for every kind of file.
     #[test]
     fn the_automaton_finds_what_aho_corasick_finds() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut texts = Vec::new();
-        texts_under(&root.join("tests/fixtures"), &mut texts);
-        texts_under(&root.join("../../skills"), &mut texts);
+        let texts = fixture_texts();
         let eng = engine();
         let mut matches = 0;
         for kind in [Kind::Data, Kind::Prose, Kind::Script(scan::Lang::Python)] {
@@ -414,22 +411,28 @@ mod tests {
         }
     }
 
-    fn lines_under(dir: &Path, out: &mut Vec<Vec<u8>>) {
+    /// Every file of the fixtures and the bundled packs.
+    fn fixture_texts() -> Vec<Vec<u8>> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut texts = Vec::new();
-        texts_under(dir, &mut texts);
-        for text in texts {
-            out.extend(text.split(|&b| b == b'\n').map(<[u8]>::to_vec));
-        }
+        texts_under(&root.join("tests/fixtures"), &mut texts);
+        texts_under(&root.join("../../skills"), &mut texts);
+        texts
+    }
+
+    /// Every line of [`fixture_texts`].
+    fn fixture_lines() -> Vec<Vec<u8>> {
+        fixture_texts()
+            .iter()
+            .flat_map(|text| text.split(|&b| b == b'\n').map(<[u8]>::to_vec))
+            .collect()
     }
 
     /// [`line_regex`] and [`line_filter`] find what `regex::bytes::Regex` finds with `(?i)`, on
     /// every line of the fixtures and bundled packs, for `re` and `needs` alike.
     #[test]
     fn line_regexes_find_what_the_regex_crate_finds() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut lines = Vec::new();
-        lines_under(&root.join("tests/fixtures"), &mut lines);
-        lines_under(&root.join("../../skills"), &mut lines);
+        let lines = fixture_lines();
         let mut found = 0;
         for c in &engine().pats {
             let built = [(c.pat.re, line_regex as fn(&str) -> Option<Regex>)]
@@ -464,10 +467,7 @@ mod tests {
     /// fixtures where a pattern's expression matches, its `needs` does too.
     #[test]
     fn needs_is_implied_by_the_expression() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut lines = Vec::new();
-        lines_under(&root.join("tests/fixtures"), &mut lines);
-        lines_under(&root.join("../../skills"), &mut lines);
+        let lines = fixture_lines();
         let mut checked = 0;
         for c in &engine().pats {
             let (Some(re), Some(needs)) = (c.re(), c.needs()) else {
