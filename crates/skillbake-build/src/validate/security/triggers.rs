@@ -29,13 +29,14 @@ pub struct Found {
 
 /// The automaton over one set of trigger words.
 pub struct Triggers {
-    /// `None` when the words cannot make one (a word with a line break, or more states than
-    /// 32 bits address): then nothing is found.
+    /// `None` when the words cannot make one (an empty word, a word with a line break, or more
+    /// states than 32 bits address): then nothing is found.
     dfa: Option<Dfa>,
 }
 
 impl Triggers {
-    /// The automaton over `words` (lowercase).
+    /// The automaton over `words` (lowercase, no two alike: of two equal words only the first
+    /// is reported).
     pub fn new(words: &[String]) -> Triggers {
         Triggers {
             dfa: Dfa::new(words),
@@ -85,7 +86,8 @@ const NONE: u32 = u32::MAX;
 impl Dfa {
     /// The DFA over `words`; `None` when it cannot be made.
     fn new(words: &[String]) -> Option<Dfa> {
-        if words.iter().any(|w| w.contains('\n')) {
+        // An empty word would match before the first byte, where the walk does not look.
+        if words.iter().any(|w| w.is_empty() || w.contains('\n')) {
             return None;
         }
         // A class per byte that occurs in a word (both cases of a letter in one), and one for
@@ -380,5 +382,6 @@ mod tests {
     #[test]
     fn a_word_with_a_line_break_gets_no_automaton() {
         assert!(Dfa::new(&words(&["a\nb"])).is_none());
+        assert!(Dfa::new(&words(&["a", ""])).is_none());
     }
 }
