@@ -17,64 +17,68 @@
 //! Adding a table: a module here with its columns and `WIDTH`, rows written by
 //! `skillbake-build`'s generator, one `Table` field appended to the runtime's `__private::Parts`.
 
+/// The version of these tables' layout, raised whenever a column moves or a table changes shape;
+/// generated code asserts that the runtime reads the same one (`skillbake::__private::LAYOUT_FORMAT`).
+pub const FORMAT: u32 = 1;
+
 /// An absent value (optional cells, ranges, row numbers).
 pub const NONE: u32 = u32::MAX;
 
 /// One row per pack: every version of every skill, by name, then version (oldest first).
 pub mod skill {
-    /// Text range: the name.
-    pub const NAME: usize = 0;
-    /// Text range: `description`.
-    pub const DESCRIPTION: usize = 2;
-    /// Text range: the pack's location as `load_skill` echoes it (`skills/<dir>`).
-    pub const LOCATION: usize = 4;
-    /// Text range: `<location>/SKILL.md`.
-    pub const SKILL_MD_PATH: usize = 6;
-    /// Text range: the whole `load_skill` reply for `SKILL_MD_PATH`, precomputed.
-    pub const REPLY: usize = 8;
-    /// Text offset: the reply up to here is the head (everything before the echoed path).
-    pub const HEAD_END: usize = 10;
-    /// Text offset: the reply from here is the tail (everything after the echoed path).
-    pub const TAIL_START: usize = 11;
-    /// Text range: the body JSON-escaped, inside the tail.
-    pub const ESCAPED_BODY: usize = 12;
-    /// The body: a range whose meaning `BODY_FORM` gives.
-    pub const BODY: usize = 14;
-    /// How `BODY` is read (see [`super::body_form`]).
-    pub const BODY_FORM: usize = 16;
-    /// Text range: the frontmatter as compact JSON.
-    pub const FRONTMATTER: usize = 17;
-    /// Text range: `version` as written, or [`super::NONE`].
-    pub const VERSION: usize = 19;
-    /// Row range of the field table.
-    pub const FIELDS: usize = 21;
-    /// Row range of the list table: `tags`.
-    pub const TAGS: usize = 23;
-    /// Row range of the list table: `required_tools`.
-    pub const REQUIRED_TOOLS: usize = 25;
-    /// Row range of the file table: every file, sorted by path.
-    pub const FILES: usize = 27;
-    /// Row of the file table: `SKILL.md`.
-    pub const SKILL_MD: usize = 29;
-    /// Row of the file table: `schema.json`, or [`super::NONE`].
-    pub const SCHEMA: usize = 30;
-    /// Text range: what precedes the body in `SKILL.md` (frontmatter, blank lines), when
-    /// `SKILL.md` is stored spliced.
-    pub const SKILL_MD_PREFIX: usize = 31;
-    /// Text range: what follows the body in `SKILL.md` (trailing whitespace), when spliced.
-    pub const SKILL_MD_SUFFIX: usize = 33;
     /// Text range: the name in the form the index hashes and lookups compare (lower case, see
     /// [`crate::name::fold`]; the same range as `NAME` when the name is already lower case).
-    pub const KEY: usize = 35;
+    pub const KEY: usize = 0;
+    /// Bits of [`super::flags`].
+    pub const FLAGS: usize = 2;
+    /// Text range: `<location>/SKILL.md`.
+    pub const SKILL_MD_PATH: usize = 3;
+    /// Text range: the whole `load_skill` reply for `SKILL_MD_PATH`, precomputed.
+    pub const REPLY: usize = 5;
+    /// Text offset: the reply up to here is the head (everything before the echoed path).
+    pub const HEAD_END: usize = 7;
+    /// Text offset: the reply from here is the tail (everything after the echoed path).
+    pub const TAIL_START: usize = 8;
+    /// Text range: the name.
+    pub const NAME: usize = 9;
+    /// Text range: `description`.
+    pub const DESCRIPTION: usize = 11;
+    /// Text range: the pack's location as `load_skill` echoes it (`skills/<dir>`).
+    pub const LOCATION: usize = 13;
+    /// Text range: the body JSON-escaped, inside the tail.
+    pub const ESCAPED_BODY: usize = 15;
+    /// The body: a range whose meaning `BODY_FORM` gives.
+    pub const BODY: usize = 17;
+    /// How `BODY` is read (see [`super::body_form`]).
+    pub const BODY_FORM: usize = 19;
+    /// Text range: the frontmatter as compact JSON.
+    pub const FRONTMATTER: usize = 20;
+    /// Text range: `version` as written, or [`super::NONE`].
+    pub const VERSION: usize = 22;
+    /// Row range of the field table.
+    pub const FIELDS: usize = 24;
+    /// Row range of the list table: `tags`.
+    pub const TAGS: usize = 26;
+    /// Row range of the list table: `required_tools`.
+    pub const REQUIRED_TOOLS: usize = 28;
+    /// Row range of the file table: every file, sorted by path.
+    pub const FILES: usize = 30;
+    /// Row of the file table: `SKILL.md`.
+    pub const SKILL_MD: usize = 32;
+    /// Row of the file table: `schema.json`, or [`super::NONE`].
+    pub const SCHEMA: usize = 33;
+    /// Text range: what precedes the body in `SKILL.md` (frontmatter, blank lines), when
+    /// `SKILL.md` is stored spliced.
+    pub const SKILL_MD_PREFIX: usize = 34;
+    /// Text range: what follows the body in `SKILL.md` (trailing whitespace), when spliced.
+    pub const SKILL_MD_SUFFIX: usize = 36;
     /// Row range of the list table: the body's template variables, sorted.
-    pub const TEMPLATE_VARS: usize = 37;
+    pub const TEMPLATE_VARS: usize = 38;
     /// Data range: the body's precompiled template ([`crate::template::Program`]), or
     /// [`super::NONE`] when it cannot be rendered.
-    pub const TEMPLATE: usize = 39;
+    pub const TEMPLATE: usize = 40;
     /// Text range: why the body cannot be rendered (empty when it can).
-    pub const TEMPLATE_NOTE: usize = 41;
-    /// Bits of [`super::flags`].
-    pub const FLAGS: usize = 43;
+    pub const TEMPLATE_NOTE: usize = 42;
     /// Row range of this table: every version of this skill, oldest first (the rows are
     /// ordered by name, then version).
     pub const VERSIONS: usize = 44;
@@ -82,6 +86,18 @@ pub mod skill {
     pub const REQUIRES: usize = 46;
     /// Cells per row.
     pub const WIDTH: usize = 48;
+
+    /// The run of cells a `load_skill` hit reads, from [`KEY`] on: the key it compares, the
+    /// flags, the `SKILL.md` path it compares and the reply it copies. The name index's slot
+    /// holds a copy (see [`super::index::slots`]).
+    pub const HIT: usize = KEY;
+    /// Cells in the [`HIT`] run.
+    pub const HIT_CELLS: usize = 7;
+    const _: () = assert!(
+        FLAGS == KEY + 2 && SKILL_MD_PATH == FLAGS + 1 && REPLY == SKILL_MD_PATH + 2,
+        "the hit run is key, flags, path, reply"
+    );
+    const _: () = assert!(REPLY + 2 - HIT == HIT_CELLS);
 }
 
 /// Bits of `skill::FLAGS`.
@@ -184,8 +200,12 @@ pub mod index {
     pub mod slots {
         /// Row of the skill table whose name hashes to this slot.
         pub const SKILL: usize = 0;
+        /// That row's [`crate::layout::skill::HIT`] run, copied: a `load_skill` hit reads the
+        /// slot alone, not the slot and then the skill row (one bounds check and one cache line
+        /// fewer).
+        pub const HIT: usize = 1;
         /// Cells per row.
-        pub const WIDTH: usize = 1;
+        pub const WIDTH: usize = HIT + crate::layout::skill::HIT_CELLS;
     }
 }
 

@@ -105,6 +105,9 @@ pub mod __private {
     #[cfg(feature = "route")]
     const _: () = assert!(ROUTE_FORMAT == skillbake_route::FORMAT);
 
+    /// The layout version of the tables this runtime reads; generated code asserts it.
+    pub const LAYOUT_FORMAT: u32 = skillbake_format::layout::FORMAT;
+
     /// A byte range `(start, end)` into the registry's text or data.
     pub type Str = (u32, u32);
 

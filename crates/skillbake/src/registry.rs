@@ -54,6 +54,40 @@ pub struct ManifestSignature {
 #[derive(Clone, Copy)]
 pub struct Registry {
     parts: &'static Parts,
+    /// The name index's bucket count, as a divisor ([`FastRem`]).
+    buckets: FastRem,
+    /// The name index's slot count, as a divisor.
+    slots: FastRem,
+}
+
+/// `n % d` for a `u32` divisor fixed when the registry is built, with two multiplications
+/// instead of a division (Lemire, Kaser and Kurz, "Faster remainder by direct computation",
+/// 2019: exact for every 32-bit `n` and `d` with a 64-bit multiplier). A lookup takes two
+/// remainders; a hardware division costs more than the rest of the probe's arithmetic.
+#[derive(Clone, Copy, Debug)]
+struct FastRem {
+    d: u32,
+    /// `⌈2⁶⁴ / d⌉`, wrapped (0 for `d` = 1, whose remainder is always 0).
+    m: u64,
+}
+
+impl FastRem {
+    /// The divisor `d`; 0 gives remainders of 0 (an empty index is never probed).
+    const fn new(d: usize) -> FastRem {
+        let d = if d > u32::MAX as usize { 0 } else { d as u32 };
+        let m = match d {
+            0 => 0,
+            _ => (u64::MAX / d as u64).wrapping_add(1),
+        };
+        FastRem { d, m }
+    }
+
+    /// `n % d` (0 when `d` is 0).
+    #[inline]
+    fn rem(self, n: u32) -> u32 {
+        let low = self.m.wrapping_mul(u64::from(n));
+        ((u128::from(low) * u128::from(self.d)) >> 64) as u32
+    }
 }
 
 impl std::fmt::Debug for Registry {
@@ -155,8 +189,31 @@ fn slice(text: &'static str, s: Str) -> &'static str {
     text.get(s.0 as usize..s.1 as usize).unwrap_or("")
 }
 
-// `Skill::own_skill_md_reply` reads the path and the reply as one run of four cells.
-const _: () = assert!(layout::skill::REPLY == layout::skill::SKILL_MD_PATH + 2);
+/// A row the name index found: its number and the rest of its hit run (`layout::skill::HIT`),
+/// what a hit needs, read with the slot.
+#[derive(Clone, Copy)]
+struct Probed {
+    row: usize,
+    /// `[flags, path start, path end, reply start, reply end]`.
+    cells: [u32; layout::skill::HIT_CELLS - 2],
+}
+
+impl Probed {
+    /// The precomputed reply when `file_path` is the row's own `SKILL.md` path (and no file of
+    /// the pack has that path): the path compared as bytes.
+    #[inline]
+    fn own_skill_md_reply(&self, parts: &'static Parts, file_path: &str) -> Option<&'static str> {
+        let [flags, path_start, path_end, reply_start, reply_end] = self.cells;
+        if flags & layout::flags::OWN_PATH_IS_BODY == 0 {
+            return None;
+        }
+        let path = parts
+            .text
+            .as_bytes()
+            .get(path_start as usize..path_end as usize)?;
+        (path == file_path.as_bytes()).then(|| text_at(parts, reply_start, reply_end))
+    }
+}
 
 fn text_at(parts: &'static Parts, start: u32, end: u32) -> &'static str {
     parts.text.get(start as usize..end as usize).unwrap_or("")
@@ -165,7 +222,11 @@ fn text_at(parts: &'static Parts, start: u32, end: u32) -> &'static str {
 impl Registry {
     #[doc(hidden)]
     pub const fn __from_parts(parts: &'static Parts) -> Self {
-        Registry { parts }
+        Registry {
+            parts,
+            buckets: FastRem::new(parts.index_disps.rows),
+            slots: FastRem::new(parts.index_slots.rows),
+        }
     }
 
     /// Number of skills (each counted once, however many versions it has).
@@ -195,30 +256,35 @@ impl Registry {
     }
 
     /// The default row of the skill whose name in lower case ([`skillbake_format::name::fold`])
-    /// is `key`: one `phf` probe, one comparison.
-    fn probe(&self, key: &str) -> Option<usize> {
+    /// is `key`: one `phf` probe, whose slot holds the row's hit run, and one comparison.
+    #[inline]
+    fn probe(&self, key: &str) -> Option<Probed> {
         let p = self.parts;
-        let (buckets, slots) = (p.index_disps.rows, p.index_slots.rows);
-        if buckets == 0 || slots == 0 {
-            return None;
-        }
+        // An empty index needs no test of its own: both remainders are 0, row 0 of an empty
+        // table reads `NONE`, and so does the key range, which matches nothing.
         let h = phf_shared::hash(key, &p.index_key);
-        let bucket = (h.g % buckets as u32) as usize;
+        let bucket = self.buckets.rem(h.g) as usize;
         let (d1, d2) = p.index_disps.range(
             p.data,
             layout::index::disps::WIDTH,
             bucket,
             layout::index::disps::D1,
         );
-        let slot = (phf_shared::displace(h.f1, h.f2, d1, d2) % slots as u32) as usize;
-        let row = p
-            .index_slots
-            .cell(p.data, layout::index::slots::WIDTH, slot, 0) as usize;
-        let skill = self.skill(row)?;
-        let (start, end) = skill.range(layout::skill::KEY);
+        let slot = self.slots.rem(phf_shared::displace(h.f1, h.f2, d1, d2)) as usize;
+        // Outside the table every cell reads `NONE`, and so does the key range: no match.
+        let [row, start, end, flags, path_start, path_end, reply_start, reply_end] =
+            p.index_slots.cells(
+                p.data,
+                layout::index::slots::WIDTH,
+                slot,
+                layout::index::slots::SKILL,
+            );
         // Compared as bytes: equal bytes are the same text, with no character boundary to check.
         let stored = p.text.as_bytes().get(start as usize..end as usize);
-        (stored == Some(key.as_bytes())).then_some(row)
+        (stored == Some(key.as_bytes())).then_some(Probed {
+            row: row as usize,
+            cells: [flags, path_start, path_end, reply_start, reply_end],
+        })
     }
 
     /// The `n`-th skill in name order, at the version an agent gets by name (what
@@ -248,9 +314,22 @@ impl Registry {
 
     /// [`Registry::get`], saying why nothing was found.
     pub fn lookup(&self, request: &str) -> Result<Skill<'_>, LookupError<'_>> {
+        self.lookup_probed(request, self.probe(request))
+    }
+
+    /// [`Registry::lookup`] once the request has been probed as it is written.
+    fn lookup_probed(
+        &self,
+        request: &str,
+        probed: Option<Probed>,
+    ) -> Result<Skill<'_>, LookupError<'_>> {
         // A name may hold an `@` where `name-charset` was lowered: the whole request is tried as
         // a name first, and a range follows the last `@` (ranges never hold one).
-        if let Some(skill) = self.get_name(request) {
+        let whole = match probed {
+            Some(probed) => self.skill(probed.row),
+            None => self.get_folded(request),
+        };
+        if let Some(skill) = whole {
             return Ok(skill);
         }
         let (name, range) = match request.rsplit_once('@') {
@@ -294,9 +373,15 @@ impl Registry {
     /// `PDF-Tools` answers `pdf-tools`); the skill keeps the name as written. The index holds
     /// every name in lower case ([`skillbake_format::name::fold`]), and no two names fold alike.
     fn get_name(&self, name: &str) -> Option<Skill<'_>> {
-        if let Some(row) = self.probe(name) {
-            return self.skill(row);
+        match self.probe(name) {
+            Some(probed) => self.skill(probed.row),
+            None => self.get_folded(name),
         }
+    }
+
+    /// [`Registry::get_name`] for a name not in the index as written: probed again in lower
+    /// case, when that differs.
+    fn get_folded(&self, name: &str) -> Option<Skill<'_>> {
         // ASCII names up to 64 bytes are lower-cased on the stack.
         let bytes = name.as_bytes();
         let mut buf = [0u8; 64];
@@ -307,10 +392,10 @@ impl Registry {
             let lower = buf.get_mut(..bytes.len())?;
             lower.copy_from_slice(bytes);
             lower.make_ascii_lowercase();
-            return self.skill(self.probe(std::str::from_utf8(lower).ok()?)?);
+            return self.skill(self.probe(std::str::from_utf8(lower).ok()?)?.row);
         }
         let folded = skillbake_format::name::fold(name);
-        self.skill(self.probe(folded.as_ref())?)
+        self.skill(self.probe(folded.as_ref())?.row)
     }
 
     /// Every skill once, in name order, at the version an agent gets by name (see
@@ -368,6 +453,7 @@ impl Registry {
 
     /// DB-GPT's `load_skill(skill_name, file_path)`: the reply as a JSON string of chunks, byte
     /// for byte what DB-GPT returns (see the crate docs).
+    #[inline]
     pub fn load_skill(&self, skill_name: &str, file_path: &str) -> String {
         let mut out = String::new();
         self.load_skill_into(skill_name, file_path, &mut out);
@@ -376,8 +462,28 @@ impl Registry {
 
     /// [`Registry::load_skill`] appending to `out` (reuse one buffer across calls to avoid
     /// allocating). For the pack's own `SKILL.md` path the reply was precomputed whole: one copy.
+    #[inline]
     pub fn load_skill_into(&self, skill_name: &str, file_path: &str, out: &mut String) {
-        if let Some(skill) = self.get(skill_name) {
+        // The hit agents make most, inlined where it is called: the name as indexed and the
+        // pack's own `SKILL.md` path, answered from the cells the probe read.
+        let probed = self.probe(skill_name);
+        if let Some(reply) = probed.and_then(|h| h.own_skill_md_reply(self.parts, file_path)) {
+            out.push_str(reply);
+            return;
+        }
+        self.load_skill_resolved(skill_name, file_path, probed, out);
+    }
+
+    /// Every other request of [`Registry::load_skill_into`], once the name was probed as written.
+    #[inline(never)]
+    fn load_skill_resolved(
+        &self,
+        skill_name: &str,
+        file_path: &str,
+        probed: Option<Probed>,
+        out: &mut String,
+    ) {
+        if let Ok(skill) = self.lookup_probed(skill_name, probed) {
             if let Some(reply) = skill.own_skill_md_reply(file_path) {
                 out.push_str(reply);
                 return;
@@ -697,25 +803,18 @@ impl<'r> Skill<'r> {
     }
 
     /// The precomputed reply ([`Skill::reply`]) when `file_path` is the pack's own `SKILL.md`
-    /// path (and no file of the pack has that path): the path and the reply are adjacent ranges
-    /// of the row, read with one bounds check, and the path is compared as bytes (the hit
-    /// `load_skill` answers most).
+    /// path (and no file of the pack has that path), read as [`Probed::own_skill_md_reply`]
+    /// does (the hit `load_skill` answers most).
     pub(crate) fn own_skill_md_reply(&self, file_path: &str) -> Option<&'static str> {
-        if self.cell(layout::skill::FLAGS) & layout::flags::OWN_PATH_IS_BODY == 0 {
-            return None;
-        }
         let p = self.parts();
-        let [path_start, path_end, reply_start, reply_end] = p.skills.cells(
-            p.data,
-            layout::skill::WIDTH,
-            self.row,
-            layout::skill::SKILL_MD_PATH,
-        );
-        let path = p
-            .text
-            .as_bytes()
-            .get(path_start as usize..path_end as usize)?;
-        (path == file_path.as_bytes()).then(|| text_at(p, reply_start, reply_end))
+        let cells = p
+            .skills
+            .cells(p.data, layout::skill::WIDTH, self.row, layout::skill::FLAGS);
+        Probed {
+            row: self.row,
+            cells,
+        }
+        .own_skill_md_reply(p, file_path)
     }
 
     /// Resolves `file_path` against this skill (see [`Registry::resolve`]).
@@ -917,7 +1016,7 @@ impl File {
     }
 
     fn spliced(&self) -> &'static str {
-        let reg = Registry { parts: self.parts };
+        let reg = Registry::__from_parts(self.parts);
         let skill = Skill {
             reg: &reg,
             row: self.skill,
@@ -978,6 +1077,89 @@ impl File {
             layout::kind::CODE => FileKind::Code,
             layout::kind::TEXT => FileKind::Text,
             _ => FileKind::Binary,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FastRem, Registry};
+    use crate::__private::{Parts, Table};
+
+    /// A registry of no skill: every table empty.
+    static EMPTY: Parts = Parts {
+        text: "",
+        data: &[],
+        skills: Table { at: 0, rows: 0 },
+        files: Table { at: 0, rows: 0 },
+        fields: Table { at: 0, rows: 0 },
+        lists: Table { at: 0, rows: 0 },
+        index_key: 0,
+        index_disps: Table { at: 0, rows: 0 },
+        index_slots: Table { at: 0, rows: 0 },
+        tools: [(0, 0); crate::ToolsFormat::ALL.len()],
+        text_slots: &[],
+        byte_slots: &[],
+        route: &[],
+        signing_key: "",
+        signature: "",
+    };
+
+    #[test]
+    fn an_empty_registry_finds_nothing_and_says_so() {
+        let reg = Registry::__from_parts(&EMPTY);
+        assert!(reg.is_empty());
+        for name in ["", "pdf", "PDF", "pdf@1", "\u{e9}t\u{e9}"] {
+            assert!(reg.get(name).is_none(), "{name}");
+            let reply = reg.load_skill(name, "SKILL.md");
+            assert!(reply.contains("not found"), "{name}: {reply}");
+        }
+    }
+
+    /// Numerators to try: the edges and a spread of values (a fixed linear congruential walk).
+    fn numerators() -> impl Iterator<Item = u32> {
+        let edges = [
+            0,
+            1,
+            2,
+            3,
+            7,
+            8,
+            255,
+            256,
+            65_535,
+            65_536,
+            u32::MAX - 1,
+            u32::MAX,
+        ];
+        let walk = (0u64..20_000).map(|i| (i.wrapping_mul(6_364_136_223_846_793_005) >> 32) as u32);
+        edges.into_iter().chain(walk)
+    }
+
+    #[test]
+    fn fast_remainders_are_the_remainders() {
+        let large = [
+            1 << 16,
+            (1 << 31) - 1,
+            1 << 31,
+            (1 << 31) + 1,
+            u32::MAX - 1,
+            u32::MAX,
+        ];
+        for d in (1..=2_000).chain(large) {
+            let fast = FastRem::new(d as usize);
+            for n in numerators() {
+                assert_eq!(fast.rem(n), n % d, "{n} % {d}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_divisor_of_zero_or_beyond_u32_gives_zero() {
+        for d in [0usize].into_iter().chain(usize::try_from(1u64 << 32).ok()) {
+            let fast = FastRem::new(d);
+            assert_eq!(fast.d, 0);
+            assert!(numerators().all(|n| fast.rem(n) == 0));
         }
     }
 }
