@@ -10,7 +10,6 @@
 
 use super::scan::{Hit, Kind};
 use crate::diagnostic::Code;
-use aho_corasick::AhoCorasick;
 use regex::bytes::Regex;
 use std::sync::OnceLock;
 
@@ -24,12 +23,36 @@ pub const ZERO_WIDTH_RUN: usize = 3;
 /// Zero-width characters in one file from which they count as hidden content wherever they are.
 pub const ZERO_WIDTH: usize = 16;
 
-/// Scans one text file.
-pub fn scan(path: &str, bytes: &[u8], kind: Kind, hits: &mut Vec<Hit>) {
-    invisible(path, bytes, hits);
+/// The byte sequences that start the invisible characters [`classify`] judges (a tag character
+/// by its first three bytes). The trigger walk of every kind of file reports where each occurs
+/// (`super::triggers`), so this rule does not search a file for them itself.
+pub fn invisible_words() -> Vec<[u8; 3]> {
+    let e2_80 = [0x8B, 0x8C, 0x8D, 0xAA, 0xAB, 0xAC, 0xAD, 0xAE];
+    let e2_81 = [0xA0, 0xA1, 0xA2, 0xA3, 0xA4, 0xA6, 0xA7, 0xA8, 0xA9];
+    let mut words: Vec<[u8; 3]> = e2_80.iter().map(|&b| [0xE2, 0x80, b]).collect();
+    words.extend(e2_81.iter().map(|&b| [0xE2, 0x81, b]));
+    words.extend([[0xEF, 0xBB, 0xBF], [0xF3, 0xA0, 0x80], [0xF3, 0xA0, 0x81]]);
+    words
+}
+
+/// The opening of an HTML comment: the trigger walk of prose reports where each occurs.
+pub const COMMENT_OPEN: &[u8] = b"<!--";
+
+/// Where the trigger walk found this rule's words in a file, in order.
+#[derive(Debug, Default)]
+pub struct Marks {
+    /// Starts of the [`invisible_words`].
+    pub invisible: Vec<usize>,
+    /// Starts of [`COMMENT_OPEN`] (prose only).
+    pub comments: Vec<usize>,
+}
+
+/// Scans one text file, at the places the trigger walk marked.
+pub fn scan(path: &str, bytes: &[u8], kind: Kind, marks: &Marks, hits: &mut Vec<Hit>) {
+    invisible(path, bytes, &marks.invisible, hits);
     padding(path, bytes, hits);
     if kind == Kind::Prose {
-        comments(path, bytes, hits);
+        comments(path, bytes, &marks.comments, hits);
     }
 }
 
@@ -72,11 +95,13 @@ const ZW: u8 = 0;
 const BIDI: u8 = 1;
 const TAG: u8 = 2;
 
-fn invisible(path: &str, bytes: &[u8], hits: &mut Vec<Hit>) {
+/// Judges the invisible characters that start at `marked` (in order; every start of one of the
+/// [`invisible_words`]).
+fn invisible(path: &str, bytes: &[u8], marked: &[usize], hits: &mut Vec<Hit>) {
     let mut first: [Option<usize>; 3] = [None; 3];
     let mut count = [0usize; 3];
     let (mut run, mut run_start, mut run_end, mut run_at) = (0usize, 0usize, 0usize, None);
-    for i in memchr::memchr3_iter(0xE2, 0xEF, 0xF3, bytes) {
+    for &i in marked {
         if let Some((class, len)) = classify(bytes, i) {
             let c = usize::from(class);
             first[c].get_or_insert(i);
@@ -236,18 +261,15 @@ fn comment_cue() -> Option<&'static Regex> {
         .as_ref()
 }
 
-fn comments(path: &str, bytes: &[u8], hits: &mut Vec<Hit>) {
-    static OPEN: OnceLock<Option<AhoCorasick>> = OnceLock::new();
-    let Some(open) = OPEN
-        .get_or_init(|| AhoCorasick::new(["<!--"]).ok())
-        .as_ref()
-    else {
-        return;
-    };
+/// Judges the HTML comments that open at `marked` (in order), each up to its `-->`; an opening
+/// inside a comment is part of it.
+fn comments(path: &str, bytes: &[u8], marked: &[usize], hits: &mut Vec<Hit>) {
     let mut from = 0;
-    while let Some(m) = open.find(&bytes[from..]) {
-        let at = from + m.start();
-        let body_start = at + 4;
+    for &at in marked {
+        if at < from {
+            continue;
+        }
+        let body_start = at + COMMENT_OPEN.len();
         let end = memchr::memmem::find(&bytes[body_start..], b"-->")
             .map_or(bytes.len(), |e| body_start + e);
         let body = &bytes[body_start..end];
@@ -282,6 +304,30 @@ fn is_allow_comment(body: &[u8]) -> bool {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The trigger walk marks exactly the sequences [`classify`] can judge invisible: every
+    /// three bytes that start with `E2`, `EF` or `F3`, between ASCII letters (where none of its
+    /// exceptions applies), is one of the [`invisible_words`] if and only if it is judged so.
+    #[test]
+    fn the_marked_words_are_what_classify_judges() {
+        let words = invisible_words();
+        let mut judged = 0;
+        for b0 in [0xE2u8, 0xEF, 0xF3] {
+            for b1 in 0..=255u8 {
+                for b2 in 0..=255u8 {
+                    let text = [b'a', b0, b1, b2, 0x80, b'a'];
+                    let invisible = classify(&text, 1).is_some();
+                    assert_eq!(
+                        invisible,
+                        words.contains(&[b0, b1, b2]),
+                        "{b0:x} {b1:x} {b2:x}"
+                    );
+                    judged += usize::from(invisible);
+                }
+            }
+        }
+        assert_eq!(judged, words.len());
+    }
 
     /// The line-by-line walk [`blank_run`] replaced, kept to check it against.
     fn blank_run_by_lines(bytes: &[u8]) -> Option<usize> {

@@ -85,14 +85,37 @@ impl Compiled {
 /// The trigger automaton of one kind of file, over the triggers of the patterns that apply to
 /// it: a data file's holds only those of the patterns scoped to every file, so the many
 /// triggers of script patterns (`fetch`, `required`, `nc `) do not fire on JSON and XML.
+///
+/// The same walk marks the words of `hidden-text` (invisible characters; in prose, the opening
+/// of an HTML comment), whose indexes follow the patterns' triggers: one pass over each file's
+/// bytes serves every rule that looks for words.
 struct KindTriggers {
     automaton: triggers::Triggers,
-    /// For every trigger of `automaton`, the patterns (indexes into [`Engine::pats`]) it
-    /// starts, in table order.
+    /// For every pattern trigger of `automaton`, the patterns (indexes into [`Engine::pats`])
+    /// it starts, in table order.
     pats: Vec<Vec<usize>>,
-    /// The trigger words, lowercase (for the test against aho-corasick).
+    /// The index of the first of `hidden-text`'s words (after every pattern trigger).
+    hidden: usize,
+    /// The index of [`hidden::COMMENT_OPEN`], in prose.
+    comment: Option<usize>,
+    /// Every word, lowercase (for the test against aho-corasick).
     #[cfg(test)]
-    words: Vec<String>,
+    words: Vec<Vec<u8>>,
+}
+
+impl KindTriggers {
+    /// `hidden-text`'s marks among `found`.
+    fn hidden_marks(&self, found: &[triggers::Found]) -> hidden::Marks {
+        let mut marks = hidden::Marks::default();
+        for m in found.iter().filter(|m| m.trigger >= self.hidden) {
+            if Some(m.trigger) == self.comment {
+                marks.comments.push(m.start);
+            } else {
+                marks.invisible.push(m.start);
+            }
+        }
+        marks
+    }
 }
 
 struct Engine {
@@ -122,16 +145,17 @@ fn kind_slot(kind: Kind) -> usize {
     }
 }
 
-/// The automaton over the triggers of the patterns of `pats` that apply to `kind`.
+/// The automaton over the triggers of the patterns of `pats` that apply to `kind`, then the
+/// words of `hidden-text`.
 fn triggers_for(pats: &[Compiled], kind: Kind) -> KindTriggers {
-    let mut words: Vec<String> = Vec::new();
+    let mut words: Vec<Vec<u8>> = Vec::new();
     let mut starts: Vec<Vec<usize>> = Vec::new();
     for (id, c) in pats.iter().enumerate() {
         if !c.pat.scope.covers(kind) {
             continue;
         }
         for t in c.pat.triggers {
-            let t = t.to_ascii_lowercase();
+            let t = t.to_ascii_lowercase().into_bytes();
             match words.iter().position(|x| *x == t) {
                 Some(i) => starts[i].push(id),
                 None => {
@@ -141,9 +165,17 @@ fn triggers_for(pats: &[Compiled], kind: Kind) -> KindTriggers {
             }
         }
     }
+    let hidden = words.len();
+    words.extend(hidden::invisible_words().iter().map(|w| w.to_vec()));
+    let comment = (kind == Kind::Prose).then(|| {
+        words.push(hidden::COMMENT_OPEN.to_vec());
+        words.len() - 1
+    });
     KindTriggers {
         automaton: triggers::Triggers::new(&words),
         pats: starts,
+        hidden,
+        comment,
         #[cfg(test)]
         words,
     }
@@ -177,20 +209,35 @@ impl Engine {
     }
 }
 
-/// Scans one text file with every pattern rule: one pass of the trigger automaton of its kind,
-/// then the patterns of each trigger on its line (each pattern once a line).
-pub fn scan_patterns(path: &str, bytes: &[u8], kind: Kind, hits: &mut Vec<Hit>) {
+/// Scans one text file with every pattern rule and `hidden-text`: one pass of the trigger
+/// automaton of its kind, then the patterns of each trigger on its line (each pattern once a
+/// line).
+fn scan_text(path: &str, bytes: &[u8], kind: Kind, hits: &mut Vec<Hit>) {
     let eng = engine();
     let Some(triggers) = eng.triggers(kind) else {
         return;
     };
+    let mut found = Vec::new();
+    triggers.automaton.find(bytes, &mut found);
+    hidden::scan(path, bytes, kind, &triggers.hidden_marks(&found), hits);
+    scan_patterns(eng, triggers, path, bytes, kind, &found, hits);
+}
+
+/// The pattern rules at the triggers `found` in one file.
+fn scan_patterns(
+    eng: &Engine,
+    triggers: &KindTriggers,
+    path: &str,
+    bytes: &[u8],
+    kind: Kind,
+    found: &[triggers::Found],
+    hits: &mut Vec<Hit>,
+) {
     let mut tried: Vec<usize> = Vec::new();
     // The bounds of the line of the last trigger: triggers hold no line break, and most lines
     // that hold one hold several.
     let mut bounds = (usize::MAX, 0);
-    let mut found = Vec::new();
-    triggers.automaton.find(bytes, &mut found);
-    for m in found {
+    for m in found.iter().filter(|m| m.trigger < triggers.hidden) {
         if !(bounds.0..=bounds.1).contains(&m.start) {
             bounds = line_bounds(bytes, m.start);
             tried.clear();
@@ -260,8 +307,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
             continue;
         }
         let kind = kind_of(&f.path, &f.bytes);
-        hidden::scan(&f.path, &f.bytes, kind, &mut hits);
-        scan_patterns(&f.path, &f.bytes, kind, &mut hits);
+        scan_text(&f.path, &f.bytes, kind, &mut hits);
         capabilities::scan(ctx, &f.path, &f.bytes, kind, &mut hits);
     }
     capabilities::check_tools(ctx, &mut hits);

@@ -36,8 +36,8 @@ pub struct Triggers {
 
 impl Triggers {
     /// The automaton over `words` (lowercase, no two alike: of two equal words only the first
-    /// is reported).
-    pub fn new(words: &[String]) -> Triggers {
+    /// is reported). A word is bytes: it may be a piece of a UTF-8 character.
+    pub fn new<W: AsRef<[u8]>>(words: &[W]) -> Triggers {
         Triggers {
             dfa: Dfa::new(words),
         }
@@ -85,9 +85,12 @@ const NONE: u32 = u32::MAX;
 
 impl Dfa {
     /// The DFA over `words`; `None` when it cannot be made.
-    fn new(words: &[String]) -> Option<Dfa> {
+    fn new<W: AsRef<[u8]>>(words: &[W]) -> Option<Dfa> {
         // An empty word would match before the first byte, where the walk does not look.
-        if words.iter().any(|w| w.is_empty() || w.contains('\n')) {
+        if words
+            .iter()
+            .any(|w| w.as_ref().is_empty() || w.as_ref().contains(&b'\n'))
+        {
             return None;
         }
         // A class per byte that occurs in a word (both cases of a letter in one), and one for
@@ -95,7 +98,7 @@ impl Dfa {
         let mut classes = [0u8; 256];
         let mut count = 1usize;
         for w in words {
-            for &b in w.as_bytes() {
+            for &b in w.as_ref() {
                 let b = b.to_ascii_lowercase();
                 if classes[usize::from(b)] == 0 {
                     let class = u8::try_from(count).ok()?;
@@ -111,7 +114,7 @@ impl Dfa {
         let mut own: Vec<Option<u32>> = vec![None];
         for (id, w) in words.iter().enumerate() {
             let mut s = 0usize;
-            for &b in w.as_bytes() {
+            for &b in w.as_ref() {
                 let at = s * stride + usize::from(classes[usize::from(b)]);
                 s = match trans[at] {
                     NONE => {
@@ -190,7 +193,7 @@ impl Dfa {
             start: premultiplied(0)?,
             matching: u32::try_from(matching * stride).ok()?,
             ends,
-            lens: words.iter().map(String::len).collect(),
+            lens: words.iter().map(|w| w.as_ref().len()).collect(),
         })
     }
 
@@ -288,7 +291,7 @@ pub(super) mod reference {
 
     /// Every occurrence of a word of `words` in `hay`, by aho-corasick's overlapping search
     /// (ASCII case-insensitive, standard semantics).
-    pub fn find(words: &[String], hay: &[u8]) -> Vec<Found> {
+    pub fn find<W: AsRef<[u8]>>(words: &[W], hay: &[u8]) -> Vec<Found> {
         let ac = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
