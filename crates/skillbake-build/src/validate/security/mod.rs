@@ -64,11 +64,31 @@ struct Compiled {
     re: OnceLock<Option<Regex>>,
     /// [`Pat::needs`].
     needs: OnceLock<Option<Regex>>,
+    /// [`Pat::re`] as [`line_filter`] builds it, for lines of [`LONG_LINE`] bytes or more.
+    re_long: OnceLock<Option<Regex>>,
 }
 
+/// A line this long is searched with the lazy DFA (the backtracker's work grows with the line
+/// times the expression, and minified code has lines of hundreds of kilobytes).
+const LONG_LINE: usize = 4096;
+
 impl Compiled {
+    /// [`Pat::re`] as lines shorter than [`LONG_LINE`] are searched with it.
     fn re(&self) -> Option<&Regex> {
         self.re.get_or_init(|| line_regex(self.pat.re)).as_ref()
+    }
+
+    /// The leftmost-first match of [`Pat::re`] in `line`: the same match whichever way it is
+    /// built, only found faster one way or the other.
+    fn find(&self, line: &[u8]) -> Option<regex_automata::Match> {
+        let re = if line.len() >= LONG_LINE {
+            self.re_long
+                .get_or_init(|| line_filter(self.pat.re))
+                .as_ref()
+        } else {
+            self.re()
+        };
+        re?.find(line)
     }
 
     fn needs(&self) -> Option<&Regex> {
@@ -192,6 +212,7 @@ fn engine() -> &'static Engine {
                 pat,
                 re: OnceLock::new(),
                 needs: OnceLock::new(),
+                re_long: OnceLock::new(),
             })
             .collect();
         Engine {
@@ -256,7 +277,7 @@ fn scan_patterns(
             if !c.may_match(text) {
                 continue;
             }
-            let Some(found) = c.re().and_then(|re| re.find(text)) else {
+            let Some(found) = c.find(text) else {
                 continue;
             };
             if c.code == Code::DownloadExec
@@ -507,6 +528,32 @@ mod tests {
             }
         }
         assert!(found >= 50, "only {found} matches");
+    }
+
+    /// A long line is searched the other way, with the same matches: every fixture line that
+    /// holds a match, padded past [`LONG_LINE`] in front (where nothing can start a match).
+    #[test]
+    fn long_lines_find_the_same_matches() {
+        let lines = fixture_lines();
+        let pad = vec![b'#'; LONG_LINE];
+        let mut compared = 0;
+        for c in &engine().pats {
+            let Ok(theirs) = regex::bytes::Regex::new(&format!("(?i){}", c.pat.re)) else {
+                panic!("{}", c.pat.re)
+            };
+            for line in lines.iter().filter(|l| theirs.is_match(l)) {
+                let long = [pad.as_slice(), b" ", line.as_slice()].concat();
+                let want = theirs.find(&long).map(|m| m.range());
+                assert_eq!(c.find(&long).map(|m| m.range()), want, "{}", c.pat.re);
+                assert_eq!(
+                    c.find(line).map(|m| m.range()),
+                    theirs.find(line).map(|m| m.range())
+                );
+                compared += 1;
+            }
+        }
+        assert!(compared >= 50, "only {compared} lines");
+        assert!(engine().pats.iter().any(|c| c.re_long.get().is_some()));
     }
 
     /// `needs` only skips lines `re` would not match: on every line of the specimens and

@@ -203,29 +203,35 @@ pub fn inline_allowed(bytes: &[u8], start: usize, code: Code) -> bool {
 
 /// A case-insensitive expression tried on single lines that a trigger and [`Pat::needs`]
 /// already picked: what `regex::bytes::Regex::new("(?i)…")` builds (the same matches), without
-/// capture groups (only the whole match is used) and without the literal prefilter. A prefilter only speeds up searching long texts for a rare literal,
-/// and building it was a third of the time it takes to build one of these (each is built once
-/// a process, and only a few hundred lines over thousands of packs reach it).
+/// capture groups (only the whole match is used), without the literal prefilter and without the
+/// lazy DFAs: such a line is searched by the bounded backtracker (the PikeVM past its limit).
+/// Each is built once a process, and only a few hundred lines over thousands of packs reach it,
+/// so building is what costs: the reverse automaton the lazy DFA needs to find where a match
+/// starts was a third of the build, the prefilter another, and the lazy DFA's states were built
+/// again in every process for those few lines.
 pub fn line_regex(pattern: &str) -> Option<meta::Regex> {
     build_regex(pattern, false)
 }
 
 /// A case-insensitive [`Pat::needs`], tried on every line that holds a trigger: as
-/// [`line_regex`] builds, with the prefilter (these see thousands of lines).
+/// [`line_regex`] builds, with the prefilter and the lazy DFA (these see thousands of lines).
 pub fn line_filter(pattern: &str) -> Option<meta::Regex> {
     build_regex(pattern, true)
 }
 
-fn build_regex(pattern: &str, prefilter: bool) -> Option<meta::Regex> {
+/// `fast`: with the literal prefilter and the lazy and small full DFAs.
+fn build_regex(pattern: &str, fast: bool) -> Option<meta::Regex> {
     meta::Builder::new()
         .configure(
             meta::Config::new()
+                .hybrid(fast)
+                .dfa(fast)
                 .nfa_size_limit(Some(10 << 20))
                 .hybrid_cache_capacity(2 << 20)
                 .match_kind(MatchKind::LeftmostFirst)
                 .utf8_empty(false)
                 .which_captures(WhichCaptures::Implicit)
-                .auto_prefilter(prefilter),
+                .auto_prefilter(fast),
         )
         .syntax(syntax::Config::new().case_insensitive(true).utf8(false))
         .build(pattern)
