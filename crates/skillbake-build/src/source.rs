@@ -17,14 +17,11 @@ impl<'a> LineIndex<'a> {
     pub fn new(text: &'a str) -> Self {
         let bytes = text.as_bytes();
         let mut starts = vec![0];
-        let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'\n' => starts.push(i + 1),
-                b'\r' if bytes.get(i + 1) != Some(&b'\n') => starts.push(i + 1),
-                _ => {}
+        // A line starts after every `\n` and after every `\r` that no `\n` follows.
+        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            if bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n') {
+                starts.push(i + 1);
             }
-            i += 1;
         }
         LineIndex {
             text,
@@ -110,5 +107,20 @@ mod tests {
         assert_eq!(idx.line_text(4), Some("xyz"));
         assert_eq!(idx.line_text(5), None);
         assert_eq!(idx.line_count(), 4);
+    }
+
+    proptest::proptest! {
+        /// The line starts are those of a byte-by-byte walk.
+        #[test]
+        fn line_starts_match_a_byte_by_byte_walk(text in "[ab\r\n]{0,40}") {
+            let bytes = text.as_bytes();
+            let mut want = vec![0];
+            for (i, &b) in bytes.iter().enumerate() {
+                if b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')) {
+                    want.push(i + 1);
+                }
+            }
+            proptest::prop_assert_eq!(LineIndex::new(&text).into_starts(), want);
+        }
     }
 }

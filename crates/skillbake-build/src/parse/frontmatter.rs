@@ -137,6 +137,9 @@ fn byte_order_mark(file: &str) -> Diagnostic {
 /// The body as DB-GPT sees it: `\r\n` and lone `\r` become `\n` (Python's universal newlines),
 /// then leading and trailing whitespace is stripped (Python's `str.strip()`).
 pub fn normalize_body(raw: &str) -> String {
+    if memchr::memchr(b'\r', raw.as_bytes()).is_none() {
+        return skillbake_format::python::strip(raw).to_string();
+    }
     let unified = raw.replace("\r\n", "\n").replace('\r', "\n");
     skillbake_format::python::strip(&unified).to_string()
 }

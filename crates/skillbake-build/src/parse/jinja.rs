@@ -159,7 +159,10 @@ pub fn with_tree<R>(
     src: &str,
     f: impl FnOnce(&[ast::Stmt<'_>], bool) -> R,
 ) -> Result<R, JinjaError> {
-    let rewritten = lexical_pass(src)?;
+    let Lexed {
+        rewritten,
+        dotted_exponent,
+    } = lexical_pass(src)?;
     let text = rewritten.as_deref().unwrap_or(src);
     let tree = mj_parse(text, "SKILL.md", Default::default()).map_err(|e| {
         let range = e.range().unwrap_or(0..0);
@@ -180,7 +183,7 @@ pub fn with_tree<R>(
     Checker::default().stmts(body, Frame::Top)?;
     // The rewritten spots (unary `+`, tuples, `x[]`, a trailing `{#`) and `1.e5` (an attribute
     // of `1` in Jinja2, a float in MiniJinja) parse alike but do not render alike.
-    let exact = rewritten.is_none() && !has_dotted_exponent(src);
+    let exact = rewritten.is_none() && !dotted_exponent;
     Ok(f(body, exact))
 }
 
@@ -225,7 +228,7 @@ fn parse_error(src: &str, start: usize, end: usize, detail: &str) -> JinjaError 
 /// unary `+` blanked, the commas of Jinja2's bare tuples (`{{ a, b }}`, `x[1, 2]`,
 /// `{% if a, b %}`, `{% for x in a, b %}`) turned into `~`, an empty subscript `x[]` blanked,
 /// and a trailing `{#` or `{% raw %}` (which Jinja2 reads as text) blanked.
-fn lexical_pass(src: &str) -> Result<Option<String>, JinjaError> {
+fn lexical_pass(src: &str) -> Result<Lexed, JinjaError> {
     let tokens: Vec<(Token<'_>, usize, usize)> = tokenize(src, false, Default::default())
         // A lexing error is reported by the parser, with the same position.
         .map_while(Result::ok)
@@ -248,10 +251,16 @@ fn lexical_pass(src: &str) -> Result<Option<String>, JinjaError> {
         pass.track(&at);
         pass.rewrite(&at);
     }
+    let dotted_exponent = tokens
+        .iter()
+        .any(|(t, start, end)| is_dotted_exponent(src, t, *start, *end));
     let mut edits = pass.edits;
     blank_trailing_opener(src, &mut edits);
     if edits.is_empty() {
-        return Ok(None);
+        return Ok(Lexed {
+            rewritten: None,
+            dotted_exponent,
+        });
     }
     let mut bytes = src.as_bytes().to_vec();
     for (i, b) in edits {
@@ -259,7 +268,18 @@ fn lexical_pass(src: &str) -> Result<Option<String>, JinjaError> {
             *slot = b;
         }
     }
-    Ok(String::from_utf8(bytes).ok())
+    Ok(Lexed {
+        rewritten: String::from_utf8(bytes).ok(),
+        dotted_exponent,
+    })
+}
+
+/// What the lexical pass found.
+struct Lexed {
+    /// The text with its rewrites, when it made any.
+    rewritten: Option<String>,
+    /// Whether a float literal is written `1.e5` (see [`is_dotted_exponent`]).
+    dotted_exponent: bool,
 }
 
 /// One token of the lexical pass, with its text, span and neighbours.
@@ -486,16 +506,13 @@ fn ends_operand(t: &Token<'_>) -> bool {
     }
 }
 
-/// Whether a float literal of MiniJinja's is `1.e5`, which Jinja2 reads as `1` and an attribute.
-fn has_dotted_exponent(src: &str) -> bool {
-    tokenize(src, false, Default::default())
-        .map_while(Result::ok)
-        .any(|(t, span)| {
-            matches!(t, Token::Float(_))
-                && src
-                    .get(span.start_offset as usize..span.end_offset as usize)
-                    .is_some_and(|t| t.contains(".e") || t.contains(".E"))
-        })
+/// Whether token `t` at `start..end` of `src` is a float literal of MiniJinja's written `1.e5`,
+/// which Jinja2 reads as `1` and an attribute.
+fn is_dotted_exponent(src: &str, t: &Token<'_>, start: usize, end: usize) -> bool {
+    matches!(t, Token::Float(_))
+        && src
+            .get(start..end)
+            .is_some_and(|t| t.contains(".e") || t.contains(".E"))
 }
 
 /// True when a token is followed by an operand (so a `+` after it is unary).

@@ -36,7 +36,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
         );
         return;
     }
-    let lines = md.body.lines().count();
+    let lines = line_count(&md.body);
     if lines > MAX_LINES {
         let raw = md.raw_body();
         let lead = raw.len()
@@ -72,6 +72,13 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
     }
 }
 
+/// The number of lines of `text`, as `str::lines` counts them (a last line without a line break
+/// counts; an empty text has none), from its line breaks alone.
+fn line_count(text: &str) -> usize {
+    let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    breaks + usize::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
 /// The byte offset in `SKILL.md` of byte `offset` of the served body (which is the text after
 /// the frontmatter with `\r\n` and `\r` turned into `\n` and surrounding whitespace stripped).
 pub fn body_to_file(md: &SkillMd, offset: usize) -> usize {
@@ -98,4 +105,17 @@ fn closing_line(md: &crate::parse::frontmatter::SkillMd, idx: &LineIndex<'_>) ->
         .rfind(['\n', '\r'])
         .map_or(0, |i| i + 1);
     idx.position(start, content_end - start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line_count;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn lines_are_counted_as_str_lines_counts_them(text in "([a \r\n]|é){0,64}") {
+            prop_assert_eq!(line_count(&text), text.lines().count());
+        }
+    }
 }

@@ -32,7 +32,13 @@ struct Endings {
 fn count(text: &str) -> Endings {
     let bytes = text.as_bytes();
     let mut e = Endings::default();
-    for (i, &b) in bytes.iter().enumerate() {
+    // Most texts have no `\r`: every ending is then a line feed, counted without a byte loop.
+    let Some(first) = memchr::memchr(b'\r', bytes) else {
+        e.lf = memchr::memchr_iter(b'\n', bytes).count();
+        return e;
+    };
+    e.lf = memchr::memchr_iter(b'\n', &bytes[..first]).count();
+    for (i, &b) in bytes.iter().enumerate().skip(first) {
         match b {
             b'\r' => {
                 e.first.get_or_insert(i);
@@ -126,7 +132,7 @@ pub fn check(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
 /// Checks `shell-line-endings`: every text file of the pack that bash or sh would run.
 fn check_shell(ctx: &PackCtx<'_>, diags: &mut Vec<Diagnostic>) {
     for f in &ctx.pack.files {
-        if f.path == SKILL_MD || !f.bytes.contains(&b'\r') {
+        if f.path == SKILL_MD || memchr::memchr(b'\r', &f.bytes).is_none() {
             continue;
         }
         // Binary files are `binary-payload`'s and `entrypoint-binary`'s.
@@ -184,6 +190,26 @@ mod tests {
             at = e.end;
         }
         out + &text[at..]
+    }
+
+    proptest::proptest! {
+        /// Every `\n` not after a `\r` is an LF ending, every `\r` a CRLF or CR one, however
+        /// the count skips ahead.
+        #[test]
+        fn counts_match_a_byte_by_byte_walk(text in "[ab\r\n]{0,40}") {
+            let bytes = text.as_bytes();
+            let mut want = Endings::default();
+            for (i, &b) in bytes.iter().enumerate() {
+                match b {
+                    b'\r' if bytes.get(i + 1) == Some(&b'\n') => want.crlf += 1,
+                    b'\r' => want.cr += 1,
+                    b'\n' if i == 0 || bytes[i - 1] != b'\r' => want.lf += 1,
+                    _ => {}
+                }
+            }
+            want.first = memchr::memchr(b'\r', bytes);
+            proptest::prop_assert_eq!(count(&text), want);
+        }
     }
 
     #[test]

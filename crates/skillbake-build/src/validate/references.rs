@@ -93,10 +93,7 @@ struct Reference {
 fn references(body: &str) -> Vec<Reference> {
     let mut out = Vec::new();
     let mut fence: Option<(char, usize)> = None;
-    let mut offset = 0;
-    for raw in body.split_inclusive('\n') {
-        let start = offset;
-        offset += raw.len();
+    for (start, raw) in marked_lines(body) {
         let line = raw.trim_end_matches(['\n', '\r']);
         let trimmed = line.trim_start_matches(' ');
         let marker = trimmed.chars().next().filter(|c| *c == '`' || *c == '~');
@@ -121,15 +118,37 @@ fn references(body: &str) -> Vec<Reference> {
             continue;
         }
         links(line, start, &mut out);
-        let lower = trimmed.to_ascii_lowercase();
-        let describes = ["example", "e.g.", " would "]
-            .iter()
-            .any(|w| lower.contains(w));
-        if !trimmed.starts_with('#') && !describes {
+        if !trimmed.starts_with('#') && line.contains('`') && !describes(trimmed) {
             code_spans(line, start, &mut out);
         }
     }
     out
+}
+
+/// Whether a line gives an example or supposes (its code spans describe packs, not this one).
+fn describes(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    ["example", "e.g.", " would "]
+        .iter()
+        .any(|w| lower.contains(w))
+}
+
+/// The lines of `body` (each with its line break) that hold a `` ` ``, `~` or `]`, with their
+/// byte offsets: the only lines that can open or close a fence, hold a link target (`](`) or a
+/// code span. A body is mostly other lines, which are skipped without being split off.
+fn marked_lines(body: &str) -> impl Iterator<Item = (usize, &str)> {
+    let bytes = body.as_bytes();
+    let mut next = 0;
+    memchr::memchr3_iter(b'`', b'~', b']', bytes).filter_map(move |hit| {
+        if hit < next {
+            return None;
+        }
+        let start = memchr::memrchr(b'\n', &bytes[..hit]).map_or(0, |i| i + 1);
+        let end = memchr::memchr(b'\n', &bytes[hit..]).map_or(bytes.len(), |i| hit + i + 1);
+        next = end;
+        // Both ends are at a line break or an end of the text: character boundaries.
+        body.get(start..end).map(|line| (start, line))
+    })
 }
 
 /// Targets of `[text](target)` and `![alt](target)` on one line.
@@ -231,7 +250,25 @@ fn is_placeholder(component: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{normalise, references};
+    use super::{marked_lines, normalise, references};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The marked lines are the lines holding one of the three characters, whole, at
+        /// their offsets, in order.
+        #[test]
+        fn marked_lines_are_the_lines_holding_a_mark(body in "([a-z `~\\]\\[()\r\n]|é|用){0,200}") {
+            let mut want = Vec::new();
+            let mut offset = 0;
+            for line in body.split_inclusive('\n') {
+                if line.contains(['`', '~', ']']) {
+                    want.push((offset, line));
+                }
+                offset += line.len();
+            }
+            prop_assert_eq!(marked_lines(&body).collect::<Vec<_>>(), want);
+        }
+    }
 
     fn paths(body: &str) -> Vec<(String, bool)> {
         references(body)
