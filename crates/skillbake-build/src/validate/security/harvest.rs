@@ -59,7 +59,9 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["os.environ", "process.env", "printenv", "env |", "environ.items", "getenv()", "set |", "get-childitem env:", "/proc/self/environ", "export -p"],
         re: r"(json\.dumps|str|dict|repr|json\.dump|pickle\.dumps)\s*\(\s*(dict\s*\(\s*)?os\.environ\s*\)|\bfor\s+\w+\s*,\s*\w+\s+in\s+os\.environ\.items\s*\(\)|JSON\.stringify\s*\(\s*process\.env\s*\)|Object\.(entries|keys)\s*\(\s*process\.env\s*\)|^\s*(printenv|env|set|export\s+-p)\s*(\||>)|\$\(\s*(printenv|env)\s*\)|`\s*(printenv|env)\s*`|/proc/self/environ|Get-ChildItem\s+env:",
-        needs: Some(r"os\.environ\s*\)|os\.environ\.items|process\.env\s*\)|[|>`]|\$\(|/proc/self/environ|Get-ChildItem"),
+        needs: Some(
+            r"os\.environ\s*\)|os\.environ\.items|process\.env\s*\)|(printenv|env|set|export\s+-p)\s*[|>]|\$\(\s*(printenv|env)|`\s*(printenv|env)|/proc/self/environ|Get-ChildItem",
+        ),
         what: "it dumps the whole environment (where API keys and tokens live)",
         scope: Scope::Code,
         role: SECRET,
@@ -91,7 +93,9 @@ pub const PATTERNS: &[Pat] = &[
     Pat {
         triggers: &["nslookup", "dig ", "host ", "/dev/tcp/", "/dev/udp/", "nc ", "ncat", "socat", "gethostbyname"],
         re: r"\b(nslookup|dig|host)\s+[^\n]*(\$\(|`|\$\{?\w+\}?\.)|/dev/(tcp|udp)/|\b(nc|ncat|netcat)\s+(-\w+\s+)*\S+\s+\d{2,5}\s*<|\|\s*(nc|ncat|netcat|socat)\s|gethostbyname\s*\([^\n]*(\+|\bf[\x22']|format|%)",
-        needs: Some(r"[$`<|]|/dev/(tcp|udp)/|gethostbyname"),
+        needs: Some(
+            r"(nslookup|dig|host)\s[^\n]*[$`]|/dev/(tcp|udp)/|(nc|ncat|netcat)\s[^\n]*<|\|\s*(nc|ncat|netcat|socat)\s|gethostbyname",
+        ),
         what: "it sends data over a raw socket or DNS",
         scope: Scope::Code,
         role: SEND,
