@@ -47,8 +47,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 /// File name of the cache in the output directory.
 pub const CACHE_FILE: &str = "skillbake_cache.bin";
 
-/// Changes whenever the cache's layout or the meaning of a fragment changes.
-const FORMAT: &[u8; 8] = b"SKBC0006";
+/// Changes whenever the cache's layout or the meaning of a fragment changes (the tables' own
+/// layout version, `skillbake_format::layout::FORMAT`, is part of the key as well).
+const FORMAT: &[u8; 8] = b"SKBC0007";
 
 /// A stamp taken less than this after the file changed does not vouch for its content.
 const RACY: Duration = Duration::from_secs(2);
@@ -198,6 +199,7 @@ fn sha256(bytes: &[u8]) -> [u8; 32] {
 fn context(cfg: &crate::config::ProjectConfig, opts: &CheckOptions, prefix: &str) -> [u8; 32] {
     let mut h = Sha256::new();
     h.update(FORMAT);
+    h.update(skillbake_format::layout::FORMAT.to_le_bytes());
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
     if let Some(stamp) = std::env::current_exe().ok().and_then(|p| Stamp::of(&p)) {
         h.update(format!("{stamp:?}").as_bytes());
