@@ -72,7 +72,8 @@ struct FastRem {
 }
 
 impl FastRem {
-    /// The divisor `d`; 0 gives remainders of 0 (an empty index is never probed).
+    /// The divisor `d`; 0 (an empty index) gives remainders of 0, where the empty tables read
+    /// `NONE`.
     const fn new(d: usize) -> FastRem {
         let d = if d > u32::MAX as usize { 0 } else { d as u32 };
         let m = match d {
