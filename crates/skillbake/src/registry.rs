@@ -220,6 +220,30 @@ fn text_at(parts: &'static Parts, start: u32, end: u32) -> &'static str {
     parts.text.get(start as usize..end as usize).unwrap_or("")
 }
 
+/// The `SKILL.md` of skill row `row` when it is stored spliced around its body, rebuilt once
+/// (kept in the row's text slot): prefix, unescaped body, suffix.
+fn decoded_skill_md(parts: &'static Parts, row: usize) -> &'static str {
+    let Some(slot) = parts.text_slots.get(row) else {
+        return "";
+    };
+    slot.get_or_init(|| {
+        let s = |col| {
+            let (start, end) = parts
+                .skills
+                .range(parts.data, layout::skill::WIDTH, row, col);
+            text_at(parts, start, end)
+        };
+        let prefix = s(layout::skill::SKILL_MD_PREFIX);
+        let escaped = s(layout::skill::ESCAPED_BODY);
+        let suffix = s(layout::skill::SKILL_MD_SUFFIX);
+        let mut out = String::with_capacity(prefix.len() + escaped.len() + suffix.len());
+        out.push_str(prefix);
+        json_unescape_into(&mut out, escaped);
+        out.push_str(suffix);
+        out.into_boxed_str()
+    })
+}
+
 impl Registry {
     #[doc(hidden)]
     pub const fn __from_parts(parts: &'static Parts) -> Self {
@@ -585,7 +609,7 @@ impl<'r> Skill<'r> {
         match self.cell(layout::skill::BODY_FORM) {
             body_form::IN_SKILL_MD => {
                 let (start, end) = self.range(layout::skill::BODY);
-                self.decoded_skill_md()
+                decoded_skill_md(self.parts(), self.row)
                     .get(start as usize..end as usize)
                     .unwrap_or("")
             }
@@ -599,23 +623,6 @@ impl<'r> Skill<'r> {
             },
             _ => self.s(layout::skill::BODY),
         }
-    }
-
-    /// `SKILL.md` stored spliced around its body, rebuilt once: prefix, unescaped body, suffix.
-    fn decoded_skill_md(&self) -> &'static str {
-        let Some(slot) = self.slot() else {
-            return "";
-        };
-        slot.get_or_init(|| {
-            let prefix = self.s(layout::skill::SKILL_MD_PREFIX);
-            let escaped = self.s(layout::skill::ESCAPED_BODY);
-            let suffix = self.s(layout::skill::SKILL_MD_SUFFIX);
-            let mut out = String::with_capacity(prefix.len() + escaped.len() + suffix.len());
-            out.push_str(prefix);
-            json_unescape_into(&mut out, escaped);
-            out.push_str(suffix);
-            out.into_boxed_str()
-        })
     }
 
     /// The pack's folder as `load_skill` names it, e.g. `skills/csv-data-analysis`.
@@ -1017,12 +1024,7 @@ impl File {
     }
 
     fn spliced(&self) -> &'static str {
-        let reg = Registry::__from_parts(self.parts);
-        let skill = Skill {
-            reg: &reg,
-            row: self.skill,
-        };
-        skill.decoded_skill_md()
+        decoded_skill_md(self.parts, self.skill)
     }
 
     /// The file as text, when it is UTF-8.

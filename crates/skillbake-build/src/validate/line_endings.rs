@@ -37,11 +37,11 @@ fn count(text: &str) -> Endings {
         e.lf = memchr::memchr_iter(b'\n', bytes).count();
         return e;
     };
+    e.first = Some(first);
     e.lf = memchr::memchr_iter(b'\n', &bytes[..first]).count();
     for (i, &b) in bytes.iter().enumerate().skip(first) {
         match b {
             b'\r' => {
-                e.first.get_or_insert(i);
                 if bytes.get(i + 1) == Some(&b'\n') {
                     e.crlf += 1;
                 } else {
