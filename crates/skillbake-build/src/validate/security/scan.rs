@@ -214,24 +214,29 @@ pub fn line_regex(pattern: &str) -> Option<meta::Regex> {
 }
 
 /// A case-insensitive [`Pat::needs`], tried on every line that holds a trigger: as
-/// [`line_regex`] builds, with the prefilter and the lazy DFA (these see thousands of lines).
+/// [`line_regex`] builds, with the lazy DFA (these see thousands of lines) but still without the
+/// literal prefilter. The case-insensitive literals of an alternation such as `Chrome|Chromium|…`
+/// made the prefilter most of a `needs` build (the 18 of them: 4.4 → 1.6 ms), and on lines a
+/// trigger already picked it skipped little: `check` over the real corpus took less CPU
+/// without it (BENCHMARKS.md).
 pub fn line_filter(pattern: &str) -> Option<meta::Regex> {
     build_regex(pattern, true)
 }
 
-/// `fast`: with the literal prefilter and the lazy and small full DFAs.
-fn build_regex(pattern: &str, fast: bool) -> Option<meta::Regex> {
+/// `lazy_dfa`: with the lazy DFA (and its reverse automaton); without, the bounded backtracker
+/// and the PikeVM search.
+fn build_regex(pattern: &str, lazy_dfa: bool) -> Option<meta::Regex> {
     meta::Builder::new()
         .configure(
             meta::Config::new()
-                .hybrid(fast)
-                .dfa(fast)
+                .hybrid(lazy_dfa)
+                .dfa(false)
                 .nfa_size_limit(Some(10 << 20))
                 .hybrid_cache_capacity(2 << 20)
                 .match_kind(MatchKind::LeftmostFirst)
                 .utf8_empty(false)
                 .which_captures(WhichCaptures::Implicit)
-                .auto_prefilter(fast),
+                .auto_prefilter(false),
         )
         .syntax(syntax::Config::new().case_insensitive(true).utf8(false))
         .build(pattern)
