@@ -15,6 +15,12 @@
 //! such, never replaced. Ours is `skillbake check --profile agentskills --quiet` (every rule on,
 //! every file of every pack read) with every pack folder as a path, built in release mode unless
 //! `--bin` names a binary; `--before-bin` adds an earlier build in the same rounds.
+//!
+//! The same rounds measure what the `security` group costs, as `check` minus `check -A security`
+//! (which skips the scan): over the whole corpus in one process, and on packs checked alone, as
+//! a pre-commit hook checks one pack: `--lone N` packs (100 by default, 0 for none) taken at
+//! even steps through the sorted corpus, each in a process of its own (through `xargs`), so
+//! that the fixed cost a process pays is counted as often as a hook pays it.
 
 use super::process::{display, mkdir, s, write, write_section};
 use super::timing::Stat;
@@ -24,17 +30,22 @@ use std::process::{Command, Stdio};
 
 const START: &str = "<!-- bench-check:start -->\n";
 const END: &str = "<!-- bench-check:end -->";
-const USAGE: &str = "usage: cargo xtask bench check [--corpus LIST|DIR] [--runs N] [--bin PATH] [--before-bin PATH]";
+const USAGE: &str = "usage: cargo xtask bench check [--corpus LIST|DIR] [--runs N] [--lone N] [--bin PATH] [--before-bin PATH]";
 /// The npm validator, as pinned.
 const NPM_PEER: (&str, &str) = ("skills-ref", "0.1.5");
 /// The PyPI reference validator, as pinned.
 const PYPI_PEER: &str = "skills-ref==0.1.1";
 /// The goal: our CPU time at most a tenth of each peer's.
 const GOAL: f64 = 10.0;
+/// The goal for the `security` group: at most this share of `check`'s CPU time.
+const SECURITY_GOAL: f64 = 0.05;
+/// Packs checked alone, by default.
+const LONE: usize = 100;
 
 struct Options {
     corpus: Option<PathBuf>,
     runs: usize,
+    lone: usize,
     bin: Option<PathBuf>,
     before_bin: Option<PathBuf>,
 }
@@ -45,6 +56,7 @@ fn options(args: &[String]) -> Result<Options, String> {
             .filter(|v| !v.is_empty())
             .map(PathBuf::from),
         runs: 5,
+        lone: LONE,
         bin: None,
         before_bin: None,
     };
@@ -59,6 +71,11 @@ fn options(args: &[String]) -> Result<Options, String> {
             "--corpus" => o.corpus = Some(PathBuf::from(value()?)),
             "--bin" => o.bin = Some(PathBuf::from(value()?)),
             "--before-bin" => o.before_bin = Some(PathBuf::from(value()?)),
+            "--lone" => {
+                o.lone = value()?
+                    .parse()
+                    .map_err(|_| format!("--lone needs a number ({USAGE})"))?
+            }
             "--runs" => {
                 o.runs = value()?
                     .parse()
@@ -126,7 +143,7 @@ fn measure(root: &Path, corpus: &Path, opts: &Options) -> Result<(), String> {
             root.join("target/release/skillbake")
         }
     };
-    let ours = |b: &Path| {
+    let check = |b: &Path, scan: bool| {
         let mut v = vec![
             s(b),
             "check".into(),
@@ -134,21 +151,92 @@ fn measure(root: &Path, corpus: &Path, opts: &Options) -> Result<(), String> {
             "agentskills".into(),
             "--quiet".into(),
         ];
+        if !scan {
+            v.extend(["-A".into(), "security".into()]);
+        }
+        v
+    };
+    let ours = |b: &Path, scan: bool| {
+        let mut v = check(b, scan);
         v.extend(packs.iter().map(|p| s(p)));
         v
     };
-    let mut systems: Vec<System> = vec![System::new("skillbake check", Ok(ours(&bin)))];
+    let lone = lone_packs(&packs, opts.lone);
+    let lone_list = scratch.join("lone.txt");
+    let text: String = lone.iter().map(|p| format!("{}\n", s(p))).collect();
+    write(&lone_list, text.as_bytes())?;
+    // Each pack alone, one process each: `xargs` exits 123 when a `check` exits 1 (a pack with
+    // errors), so each pack is first checked alone here, where any other exit is an error.
+    let alone = |b: &Path, scan: bool| -> Result<Vec<String>, String> {
+        for p in &lone {
+            let status = Command::new(b)
+                .args(check(b, scan).get(1..).unwrap_or_default())
+                .arg(p)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .map_err(|e| format!("cannot run {}: {e}", b.display()))?;
+            if !matches!(status.code(), Some(0 | 1)) {
+                return Err(format!("`check {}` failed ({status})", p.display()));
+            }
+        }
+        let mut v: Vec<String> = ["xargs", "-d", "\n", "-n", "1", "-a"]
+            .map(String::from)
+            .to_vec();
+        v.push(s(&lone_list));
+        v.extend(check(b, scan));
+        Ok(v)
+    };
+    let mut builds = vec![("", bin.clone())];
     if let Some(b) = &opts.before_bin {
-        systems.push(System::new("skillbake check (before)", Ok(ours(b))));
+        builds.push((" (before)", b.clone()));
+    }
+    let mut systems: Vec<System> = Vec::new();
+    for (label, b) in &builds {
+        systems.push(System::new(
+            format!("skillbake check{label}"),
+            Ok(ours(b, true)),
+        ));
     }
     systems.push(System::new(
-        "skills-ref 0.1.5 (npm), one process",
+        "skills-ref 0.1.5 (npm), one process".into(),
         npm_peer(root, &list),
     ));
     systems.push(System::new(
-        "skills-ref 0.1.1 (PyPI), one process",
+        "skills-ref 0.1.1 (PyPI), one process".into(),
         pypi_peer(root, &list),
     ));
+    let peers = systems.len();
+    // The security group's cost: every build without the scan, and the lone packs with and
+    // without it.
+    let mut groups = Vec::new();
+    for (label, b) in &builds {
+        let at = systems.len();
+        systems.push(System::new(
+            format!("skillbake check -A security{label}"),
+            Ok(ours(b, false)),
+        ));
+        let lone_at = (!lone.is_empty()).then(|| {
+            systems.push(System::lone(
+                format!("each pack alone{label}"),
+                alone(b, true),
+            ));
+            systems.push(System::lone(
+                format!("each pack alone, -A security{label}"),
+                alone(b, false),
+            ));
+            systems.len() - 2
+        });
+        groups.push(Group {
+            label,
+            with: systems
+                .iter()
+                .position(|x| x.name == format!("skillbake check{label}")),
+            without: at,
+            lone: lone_at,
+        });
+    }
     for sys in &mut systems {
         sys.probe(&scratch);
     }
@@ -158,7 +246,8 @@ fn measure(root: &Path, corpus: &Path, opts: &Options) -> Result<(), String> {
             sys.once(&scratch);
         }
     }
-    let section = report(corpus, packs.len(), opts.runs, &systems);
+    let mut section = report(corpus, packs.len(), opts.runs, &systems[..peers]);
+    section.push_str(&report_security(lone.len(), &systems, &groups));
     eprintln!("\n{section}");
     write_section(
         &root.join("BENCHMARKS.md"),
@@ -169,6 +258,14 @@ fn measure(root: &Path, corpus: &Path, opts: &Options) -> Result<(), String> {
     )?;
     eprintln!("wrote the check section of BENCHMARKS.md");
     Ok(())
+}
+
+/// `n` of `packs` at even steps (all of them when there are fewer).
+fn lone_packs(packs: &[PathBuf], n: usize) -> Vec<PathBuf> {
+    if n >= packs.len() {
+        return packs.to_vec();
+    }
+    (0..n).map(|i| packs[i * packs.len() / n].clone()).collect()
 }
 
 /// The pack folders of the corpus: the lines of a list file (blank lines skipped), or every
@@ -256,19 +353,31 @@ fn pypi_peer(root: &Path, list: &Path) -> Result<Vec<String>, String> {
 
 /// One measured command, or why it cannot be measured.
 struct System {
-    name: &'static str,
+    name: String,
     argv: Result<Vec<String>, String>,
+    /// The exit codes of a run that counts (`check` exits 1 on a corpus with errors).
+    codes: &'static [i32],
     cpu: Vec<f64>,
     wall: Vec<f64>,
 }
 
 impl System {
-    fn new(name: &'static str, argv: Result<Vec<String>, String>) -> System {
+    fn new(name: String, argv: Result<Vec<String>, String>) -> System {
         System {
             name,
             argv,
+            codes: &[0, 1],
             cpu: Vec::new(),
             wall: Vec::new(),
+        }
+    }
+
+    /// Packs checked alone through `xargs`, which exits 123 when a `check` exits 1 to 125
+    /// (each pack's own exit was checked before the rounds).
+    fn lone(name: String, argv: Result<Vec<String>, String>) -> System {
+        System {
+            codes: &[0, 123],
+            ..System::new(name, argv)
         }
     }
 
@@ -307,7 +416,7 @@ impl System {
             .status()
             .map_err(|e| format!("cannot run /usr/bin/time: {e}"))?;
         // `check` exits 1 when the corpus has errors, which real packs do.
-        if !matches!(status.code(), Some(0 | 1)) {
+        if !status.code().is_some_and(|c| self.codes.contains(&c)) {
             return Err(format!("`{}` failed ({status})", display_short(argv)));
         }
         let text = std::fs::read_to_string(&out).map_err(|e| e.to_string())?;
@@ -393,4 +502,145 @@ fn report(corpus: &Path, packs: usize, runs: usize, systems: &[System]) -> Strin
         verdicts.join("; ")
     ));
     m
+}
+
+/// Where one build's rows are in the systems: `check` and `check -A security` over the corpus,
+/// and the first of its two lone rows (with the scan, then without).
+struct Group {
+    label: &'static str,
+    with: Option<usize>,
+    without: usize,
+    lone: Option<usize>,
+}
+
+/// The median CPU seconds of `systems[i]`.
+fn median_cpu(systems: &[System], i: Option<usize>) -> Option<f64> {
+    let sys = systems.get(i?)?;
+    Stat::of(sys.cpu.clone()).map(|st| st.median)
+}
+
+/// The table of the `security` group's cost, over the corpus and on lone packs.
+fn report_security(lone: usize, systems: &[System], groups: &[Group]) -> String {
+    let mut m = String::new();
+    m.push_str(&format!(
+        "\nWhat the `security` group costs, in the same rounds: `check` minus `check -A security` (which skips the scan), over the corpus in one process and on {lone} of its packs taken at even steps, each checked alone in a process of its own (as a pre-commit hook checks a pack; CPU per pack: the round's total over the {lone} processes and `xargs`, divided by {lone}).\n\n"
+    ));
+    m.push_str("| build | corpus: `check` | corpus: `-A security` | the group | its share | alone: `check` a pack | alone: `-A security` | the group | its share |\n|---|---|---|---|---|---|---|---|---|\n");
+    let mut shares = Vec::new();
+    for g in groups {
+        let with = median_cpu(systems, g.with);
+        let without = median_cpu(systems, Some(g.without));
+        let per = |i: Option<usize>| median_cpu(systems, i).map(|x| x / lone.max(1) as f64);
+        let alone_with = per(g.lone);
+        let alone_without = per(g.lone.map(|i| i + 1));
+        // `/usr/bin/time` counts in steps of 10 ms: a corpus figure to the millisecond, a lone
+        // pack's (a hundredth of a round's total, or so) to a tenth of one.
+        let ms = |x: Option<f64>, places: usize| {
+            x.map_or("–".to_string(), |x| format!("{:.*} ms", places, x * 1e3))
+        };
+        let cols = |a: Option<f64>, b: Option<f64>, places: usize| match (a, b) {
+            (Some(a), Some(b)) if a > 0.0 => (
+                ms(Some(a - b), places),
+                format!("{:.0}%", (a - b) / a * 100.0),
+                Some((a - b) / a),
+            ),
+            _ => ("–".to_string(), "–".to_string(), None),
+        };
+        let (group, share, corpus_share) = cols(with, without, 0);
+        let (lone_group, lone_share, lone_share_v) = cols(alone_with, alone_without, 1);
+        if g.label.is_empty() {
+            shares.push(("over the corpus", corpus_share));
+            shares.push(("a pack alone", lone_share_v));
+        }
+        let name = if g.label.is_empty() { "this" } else { "before" };
+        m.push_str(&format!(
+            "| {name} | {} | {} | {group} | {share} | {} | {} | {lone_group} | {lone_share} |\n",
+            ms(with, 0),
+            ms(without, 0),
+            ms(alone_with, 1),
+            ms(alone_without, 1),
+        ));
+    }
+    let verdicts: Vec<String> = shares
+        .iter()
+        .map(|(what, share)| match share {
+            Some(x) => {
+                let met = if *x <= SECURITY_GOAL { "met" } else { "missed" };
+                format!("{what} {:.0}% ({met})", x * 100.0)
+            }
+            None => format!("{what}: not measured"),
+        })
+        .collect();
+    m.push_str(&format!(
+        "\nGoal: the `security` group at most {:.0}% of `check`'s CPU (the scan must not make `check` measurably slower): {}.\n",
+        SECURITY_GOAL * 100.0,
+        verdicts.join("; ")
+    ));
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_packs_are_taken_at_even_steps() {
+        let packs: Vec<PathBuf> = (0..10).map(|i| PathBuf::from(format!("p{i}"))).collect();
+        let names = |v: Vec<PathBuf>| -> Vec<String> { v.iter().map(|p| s(p)).collect() };
+        assert_eq!(names(lone_packs(&packs, 4)), ["p0", "p2", "p5", "p7"]);
+        assert_eq!(lone_packs(&packs, 10), packs);
+        assert_eq!(lone_packs(&packs, 20), packs);
+        assert!(lone_packs(&packs, 0).is_empty());
+    }
+
+    fn measured(name: &str, cpu: &[f64]) -> System {
+        System {
+            cpu: cpu.to_vec(),
+            wall: cpu.to_vec(),
+            ..System::new(name.into(), Ok(Vec::new()))
+        }
+    }
+
+    /// The group is `check` minus `check -A security`, its share of `check`, per lone pack the
+    /// round's total divided by the packs, and the goal judged on this build's rows only.
+    #[test]
+    fn the_security_table_subtracts_and_judges() {
+        let systems = vec![
+            measured("skillbake check", &[0.20, 0.21, 0.19]),
+            measured("skillbake check (before)", &[0.30]),
+            measured("skillbake check -A security", &[0.192]),
+            measured("each pack alone", &[0.40]),
+            measured("each pack alone, -A security", &[0.20]),
+            measured("skillbake check -A security (before)", &[0.20]),
+        ];
+        let groups = [
+            Group {
+                label: "",
+                with: Some(0),
+                without: 2,
+                lone: Some(3),
+            },
+            Group {
+                label: " (before)",
+                with: Some(1),
+                without: 5,
+                lone: None,
+            },
+        ];
+        let table = report_security(100, &systems, &groups);
+        assert!(
+            table.contains(
+                "| this | 200 ms | 192 ms | 8 ms | 4% | 4.0 ms | 2.0 ms | 2.0 ms | 50% |"
+            ),
+            "{table}"
+        );
+        assert!(
+            table.contains("| before | 300 ms | 200 ms | 100 ms | 33% | – | – | – | – |"),
+            "{table}"
+        );
+        assert!(
+            table.contains("over the corpus 4% (met); a pack alone 50% (missed)."),
+            "{table}"
+        );
+    }
 }
