@@ -3,11 +3,14 @@
 //! end, and at one end the longest word first, then the shorter ones that end there.
 //!
 //! The automaton is a DFA built here straight from the words: a sparse trie (each state's
-//! children in a list), its failure links in breadth-first order, then a table of premultiplied
-//! states and byte classes in which each state's row is a copy of its failure state's with its
-//! own children written over it. The few hundred triggers of prose or of scripts build in about
+//! children in a list), its failure links in breadth-first order, then a table of 16-bit states
+//! by byte class in which each state's row is a copy of its failure state's with its own
+//! children written over it. The few hundred triggers of prose or of scripts build in about
 //! 0.2 ms each (filling every row class by class from a dense trie and renumbering it took
-//! 0.7 ms), so a process walks every byte with it from the first file on.
+//! 0.7 ms), so a process walks every byte with it from the first file on. Their 1,451 and
+//! 1,670 states of 108 classes make tables of 371 and 428 KB (rows 128 wide); with 32-bit
+//! premultiplied states they were 627 and 721 KB, whose page faults were most of what building
+//! them cost a process that checks one pack.
 //! Walking a DFA waits on one table load per byte (about 2 ns a byte here), so a file is walked
 //! as four stretches at once, four loads in flight. Each stretch starts at the start of a line,
 //! where the automaton is in its start state because no trigger holds a line break: the four
@@ -32,7 +35,8 @@ pub struct Found {
 /// The automaton over one set of trigger words.
 pub struct Triggers {
     /// `None` when the words cannot make one (an empty word, a word with a line break, or more
-    /// states than 32 bits address): then nothing is found.
+    /// than 65,536 states: the rules' words make fewer than 2,000, which a test checks): then
+    /// nothing is found.
     dfa: Option<Dfa>,
 }
 
@@ -60,17 +64,17 @@ impl Triggers {
     }
 }
 
-/// The DFA over the words: `trans[state + class]` is the next state, every state premultiplied
-/// by the number of classes; the match states come first.
+/// The DFA over the words: `trans[state << shift | class]` is the next state; the match states
+/// come first.
 struct Dfa {
     /// The class of every byte: one for each byte that occurs in a word (both cases of a
     /// letter in one), 0 for every other byte.
     classes: [u8; 256],
-    /// The number of classes: the stride of a state's row.
-    stride: u32,
-    /// The transitions. Every entry is a state, so `trans[state + class]` is in bounds for
-    /// every state and every class: no input can make the walk index out of it.
-    trans: Box<[u32]>,
+    /// A row's width is `1 << shift`, the number of classes rounded up to a power of two.
+    shift: u32,
+    /// The transitions. Every entry is a row, so `trans[row << shift | class]` is in bounds for
+    /// every row and every class: no input can make the walk index out of it.
+    trans: Box<[u16]>,
     /// The start state.
     start: u32,
     /// States below this one are match states.
@@ -156,18 +160,20 @@ impl Dfa {
         for (r, &s) in rows.iter().enumerate() {
             row_of[s as usize] = r;
         }
-        let premultiplied = |s: u32| u32::try_from(row_of[s as usize] * stride).ok();
+        let shift = stride.next_power_of_two().trailing_zeros();
+        let width = 1usize << shift;
+        let row = |s: u32| u16::try_from(row_of[s as usize]).ok();
         // Each state's row is its failure state's (complete, being shallower) with its own
         // children written over it; the root's missing transitions lead back to the root.
-        let mut table = vec![premultiplied(0)?; states.checked_mul(stride)?];
+        let mut table = vec![row(0)?; states.checked_mul(width)?];
         for &s in &order {
-            let at = row_of[s as usize] * stride;
+            let at = row_of[s as usize] * width;
             if s != 0 {
-                let from = row_of[fail[s as usize] as usize] * stride;
-                table.copy_within(from..from + stride, at);
+                let from = row_of[fail[s as usize] as usize] * width;
+                table.copy_within(from..from + width, at);
             }
             for (class, t) in trie.children(s) {
-                table[at + usize::from(class)] = premultiplied(t)?;
+                table[at + usize::from(class)] = row(t)?;
             }
         }
         let ends = rows[..matching]
@@ -176,10 +182,10 @@ impl Dfa {
             .collect();
         Some(Dfa {
             classes,
-            stride: u32::try_from(stride).ok()?,
+            shift,
             trans: table.into_boxed_slice(),
-            start: premultiplied(0)?,
-            matching: u32::try_from(matching * stride).ok()?,
+            start: u32::from(row(0)?),
+            matching: u32::try_from(matching).ok()?,
             ends,
             lens: words.iter().map(|w| w.as_ref().len()).collect(),
         })
@@ -187,13 +193,16 @@ impl Dfa {
 
     #[inline(always)]
     fn next(&self, state: u32, byte: u8) -> u32 {
-        self.trans[state as usize + usize::from(self.classes[usize::from(byte)])]
+        u32::from(
+            self.trans
+                [((state as usize) << self.shift) | usize::from(self.classes[usize::from(byte)])],
+        )
     }
 
     /// Appends the words that end in match state `state` at `end`.
     #[inline(always)]
     fn ended(&self, state: u32, end: usize, out: &mut Vec<Found>) {
-        let Some(words) = self.ends.get((state / self.stride) as usize) else {
+        let Some(words) = self.ends.get(state as usize) else {
             return;
         };
         for &w in words.iter() {
@@ -398,12 +407,11 @@ mod tests {
         let Some(dfa) = Dfa::new(&w) else {
             panic!("no DFA")
         };
-        assert_eq!(dfa.trans.len() % dfa.stride as usize, 0);
+        assert_eq!(dfa.trans.len() % (1 << dfa.shift), 0);
         for &s in dfa.trans.iter() {
-            assert_eq!(s % dfa.stride, 0);
-            assert!((s as usize) + (dfa.stride as usize) <= dfa.trans.len());
+            assert!(((usize::from(s) + 1) << dfa.shift) <= dfa.trans.len());
         }
-        assert!(dfa.matching as usize <= dfa.trans.len());
+        assert!((dfa.matching as usize) << dfa.shift <= dfa.trans.len());
     }
 
     /// The four walks find what aho-corasick's overlapping search finds, in its order: on
