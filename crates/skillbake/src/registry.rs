@@ -350,11 +350,7 @@ impl Registry {
     ) -> Result<Skill<'_>, LookupError<'_>> {
         // A name may hold an `@` where `name-charset` was lowered: the whole request is tried as
         // a name first, and a range follows the last `@` (ranges never hold one).
-        let whole = match probed {
-            Some(probed) => self.skill(probed.row),
-            None => self.get_folded(request),
-        };
-        if let Some(skill) = whole {
+        if let Some(skill) = self.name_probed(request, probed) {
             return Ok(skill);
         }
         let (name, range) = match request.rsplit_once('@') {
@@ -398,7 +394,12 @@ impl Registry {
     /// `PDF-Tools` answers `pdf-tools`); the skill keeps the name as written. The index holds
     /// every name in lower case ([`skillbake_format::name::fold`]), and no two names fold alike.
     fn get_name(&self, name: &str) -> Option<Skill<'_>> {
-        match self.probe(name) {
+        self.name_probed(name, self.probe(name))
+    }
+
+    /// [`Registry::get_name`] once `name` has been probed as it is written.
+    fn name_probed(&self, name: &str, probed: Option<Probed>) -> Option<Skill<'_>> {
+        match probed {
             Some(probed) => self.skill(probed.row),
             None => self.get_folded(name),
         }
