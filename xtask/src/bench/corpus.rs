@@ -211,7 +211,8 @@ fn measure(root: &Path, corpus: &Path, opts: &Options) -> Result<(), String> {
     // The security group's cost: every build without the scan, and the lone packs with and
     // without it.
     let mut groups = Vec::new();
-    for (label, b) in &builds {
+    // Build `i`'s `check` over the corpus is system `i` (pushed first, in the builds' order).
+    for (i, (label, b)) in builds.iter().enumerate() {
         let at = systems.len();
         systems.push(System::new(
             format!("skillbake check -A security{label}"),
@@ -230,9 +231,7 @@ fn measure(root: &Path, corpus: &Path, opts: &Options) -> Result<(), String> {
         });
         groups.push(Group {
             label,
-            with: systems
-                .iter()
-                .position(|x| x.name == format!("skillbake check{label}")),
+            with: i,
             without: at,
             lone: lone_at,
         });
@@ -508,7 +507,7 @@ fn report(corpus: &Path, packs: usize, runs: usize, systems: &[System]) -> Strin
 /// and the first of its two lone rows (with the scan, then without).
 struct Group {
     label: &'static str,
-    with: Option<usize>,
+    with: usize,
     without: usize,
     lone: Option<usize>,
 }
@@ -528,7 +527,7 @@ fn report_security(lone: usize, systems: &[System], groups: &[Group]) -> String 
     m.push_str("| build | corpus: `check` | corpus: `-A security` | the group | its share | alone: `check` a pack | alone: `-A security` | the group | its share |\n|---|---|---|---|---|---|---|---|---|\n");
     let mut shares = Vec::new();
     for g in groups {
-        let with = median_cpu(systems, g.with);
+        let with = median_cpu(systems, Some(g.with));
         let without = median_cpu(systems, Some(g.without));
         let per = |i: Option<usize>| median_cpu(systems, i).map(|x| x / lone.max(1) as f64);
         let alone_with = per(g.lone);
@@ -616,13 +615,13 @@ mod tests {
         let groups = [
             Group {
                 label: "",
-                with: Some(0),
+                with: 0,
                 without: 2,
                 lone: Some(3),
             },
             Group {
                 label: " (before)",
-                with: Some(1),
+                with: 1,
                 without: 5,
                 lone: None,
             },
