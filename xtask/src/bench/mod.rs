@@ -33,6 +33,7 @@
 //! against the reference validators ([`corpus`]; `cargo xtask bench check --corpus ...` runs that
 //! step alone).
 //!
+//! `cargo xtask bench packs 1000,10000` generates pack sets only (step 2), for measuring by hand.
 //! `cargo xtask bench exec` measures running a skill instead (see [`exec`]).
 //! `cargo xtask bench http` measures serving many agents over HTTP (see [`http`]).
 //! `cargo xtask bench skills` measures the MCP Skills extension's methods against the
@@ -90,6 +91,17 @@ const COMPRESSED: (&str, &str) = ("with-assets", "assets/table.csv");
 const START: &str = "<!-- bench:start -->\n";
 const END: &str = "<!-- bench:end -->";
 
+/// `bench packs N,M,...`: step 2 alone, each set's folder printed.
+fn packs_only(args: &[String]) -> Result<(), String> {
+    let sizes = options(&["--sizes".to_string(), args.join(",")])?.sizes;
+    let base = root().join("target/bench-packs");
+    for n in sizes {
+        let set = generate_packs(&base, n)?;
+        println!("{}", set.dir.display());
+    }
+    Ok(())
+}
+
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if args.first().map(String::as_str) == Some("exec") {
         return exec::run(args.get(1..).unwrap_or(&[]));
@@ -102,6 +114,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
     if args.first().map(String::as_str) == Some("skills") {
         return skills::run(args.get(1..).unwrap_or(&[]));
+    }
+    if args.first().map(String::as_str) == Some("packs") {
+        return packs_only(args.get(1..).unwrap_or(&[]));
     }
     let opts = options(args)?;
     let root = root();
