@@ -25,7 +25,8 @@
 //!
 //! The cache is read on a second thread while the tree is walked, and written on one as soon as
 //! every pack is reused or checked, while the cross-pack rules run (so also by a build that those
-//! rules fail: what it records of a pack does not depend on them).
+//! rules fail: what it records of a pack does not depend on them), unless the build reused every
+//! pack it records from its stamps and found no other: then it is left as it is.
 
 use crate::check::{self, check_one};
 use crate::diagnostic::{Diagnostic, Position, Severity};
@@ -245,7 +246,7 @@ pub fn build(
     if opts.baseline.is_some() {
         return full(root, opts, prefix, stats);
     }
-    let work = pair_with_cache(walked.packs, cached, &mut stats);
+    let (work, gone) = pair_with_cache(walked.packs, cached, &mut stats);
     let compress = GlobSet::new(&cfg.compress);
     let ctx = Ctx {
         cfg,
@@ -268,11 +269,16 @@ pub fn build(
     entries.sort_by(|a, b| versions::cmp(&key(a), &key(b)));
     let crosses: Vec<&CrossPack> = entries.iter().map(|e| &e.cross).collect();
     // What the cache records of each pack is final once the packs are collected: it is written
-    // (to `file`, where it was read from) on a second thread while the cross-pack rules run.
+    // (to `file`, where it was read from) on a second thread while the cross-pack rules run,
+    // unless it would record what it holds already: every pack it has, reused from its stamps,
+    // and no other.
+    let unchanged = stats.cache_hit && gone == 0 && stats.reused_by_stamp == stats.packs;
     let t = Instant::now();
     let finished = std::thread::scope(|scope| {
         // Without the cache the next build starts from scratch: not worth failing this one.
-        scope.spawn(|| save(&file, &context, &entries));
+        if !unchanged {
+            scope.spawn(|| save(&file, &context, &entries));
+        }
         check::finish(
             root,
             &configured,
@@ -302,25 +308,26 @@ pub fn build(
 }
 
 /// Each pack found, with its entry in `cached` (the cache's entries, when it was made with the
-/// same context).
+/// same context), and how many of the cache's entries name no pack found (removed or renamed).
 fn pair_with_cache(
     packs: Vec<PackEntry>,
     cached: Option<Vec<Entry>>,
     stats: &mut Stats,
-) -> Vec<(PackEntry, Option<Entry>)> {
+) -> (Vec<(PackEntry, Option<Entry>)>, usize) {
     stats.cache_hit = cached.is_some();
     let mut cached: HashMap<String, Entry> = cached
         .unwrap_or_default()
         .into_iter()
         .map(|e| (e.rel_dir.clone(), e))
         .collect();
-    packs
+    let paired = packs
         .into_iter()
         .map(|p| {
             let c = cached.remove(&p.rel_dir);
             (p, c)
         })
-        .collect()
+        .collect();
+    (paired, cached.len())
 }
 
 /// The entries of every pack, reused or checked (their diagnostics and sources added to the

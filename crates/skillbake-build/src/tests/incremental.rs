@@ -90,6 +90,13 @@ impl Tree {
     }
 }
 
+/// When the cache file in the output folder was last written.
+fn cache_written(t: &Tree) -> std::time::SystemTime {
+    std::fs::metadata(t.out.join(crate::cache::CACHE_FILE))
+        .and_then(|m| m.modified())
+        .unwrap()
+}
+
 /// Files written by the test are younger than the cache's racy window until this much later.
 fn settle() {
     std::thread::sleep(std::time::Duration::from_millis(2100));
@@ -103,13 +110,15 @@ fn rebuilds_reuse_unchanged_packs_and_match_a_clean_build() {
     assert!(!s.cache_hit);
     assert_eq!((s.packs, s.generated), (24, 24));
 
-    // No change: every pack from its stamps, nothing read.
+    // No change: every pack from its stamps, nothing read, and the cache not written again.
+    let written = cache_written(&t);
     let s = t.build();
     assert!(s.cache_hit);
     assert_eq!(
         (s.reused_by_stamp, s.reused_by_hash, s.generated),
         (24, 0, 0)
     );
+    assert_eq!(cache_written(&t), written, "an unchanged cache was written");
 
     // One edit: that pack alone is checked and generated.
     write(
@@ -130,6 +139,22 @@ fn rebuilds_reuse_unchanged_packs_and_match_a_clean_build() {
         (s.reused_by_stamp, s.reused_by_hash, s.generated),
         (22, 2, 0)
     );
+
+    // A pack deleted, every other one reused from its stamps: the cache forgets it.
+    settle();
+    let _ = t.build();
+    let gone = t.root.join("pack-23");
+    let kept = std::fs::read_to_string(gone.join("SKILL.md")).unwrap();
+    std::fs::remove_dir_all(&gone).unwrap();
+    let written = cache_written(&t);
+    let s = t.build();
+    assert_eq!((s.packs, s.reused_by_stamp), (23, 23));
+    assert_ne!(cache_written(&t), written, "the cache still records a deleted pack");
+    write(&gone.join("SKILL.md"), &kept);
+    write(&gone.join("scripts/run.py"), "print(23)\n");
+    settle();
+    let s = t.build();
+    assert_eq!((s.packs, s.generated), (24, 1));
 
     // Additions, renames and deletions, of files and of packs.
     write(&t.root.join("pack-09/references/new.md"), "new\n");
