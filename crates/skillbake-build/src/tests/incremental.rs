@@ -149,7 +149,11 @@ fn rebuilds_reuse_unchanged_packs_and_match_a_clean_build() {
     let written = cache_written(&t);
     let s = t.build();
     assert_eq!((s.packs, s.reused_by_stamp), (23, 23));
-    assert_ne!(cache_written(&t), written, "the cache still records a deleted pack");
+    assert_ne!(
+        cache_written(&t),
+        written,
+        "the cache still records a deleted pack"
+    );
     write(&gone.join("SKILL.md"), &kept);
     write(&gone.join("scripts/run.py"), "print(23)\n");
     settle();

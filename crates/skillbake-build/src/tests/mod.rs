@@ -1,7 +1,8 @@
 //! Tests of the compiler's layers that reach below its public API: generated code byte for
 //! byte (`determinism`), the incremental cache (`incremental`), the Jinja2 front end against
-//! Jinja2 itself (`jinja_conformance`) and property tests of the parser and the generator
-//! (`properties`). The tests of what the public API promises are in `tests/it/`.
+//! Jinja2 itself (`jinja_conformance`), property tests of the parser and the generator
+//! (`properties`) and how the registry's files are written (`write`). The tests of what the
+//! public API promises are in `tests/it/`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
@@ -12,6 +13,7 @@ mod incremental;
 mod jinja_conformance;
 mod properties;
 mod signing;
+mod write;
 
 use std::path::PathBuf;
 
