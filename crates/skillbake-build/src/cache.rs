@@ -32,7 +32,7 @@ use crate::check::{self, check_one};
 use crate::diagnostic::{Diagnostic, Position, Severity};
 use crate::discover::{self, PackEntry, PackSource};
 use crate::generate::versions;
-use crate::generate::{pack, Cell, Facts, Fragment, TooLarge};
+use crate::generate::{pack, Cell, Facts, Fragment, Text, TooLarge};
 use crate::glob::GlobSet;
 use crate::model::NameSite;
 use crate::model::Requirement;
@@ -41,16 +41,28 @@ use crate::report::Report;
 use crate::CheckOptions;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, BufWriter, Read, Seek, Write};
+use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// File name of the cache in the output directory.
 pub const CACHE_FILE: &str = "skillbake_cache.bin";
 
+/// File name of the cache's text store in the output directory: the packs' text segments, one
+/// after the other, after a header naming the store (see [`Store`]).
+pub const TEXT_STORE: &str = "skillbake_cache_text.bin";
+
 /// Changes whenever the cache's layout or the meaning of a fragment changes (the tables' own
 /// layout version, `skillbake_format::layout::FORMAT`, is part of the key as well).
-const FORMAT: &[u8; 8] = b"SKBC0007";
+const FORMAT: &[u8; 8] = b"SKBC0008";
+
+/// The text store's first bytes, before its name.
+const STORE_MAGIC: &[u8; 8] = b"SKBT0001";
+
+/// The text store's header: the magic, then the store's name.
+const STORE_HEADER: u64 = 40;
 
 /// A stamp taken less than this after the file changed does not vouch for its content.
 const RACY: Duration = Duration::from_secs(2);
@@ -154,6 +166,20 @@ struct Ctx<'a> {
     scan: i128,
 }
 
+/// The text store a cache was read with: its name (a random token the cache file repeats) and
+/// the text its entries use (its first `text.len()` bytes after the header; more may follow, the
+/// tail of an append that a crash cut short, which nothing uses).
+///
+/// A pack reused from the cache keeps its text as a stretch of `text` ([`Text::stored`]), so a
+/// rebuild neither copies the texts out of the cache nor writes them back: it appends the texts
+/// of the packs it generated to the store and writes the cache file, which is small, again. The
+/// store is written anew (with a new name) when nothing usable was read, or when the text no
+/// pack uses any more would make up more than half of it.
+struct Store {
+    name: [u8; 32],
+    text: Arc<String>,
+}
+
 /// The result of [`build`].
 pub struct Built {
     /// The check's report (every diagnostic; with errors, exactly `check`'s).
@@ -224,13 +250,12 @@ pub fn build(
     let cfg = &configured.cfg;
     let context = context(cfg, opts, prefix);
     // The cache is read on a second thread while the tree is walked (neither needs the other).
-    let file = out.join(CACHE_FILE);
     let (walked, cached) = std::thread::scope(|scope| {
         let cached = scope.spawn(|| {
             if opts.baseline.is_some() {
                 None
             } else {
-                load(&file, &context)
+                load(out, &context)
             }
         });
         let walked = discover::walk(root, &GlobSet::new(&cfg.ignore));
@@ -246,6 +271,7 @@ pub fn build(
     if opts.baseline.is_some() {
         return full(root, opts, prefix, stats);
     }
+    let (cached, store) = cached.unzip();
     let (work, gone) = pair_with_cache(walked.packs, cached, &mut stats);
     let compress = GlobSet::new(&cfg.compress);
     let ctx = Ctx {
@@ -277,7 +303,7 @@ pub fn build(
     let finished = std::thread::scope(|scope| {
         // Without the cache the next build starts from scratch: not worth failing this one.
         if !unchanged {
-            scope.spawn(|| save(&file, &context, &entries));
+            scope.spawn(|| save(out, &context, &entries, store.as_ref()));
         }
         check::finish(
             root,
@@ -544,16 +570,82 @@ impl Built {
 
 /// Writes the cache for the next build to `path` (through a temporary file renamed over it):
 /// the entries of the packs without diagnostics.
-fn save(path: &Path, context: &[u8; 32], entries: &[Entry]) -> std::io::Result<()> {
-    let tmp = path.with_file_name(format!("{CACHE_FILE}.tmp"));
+/// Writes the cache of `entries` into `out`: the texts that `store` (the store the cache was
+/// read with) lacks appended to it, or a new store when there is none or most of it is unused,
+/// then the cache file. Each file is whole before the cache file names it: a new store is
+/// written aside and renamed into place before the cache file that names it, and an append
+/// lands past the text the cache file on disk uses; the cache file itself is written aside and
+/// renamed.
+fn save(
+    out: &Path,
+    context: &[u8; 32],
+    entries: &[Entry],
+    store: Option<&Store>,
+) -> std::io::Result<()> {
+    let kept: Vec<&Entry> = entries.iter().filter(|e| e.keep).collect();
+    let live: usize = kept.iter().map(|e| e.fragment.text.len()).sum();
+    let added: usize = kept
+        .iter()
+        .filter(|e| store.is_none_or(|s| e.fragment.text.within(&s.text).is_none()))
+        .map(|e| e.fragment.text.len())
+        .sum();
+    let store = store.filter(|s| 2 * live >= s.text.len() + added);
+    let path = out.join(TEXT_STORE);
+    // Where each kept entry's text is in the store the cache file will name.
+    let mut ranges = Vec::with_capacity(kept.len());
+    let (name, len) = match store {
+        Some(s) => {
+            let mut f = std::fs::OpenOptions::new().write(true).open(&path)?;
+            let mut end = s.text.len();
+            f.seek(std::io::SeekFrom::Start(STORE_HEADER + end as u64))?;
+            let mut w = BufWriter::with_capacity(1 << 16, f);
+            for e in &kept {
+                let text = &e.fragment.text;
+                match text.within(&s.text) {
+                    Some(r) => ranges.push(r),
+                    None => {
+                        w.write_all(text.as_str().as_bytes())?;
+                        ranges.push(end..end + text.len());
+                        end += text.len();
+                    }
+                }
+            }
+            w.into_inner().map_err(|e| e.into_error())?.set_len(STORE_HEADER + end as u64)?;
+            (s.name, end)
+        }
+        None => {
+            let mut h = Sha256::new();
+            h.update(context);
+            h.update(format!("{:?} {}", SystemTime::now(), std::process::id()).as_bytes());
+            let name: [u8; 32] = h.finalize().into();
+            let tmp = out.join(format!("{TEXT_STORE}.tmp"));
+            let mut w = BufWriter::with_capacity(1 << 16, std::fs::File::create(&tmp)?);
+            w.write_all(STORE_MAGIC)?;
+            w.write_all(&name)?;
+            let mut end = 0;
+            for e in &kept {
+                let text = e.fragment.text.as_str();
+                w.write_all(text.as_bytes())?;
+                ranges.push(end..end + text.len());
+                end += text.len();
+            }
+            w.flush()?;
+            drop(w);
+            std::fs::rename(&tmp, &path)?;
+            (name, end)
+        }
+    };
+    let path = out.join(CACHE_FILE);
+    let tmp = out.join(format!("{CACHE_FILE}.tmp"));
     {
-        let mut w = BufWriter::new(std::fs::File::create(&tmp)?);
+        let mut w = BufWriter::with_capacity(1 << 16, std::fs::File::create(&tmp)?);
         w.write_all(FORMAT)?;
         w.write_all(context)?;
-        let kept: Vec<&Entry> = entries.iter().filter(|e| e.keep).collect();
+        w.write_all(&name)?;
+        put_u64(&mut w, len as u64)?;
         put_u64(&mut w, kept.len() as u64)?;
-        for e in kept {
-            put_entry(&mut w, e)?;
+        for (e, text) in kept.iter().zip(ranges) {
+            put_entry(&mut w, e, text)?;
         }
         w.write_all(FORMAT)?;
         w.flush()?;
@@ -561,9 +653,10 @@ fn save(path: &Path, context: &[u8; 32], entries: &[Entry]) -> std::io::Result<(
     std::fs::rename(&tmp, path)
 }
 
-/// The cached entries, when the file exists, is whole and has this `context`.
-fn load(path: &Path, context: &[u8; 32]) -> Option<Vec<Entry>> {
-    let file = std::fs::File::open(path).ok()?;
+/// The cached entries and the store of their texts, when the cache file in `out` exists, is
+/// whole and has this `context`, and the store it names is there with the text it uses.
+fn load(out: &Path, context: &[u8; 32]) -> Option<(Vec<Entry>, Store)> {
+    let file = std::fs::File::open(out.join(CACHE_FILE)).ok()?;
     let mut r = BufReader::new(file);
     let mut magic = [0u8; 8];
     r.read_exact(&mut magic).ok()?;
@@ -572,13 +665,33 @@ fn load(path: &Path, context: &[u8; 32]) -> Option<Vec<Entry>> {
     if &magic != FORMAT || &key != context {
         return None;
     }
+    let mut name = [0u8; 32];
+    r.read_exact(&mut name).ok()?;
+    let len = get_u64(&mut r)?;
+    let text = read_store(out, &name, len)?;
     let n = get_u64(&mut r)?;
     let mut entries = Vec::with_capacity(n.min(1 << 20) as usize);
     for _ in 0..n {
-        entries.push(get_entry(&mut r)?);
+        entries.push(get_entry(&mut r, &text)?);
     }
     r.read_exact(&mut magic).ok()?;
-    (&magic == FORMAT).then_some(entries)
+    (&magic == FORMAT).then_some((entries, Store { name, text }))
+}
+
+/// The first `len` bytes of text of the store named `name` in `out`.
+fn read_store(out: &Path, name: &[u8; 32], len: u64) -> Option<Arc<String>> {
+    let mut f = std::fs::File::open(out.join(TEXT_STORE)).ok()?;
+    if f.metadata().ok()?.len() < STORE_HEADER.checked_add(len)? {
+        return None;
+    }
+    let mut header = [0u8; STORE_HEADER as usize];
+    f.read_exact(&mut header).ok()?;
+    if header.get(..8)? != STORE_MAGIC || header.get(8..)? != name {
+        return None;
+    }
+    let mut bytes = vec![0u8; usize::try_from(len).ok()?];
+    f.read_exact(&mut bytes).ok()?;
+    String::from_utf8(bytes).ok().map(Arc::new)
 }
 
 fn put_u64(w: &mut impl Write, v: u64) -> std::io::Result<()> {
@@ -616,7 +729,8 @@ fn put_cells(w: &mut impl Write, cells: &[Cell]) -> std::io::Result<()> {
     Ok(())
 }
 
-fn put_entry(w: &mut impl Write, e: &Entry) -> std::io::Result<()> {
+/// Writes `e`, whose text is at `text` in the store.
+fn put_entry(w: &mut impl Write, e: &Entry, text: Range<usize>) -> std::io::Result<()> {
     let fr = &e.fragment;
     put_bytes(w, e.rel_dir.as_bytes())?;
     put_u64(w, e.files.len() as u64)?;
@@ -626,7 +740,8 @@ fn put_entry(w: &mut impl Write, e: &Entry) -> std::io::Result<()> {
         w.write_all(&[u8::from(f.settled)])?;
         w.write_all(&f.hash)?;
     }
-    put_bytes(w, fr.text.as_bytes())?;
+    put_u64(w, text.start as u64)?;
+    put_u64(w, text.len() as u64)?;
     put_bytes(w, &fr.data)?;
     put_cells(w, &fr.skill)?;
     put_u64(w, fr.files.len() as u64)?;
@@ -980,7 +1095,7 @@ fn get_row<const N: usize>(r: &mut impl Read) -> Option<[Cell; N]> {
     get_cells(r)?.try_into().ok()
 }
 
-fn get_entry(r: &mut impl Read) -> Option<Entry> {
+fn get_entry(r: &mut impl Read, store: &Arc<String>) -> Option<Entry> {
     let rel_dir = get_string(r)?;
     let n = get_count(r)?;
     let mut files = Vec::with_capacity(n.min(1 << 16));
@@ -1003,7 +1118,9 @@ fn get_entry(r: &mut impl Read) -> Option<Entry> {
             hash,
         });
     }
-    let text = get_string(r)?;
+    let start = usize::try_from(get_u64(r)?).ok()?;
+    let len = usize::try_from(get_u64(r)?).ok()?;
+    let text = Text::stored(store, start..start.checked_add(len)?)?;
     let data = get_bytes(r)?;
     let skill = get_cells(r)?;
     let n = get_count(r)?;

@@ -376,7 +376,8 @@ impl Config {
         let t = std::time::Instant::now();
         // (The cache for the next build was written while the cross-pack rules ran.)
         write_if_changed(&out.join(generate::REGISTRY_RS), generated.code.as_bytes())?;
-        write_if_changed(&out.join(generate::TEXT_FILE), generated.text.as_bytes())?;
+        let text: Vec<&[u8]> = generated.text.pieces().collect();
+        write_pieces_if_changed(&out.join(generate::TEXT_FILE), &text)?;
         write_if_changed(&out.join(generate::BYTES_FILE), &generated.bytes)?;
         write_if_changed(&out.join(generate::ROUTE_FILE), &generated.route)?;
         let write = t.elapsed();
@@ -435,13 +436,19 @@ fn peak_rss_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Writes `bytes` unless the file holds them already (its modification time then stays, and
-/// rustc does not rebuild). The file is compared a chunk at a time and written in place from the
-/// first chunk that differs, then cut to length: a file of the registry's size rewritten in
-/// place costs about a third of truncating it and writing it again, as the page cache keeps its
-/// pages, and an unchanged one is compared without being read into memory whole.
+/// Writes `bytes` unless the file holds them already (see [`write_pieces_if_changed`]).
 pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    use std::io::{Read, Seek, SeekFrom, Write};
+    write_pieces_if_changed(path, &[bytes])
+}
+
+/// Writes `pieces`, one after the other, unless the file holds them already (its modification
+/// time then stays, and rustc does not rebuild). The file is compared a chunk at a time and
+/// written in place from the first chunk that differs, then cut to length: a file of the
+/// registry's size rewritten in place costs about a third of truncating it and writing it
+/// again, as the page cache keeps its pages, and neither the file nor the new bytes are ever
+/// held in memory whole.
+pub(crate) fn write_pieces_if_changed(path: &Path, pieces: &[&[u8]]) -> Result<(), Error> {
+    use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
     const CHUNK: usize = 1 << 20;
     let io = Error::Io;
     let mut file = std::fs::OpenOptions::new()
@@ -452,27 +459,45 @@ pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         .open(path)
         .map_err(io)?;
     let old_len = file.metadata().map_err(io)?.len();
-    let new_len = bytes.len() as u64;
-    let common = usize::try_from(old_len.min(new_len)).unwrap_or(bytes.len());
-    let mut buf = vec![0u8; CHUNK.min(common)];
-    // The bytes at the start of the file that it holds already.
-    let mut same = 0;
-    while same < common {
-        let want = CHUNK.min(common - same);
-        let Some(old) = buf.get_mut(..want) else {
-            break;
-        };
-        if file.read_exact(old).is_err() || bytes.get(same..same + want) != Some(&old[..]) {
-            break;
+    let new_len: u64 = pieces.iter().map(|p| p.len() as u64).sum();
+    let mut buf = vec![0u8; CHUNK.min(usize::try_from(old_len).unwrap_or(CHUNK))];
+    // How many bytes at the start the file holds already, and where the first difference is
+    // (the piece, and the offset in it of the chunk that holds it).
+    let mut same = 0u64;
+    let mut differs = None;
+    'pieces: for (i, piece) in pieces.iter().enumerate() {
+        let mut at = 0;
+        while at < piece.len() {
+            let left = usize::try_from(old_len - same).unwrap_or(usize::MAX);
+            let want = CHUNK.min(piece.len() - at).min(left);
+            let equal = want > 0
+                && buf.get_mut(..want).is_some_and(|old| {
+                    file.read_exact(old).is_ok() && piece.get(at..at + want) == Some(&old[..])
+                });
+            if !equal {
+                differs = Some((i, at));
+                break 'pieces;
+            }
+            at += want;
+            same += want as u64;
         }
-        same += want;
     }
-    if same == bytes.len() && old_len == new_len {
+    let Some((i, at)) = differs else {
+        // The new bytes are the file's, or the start of it.
+        if old_len != new_len {
+            file.set_len(new_len).map_err(io)?;
+        }
         return Ok(());
+    };
+    file.seek(SeekFrom::Start(same)).map_err(io)?;
+    let mut w = BufWriter::with_capacity(1 << 18, &mut file);
+    let first = pieces.get(i).and_then(|p| p.get(at..)).unwrap_or_default();
+    w.write_all(first).map_err(io)?;
+    for piece in pieces.get(i + 1..).unwrap_or_default() {
+        w.write_all(piece).map_err(io)?;
     }
-    let rest = bytes.get(same..).unwrap_or_default();
-    file.seek(SeekFrom::Start(same as u64)).map_err(io)?;
-    file.write_all(rest).map_err(io)?;
+    w.flush().map_err(io)?;
+    drop(w);
     if old_len != new_len {
         file.set_len(new_len).map_err(io)?;
     }

@@ -23,7 +23,7 @@ pub mod tools;
 pub mod versions;
 
 use crate::model::Skill;
-pub use pack::{location, Cell, Facts, Fragment, TooLarge};
+pub use pack::{location, Cell, Facts, Fragment, Text, TooLarge};
 use skillbake_format::layout::{self, NONE};
 use skillbake_format::tools::Format as ToolsFormat;
 use std::fmt::Write as _;
@@ -55,12 +55,64 @@ pub struct Generated {
     /// `skillbake_registry.rs`.
     pub code: String,
     /// `skillbake_text.txt`.
-    pub text: String,
+    pub text: TextBlob,
     /// `skillbake_data.bin`: the tables, then binary and compressed files and templates.
     pub bytes: Vec<u8>,
     /// `skillbake_route.bin`.
     pub route: Vec<u8>,
 }
+
+/// The registry's text, `skillbake_text.txt`: the fragments' text segments and the tool
+/// definitions one after the other, kept as those pieces (a fragment reused from the build cache
+/// shares its text with the cache's store) and written out piece by piece, never copied into one
+/// string.
+#[derive(Debug, Clone, Default)]
+pub struct TextBlob {
+    parts: Vec<Text>,
+    len: usize,
+}
+
+impl TextBlob {
+    /// Adds `text` at the end; where it starts.
+    fn push(&mut self, text: Text) -> usize {
+        let at = self.len;
+        self.len += text.len();
+        self.parts.push(text);
+        at
+    }
+
+    /// The length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The pieces, in order.
+    pub fn pieces(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.parts.iter().map(|t| t.as_str().as_bytes())
+    }
+}
+
+/// The whole text.
+impl std::fmt::Display for TextBlob {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.parts.iter().try_for_each(|t| f.write_str(t.as_str()))
+    }
+}
+
+/// Equal when the bytes are, however they are split into pieces.
+impl PartialEq for TextBlob {
+    fn eq(&self, other: &TextBlob) -> bool {
+        let bytes = |b: &TextBlob| b.pieces().flatten().copied().collect::<Vec<u8>>();
+        self.len == other.len && bytes(self) == bytes(other)
+    }
+}
+
+impl Eq for TextBlob {}
 
 /// Generates the registry for `skills` (already validated; sorted by name here).
 pub fn generate(skills: &[Skill], opts: &GenOptions) -> Result<Generated, TooLarge> {
@@ -246,11 +298,11 @@ fn rebase(
     fragments: &[Fragment],
     groups: &[versions::Group],
     tables_len: usize,
-) -> Result<(String, Vec<u8>, TableCells), TooLarge> {
+) -> Result<(TextBlob, Vec<u8>, TableCells), TooLarge> {
     use layout::skill;
-    let text_len: usize = fragments.iter().map(|f| f.text.len()).sum();
     let data_len = tables_len + fragments.iter().map(|f| f.data.len()).sum::<usize>();
-    let mut text = String::with_capacity(text_len + 64 * fragments.len() + 4096);
+    let mut text = TextBlob::default();
+    text.parts.reserve(fragments.len() + ToolsFormat::ALL.len());
     let mut data = Vec::with_capacity(data_len);
     data.resize(tables_len, 0u8);
     let mut cells: TableCells = Default::default();
@@ -274,7 +326,7 @@ fn rebase(
         for c in rows_of(&f.lists) {
             cells[3].push(base.rebase(c)?);
         }
-        text.push_str(&f.text);
+        text.push(f.text.clone());
         data.extend_from_slice(&f.data);
         base.file += pack::u32_of(f.files.len())?;
         base.field += pack::u32_of(f.fields.len())?;
@@ -370,7 +422,7 @@ fn slot_rows(slots: &[u32], skills: &[u32]) -> Vec<u32> {
 /// rendered at run time) and returns their ranges as Rust tuples. Tools list each skill once,
 /// at the version an agent gets by name.
 fn tool_ranges(
-    text: &mut String,
+    text: &mut TextBlob,
     fragments: &[Fragment],
     index: &NameIndex,
 ) -> Result<Vec<String>, TooLarge> {
@@ -389,8 +441,7 @@ fn tool_ranges(
     let tool_list = tools::tools(&sources);
     let mut out = Vec::new();
     for format in ToolsFormat::ALL {
-        let start = pack::u32_of(text.len())?;
-        text.push_str(&tools::render(format, &tool_list));
+        let start = pack::u32_of(text.push(Text::new(tools::render(format, &tool_list))))?;
         let end = pack::u32_of(text.len())?;
         out.push(format!("({start}, {end})"));
     }

@@ -16,6 +16,8 @@
 //!   files that the configuration compresses to the data blob as raw DEFLATE.
 
 use crate::discover::SourceFile;
+use std::ops::Range;
+use std::sync::Arc;
 use crate::model::Skill;
 use skillbake_format::chunks;
 use skillbake_format::escape::json_into;
@@ -81,7 +83,7 @@ pub struct Facts {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fragment {
     /// The pack's text segment.
-    pub text: String,
+    pub text: Text,
     /// The pack's data segment.
     pub data: Vec<u8>,
     /// The skill row (`layout::skill::WIDTH` cells).
@@ -96,6 +98,66 @@ pub struct Fragment {
     pub byte_slots: u32,
     /// For the name index and tool definitions.
     pub facts: Facts,
+}
+
+/// A fragment's text segment: made by this build, or a stretch of the text the build cache keeps
+/// (`cache`), which every fragment reused from it shares instead of holding a copy.
+#[derive(Clone)]
+pub struct Text {
+    store: Arc<String>,
+    range: Range<usize>,
+}
+
+/// The segment's text (not the store around it).
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+/// Texts are equal when their bytes are, wherever they are kept.
+impl PartialEq for Text {
+    fn eq(&self, other: &Text) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Text {}
+
+impl Text {
+    /// A segment of its own.
+    pub fn new(text: String) -> Text {
+        let range = 0..text.len();
+        Text {
+            store: Arc::new(text),
+            range,
+        }
+    }
+
+    /// The stretch `range` of `store`; `None` unless it starts and ends on character
+    /// boundaries within it.
+    pub fn stored(store: &Arc<String>, range: Range<usize>) -> Option<Text> {
+        store.get(range.clone())?;
+        Some(Text {
+            store: Arc::clone(store),
+            range,
+        })
+    }
+
+    /// The segment.
+    pub fn as_str(&self) -> &str {
+        self.store.get(self.range.clone()).unwrap_or_default()
+    }
+
+    /// Its length in bytes.
+    pub fn len(&self) -> usize {
+        self.range.len()
+    }
+
+    /// Where it is in `store`, when it is a stretch of that very store.
+    pub fn within(&self, store: &Arc<String>) -> Option<Range<usize>> {
+        Arc::ptr_eq(&self.store, store).then(|| self.range.clone())
+    }
 }
 
 /// Where a string sits while the segment is built: the small strings, the reply, or the files.
@@ -594,7 +656,7 @@ fn finish(
     u32_of(text.len())?;
     u32_of(data.len())?;
     Ok(Fragment {
-        text,
+        text: Text::new(text),
         data,
         skill,
         files,

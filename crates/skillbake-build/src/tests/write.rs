@@ -1,8 +1,9 @@
-//! `write_if_changed`, which writes the registry's files: the result is always the new bytes,
-//! and a file that holds them already is not written (its modification time stays, so rustc
-//! does not rebuild), whatever the lengths and wherever the first difference is.
+//! `write_if_changed` and `write_pieces_if_changed`, which write the registry's files: the
+//! result is always the new bytes, and a file that holds them already is not written (its
+//! modification time stays, so rustc does not rebuild), whatever the lengths, wherever the first
+//! difference is and however the new bytes are split into pieces.
 
-use crate::write_if_changed;
+use crate::{write_if_changed, write_pieces_if_changed};
 use std::time::{Duration, SystemTime};
 
 /// A time long past, set on the file so that any write shows in its modification time.
@@ -52,5 +53,19 @@ fn the_file_ends_with_the_new_bytes_and_is_untouched_when_they_are_the_same() {
         write_if_changed(&path, case).unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), *case, "case {i}");
         assert_ne!(modified(&path), past, "case {i}: a change was not written");
+        // The same bytes in pieces (an empty one, a short one, one across chunk boundaries).
+        write_if_changed(&path, &base).unwrap();
+        let past = backdate(&path);
+        let (a, rest) = case.split_at(7.min(case.len()));
+        let (b, c) = rest.split_at(rest.len() / 2);
+        write_pieces_if_changed(&path, &[a, &[], b, c]).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), *case, "case {i} in pieces");
+        assert_ne!(modified(&path), past, "case {i} in pieces: not written");
     }
+    // Unchanged bytes in pieces leave the file as it is.
+    write_if_changed(&path, &base).unwrap();
+    let past = backdate(&path);
+    let (a, b) = base.split_at(1 << 19);
+    write_pieces_if_changed(&path, &[a, b, &[]]).unwrap();
+    assert_eq!(modified(&path), past, "a file holding the pieces already was written");
 }
