@@ -1,8 +1,10 @@
 //! The incremental build: [`build`] checks and generates a skills tree like
 //! [`check`](crate::check()) then [`generate`](crate::generate::generate) would, reusing what it
-//! did for every pack whose files did not change since the last build. The cache is one file in
-//! the output directory (`skillbake_cache.bin`): per pack, its files' stamps and SHA-256 hashes
-//! and its generated [`Fragment`].
+//! did for every pack whose files did not change since the last build. The cache is two files in
+//! the output directory: `skillbake_cache.bin` holds, per pack, its files' stamps and SHA-256
+//! hashes and its generated [`Fragment`] but for the fragment's text, which is a stretch of
+//! `skillbake_cache_text.bin`, the text store ([`Store`]: a rebuild appends the texts it
+//! generated, and reused fragments share it instead of holding copies).
 //!
 //! A pack is reused when every file it has is the one it had:
 //!

@@ -226,6 +226,68 @@ fn a_damaged_cache_is_ignored() {
     assert_eq!(s.generated, 24);
 }
 
+/// The texts of the packs are kept in a store beside the cache file: a store that is gone or
+/// shorter than the text the cache uses makes the cache unusable (every pack is generated
+/// again); bytes after that text (an append cut short) are ignored.
+#[test]
+fn a_missing_or_cut_text_store_is_ignored_and_a_longer_one_is_used() {
+    let t = Tree::new();
+    settle();
+    t.build();
+    let store = t.out.join(crate::cache::TEXT_STORE);
+    let bytes = std::fs::read(&store).unwrap();
+
+    std::fs::write(&store, [bytes.as_slice(), b"an append cut short"].concat()).unwrap();
+    let s = t.build();
+    assert!(s.cache_hit);
+    assert_eq!((s.reused_by_stamp, s.generated), (24, 0));
+
+    std::fs::write(&store, &bytes[..bytes.len() - 1]).unwrap();
+    let s = t.build();
+    assert!(!s.cache_hit);
+    assert_eq!(s.generated, 24);
+
+    std::fs::remove_file(&store).unwrap();
+    let s = t.build();
+    assert!(!s.cache_hit);
+    assert_eq!(s.generated, 24);
+}
+
+/// A rebuild appends the texts of the packs it generated to the store; once the texts no pack
+/// uses would make up more than half of it, the store is written anew with the used ones only.
+#[test]
+fn the_text_store_grows_by_appends_and_is_compacted() {
+    let t = Tree::new();
+    settle();
+    t.build();
+    let store = t.out.join(crate::cache::TEXT_STORE);
+    let size = || std::fs::metadata(&store).unwrap().len();
+    let text = || std::fs::metadata(t.out.join(TEXT_FILE)).unwrap().len();
+    let mut sizes = vec![size()];
+    for i in 0..12 {
+        write(
+            &t.root.join("pack-05/SKILL.md"),
+            &pack("pack-05", &format!("Edit {i}.
+{}", "A long line.
+".repeat(300))),
+        );
+        let s = t.build();
+        assert_eq!((s.reused_by_stamp, s.generated), (23, 1), "edit {i}");
+        sizes.push(size());
+        // Never more than twice the texts in use (the registry's text holds them all).
+        assert!(size() <= 40 + 2 * text(), "edit {i}: {sizes:?}");
+    }
+    // Edits 0 to 9 leave the text as long as it was: only an append makes the store longer.
+    assert!(
+        sizes[1..11].windows(2).any(|w| w[1] > w[0]),
+        "no edit appended: {sizes:?}"
+    );
+    assert!(
+        sizes.windows(2).any(|w| w[1] < w[0]),
+        "the store was never compacted: {sizes:?}"
+    );
+}
+
 /// What is decided across packs — which version of a skill is the default (from the agent's
 /// requirements), the routing index, warnings one pack gets because of another — is decided
 /// again on every build from what the cache keeps of each pack: the output matches a clean
