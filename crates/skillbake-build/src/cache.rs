@@ -58,7 +58,7 @@ pub const TEXT_STORE: &str = "skillbake_cache_text.bin";
 
 /// Changes whenever the cache's layout or the meaning of a fragment changes (the tables' own
 /// layout version, `skillbake_format::layout::FORMAT`, is part of the key as well).
-const FORMAT: &[u8; 8] = b"SKBC0008";
+const FORMAT: &[u8; 8] = b"SKBC0009";
 
 /// The text store's first bytes, before its name.
 const STORE_MAGIC: &[u8; 8] = b"SKBT0001";
@@ -612,7 +612,9 @@ fn save(
                     }
                 }
             }
-            w.into_inner().map_err(|e| e.into_error())?.set_len(STORE_HEADER + end as u64)?;
+            w.into_inner()
+                .map_err(|e| e.into_error())?
+                .set_len(STORE_HEADER + end as u64)?;
             (s.name, end)
         }
         None => {
@@ -878,22 +880,27 @@ fn put_doc(w: &mut impl Write, d: &RouteDoc) -> std::io::Result<()> {
     put_bytes(w, r.file.as_bytes())?;
     put_pos(w, r.description_pos)?;
     put_u64(w, d.terms.count() as u64)?;
-    for (term, tf) in d.terms.iter() {
-        put_term(w, term, tf)?;
+    put_bytes(w, d.terms.text().as_bytes())?;
+    let mut ends = Vec::with_capacity(d.terms.count() * 8);
+    let mut start = 0;
+    for &(end, ref tf) in d.terms.ends() {
+        put_term(&mut ends, end.saturating_sub(start), tf)?;
+        start = end;
     }
+    put_bytes(w, &ends)?;
     for v in d.terms.len {
         w.write_all(&v.to_le_bytes())?;
     }
     Ok(())
 }
 
-/// One term of a pack and its weight in each field, compactly: most of a cache is terms, and
-/// most terms occur in one or two of the eight fields. The term's length as a LEB128 number,
-/// its bytes, a byte with one bit per field whose weight is not `+0.0`, then those weights'
-/// bits; a weight left out reads back as `+0.0`, so every weight round-trips bit for bit.
-fn put_term(w: &mut impl Write, term: &str, tf: &[f32; 8]) -> std::io::Result<()> {
-    put_leb128(w, term.len() as u64)?;
-    w.write_all(term.as_bytes())?;
+/// One term of a pack and its weight in each field, compactly (the term's bytes are in the
+/// pack's text of terms): most of a cache is terms, and most terms occur in one or two of the
+/// eight fields. The term's length as a LEB128 number, a byte with one bit per field whose
+/// weight is not `+0.0`, then those weights' bits; a weight left out reads back as `+0.0`, so
+/// every weight round-trips bit for bit.
+fn put_term(w: &mut impl Write, len: usize, tf: &[f32; 8]) -> std::io::Result<()> {
+    put_leb128(w, len as u64)?;
     let mut mask = 0u8;
     for (f, v) in tf.iter().enumerate() {
         if v.to_bits() != 0 {
@@ -907,25 +914,20 @@ fn put_term(w: &mut impl Write, term: &str, tf: &[f32; 8]) -> std::io::Result<()
     Ok(())
 }
 
-/// Reads what [`put_term`] wrote: the term's bytes into `term` (replacing what it held; the
-/// caller checks they are UTF-8), its weights returned.
-fn get_term(r: &mut impl Read, term: &mut Vec<u8>) -> Option<[f32; 8]> {
-    let n = usize::try_from(get_leb128(r)?).ok()?;
-    // A term is a short word; a longer length is a damaged cache (never a huge allocation).
-    if n > 1 << 16 {
-        return None;
-    }
-    term.clear();
-    term.resize(n, 0);
-    r.read_exact(term).ok()?;
-    let mask = get_u8(r)?;
+/// Reads what [`put_term`] wrote: the term's length and its weights.
+fn get_term(r: &mut &[u8]) -> Option<(usize, [f32; 8])> {
+    let len = usize::try_from(get_leb128(r)?).ok()?;
+    let (&mask, rest) = r.split_first()?;
+    *r = rest;
     let mut tf = [0f32; 8];
     for (f, v) in tf.iter_mut().enumerate() {
         if mask & (1 << f) != 0 {
-            *v = f32::from_bits(get_u32(r)?);
+            let (bits, rest) = r.split_first_chunk::<4>()?;
+            *v = f32::from_bits(u32::from_le_bytes(*bits));
+            *r = rest;
         }
     }
-    Some(tf)
+    Some((len, tf))
 }
 
 fn put_leb128(w: &mut impl Write, mut v: u64) -> std::io::Result<()> {
@@ -1008,17 +1010,24 @@ fn get_doc(r: &mut impl Read) -> Option<RouteDoc> {
     let file = get_string(r)?;
     let description_pos = get_pos(r)?;
     let n = get_count(r)?;
-    let mut terms = crate::model::DocTerms::with_capacity(n.min(1 << 20), n.min(1 << 20) * 8);
-    let mut term = Vec::new();
+    let text = get_string(r)?;
+    let encoded = get_bytes(r)?;
+    let mut rest = encoded.as_slice();
+    let mut ends = Vec::with_capacity(n.min(rest.len()));
+    let mut end = 0usize;
     for _ in 0..n {
-        let tf = get_term(r, &mut term)?;
-        terms.push(std::str::from_utf8(&term).ok()?, tf);
+        let (len, tf) = get_term(&mut rest)?;
+        end = end.checked_add(len)?;
+        ends.push((end, tf));
     }
     let mut len = [0f64; 8];
     for v in &mut len {
         *v = f64::from_bits(get_u64(r)?);
     }
-    terms.len = len;
+    if !rest.is_empty() {
+        return None;
+    }
+    let terms = crate::model::DocTerms::from_parts(text, ends, len)?;
     Some(RouteDoc {
         name,
         description,
@@ -1181,15 +1190,14 @@ fn get_entry(r: &mut impl Read, store: &Arc<String>) -> Option<Entry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::DocTerms;
 
-    fn round_trip(term: &str, tf: [f32; 8]) -> Option<(String, [f32; 8])> {
+    fn round_trip(len: usize, tf: [f32; 8]) -> Option<(usize, [f32; 8])> {
         let mut bytes = Vec::new();
-        put_term(&mut bytes, term, &tf).ok()?;
+        put_term(&mut bytes, len, &tf).ok()?;
         let mut r = bytes.as_slice();
-        let mut read = Vec::new();
-        let back = get_term(&mut r, &mut read)?;
-        let read = String::from_utf8(read).ok()?;
-        r.is_empty().then_some((read, back))
+        let back = get_term(&mut r)?;
+        r.is_empty().then_some(back)
     }
 
     /// Every weight comes back bit for bit, whichever fields hold one.
@@ -1205,21 +1213,20 @@ mod tests {
             0.0,
             3.25,
         ];
-        for (term, tf) in [
-            ("report", [0.0; 8]),
-            ("quarter", [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.5]),
-            ("用户", [1.0; 8]),
-            ("", odd),
+        for (len, tf) in [
+            (6, [0.0; 8]),
+            (7, [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.5]),
+            (6, [1.0; 8]),
+            (0, odd),
+            (300, [0.0; 8]),
         ] {
-            let Some((t, back)) = round_trip(term, tf) else {
-                panic!("{term:?} did not round-trip")
+            let Some((l, back)) = round_trip(len, tf) else {
+                panic!("{len}, {tf:?} did not round-trip")
             };
-            assert_eq!(t, term);
+            assert_eq!(l, len);
             let bits = |a: [f32; 8]| a.map(f32::to_bits);
-            assert_eq!(bits(back), bits(tf), "{term:?}");
+            assert_eq!(bits(back), bits(tf), "{len}");
         }
-        let long = "x".repeat(300);
-        assert_eq!(round_trip(&long, [0.0; 8]).map(|b| b.0), Some(long));
     }
 
     #[test]
@@ -1238,32 +1245,19 @@ mod tests {
         assert_eq!(get_leb128(&mut [0x80u8].as_slice()), None);
     }
 
-    /// A damaged term (a huge length, cut short) never allocates what its length claims and
-    /// reads as `None`; bytes that are not UTF-8 are left to the reader of a pack's terms.
+    /// A term cut short reads as `None`.
     #[test]
     fn a_damaged_term_is_refused() {
-        let mut huge = Vec::new();
-        let mut term = Vec::new();
-        assert!(put_leb128(&mut huge, u64::MAX >> 1).is_ok());
-        assert_eq!(get_term(&mut huge.as_slice(), &mut term), None);
         let mut cut = Vec::new();
-        assert!(put_term(&mut cut, "report", &[1.0; 8]).is_ok());
-        cut.truncate(cut.len() - 1);
-        assert_eq!(get_term(&mut cut.as_slice(), &mut term), None);
-        // Bytes that are not UTF-8 are read as they are; the reader of a pack's terms refuses
-        // them (below).
-        let mut not_utf8 = Vec::new();
-        assert!(put_leb128(&mut not_utf8, 1).is_ok());
-        not_utf8.extend([0xff, 0]);
-        assert_eq!(
-            get_term(&mut not_utf8.as_slice(), &mut term),
-            Some([0.0; 8])
-        );
-        assert_eq!(term, [0xff]);
+        assert!(put_term(&mut cut, 6, &[1.0; 8]).is_ok());
+        for n in 0..cut.len() {
+            assert_eq!(get_term(&mut &cut[..n]), None, "{n} bytes");
+        }
     }
 
-    /// A pack's terms come back from the cache as they went in, in order; a term whose bytes
-    /// are not UTF-8 makes the entry unreadable.
+    /// A pack's terms come back from the cache as they went in, in order; bytes that are not
+    /// UTF-8, a term past the end of the pack's text, or one that ends inside a character make
+    /// the entry unreadable.
     #[test]
     fn a_packs_terms_round_trip_and_bad_bytes_are_refused() {
         let mut terms = crate::model::DocTerms::with_capacity(3, 16);
@@ -1286,7 +1280,31 @@ mod tests {
         let Some(at) = bytes.windows(6).position(|w| w == b"report") else {
             panic!("the term is not in the entry")
         };
-        bytes[at] = 0xff;
-        assert_eq!(get_doc(&mut bytes.as_slice()), None);
+        let mut bad = bytes.clone();
+        bad[at] = 0xff;
+        assert_eq!(get_doc(&mut bad.as_slice()), None);
+        // The terms' lengths (6, 6 and 6 bytes) follow the text: the last one one byte longer
+        // runs past the text, and the second one byte shorter ends the third inside `用`.
+        let text = "analysreport用户".as_bytes();
+        let Some(at) = bytes.windows(text.len()).position(|w| w == text) else {
+            panic!("the text of terms is not in the entry")
+        };
+        let lens: Vec<usize> = (0..bytes.len())
+            .filter(|&i| i > at + text.len() && bytes[i] == 6)
+            .take(3)
+            .collect();
+        assert_eq!(lens.len(), 3);
+        let mut long = bytes.clone();
+        long[lens[2]] = 7;
+        assert_eq!(get_doc(&mut long.as_slice()), None);
+        assert!(DocTerms::from_parts("用".into(), vec![(1, [0.0; 8])], [0.0; 8]).is_none());
+        assert!(
+            DocTerms::from_parts("ab".into(), vec![(2, [0.0; 8]), (1, [0.0; 8])], [0.0; 8])
+                .is_none()
+        );
+        assert!(
+            DocTerms::from_parts("ab".into(), vec![(1, [0.0; 8]), (2, [0.0; 8])], [0.0; 8])
+                .is_some()
+        );
     }
 }

@@ -191,6 +191,34 @@ impl DocTerms {
         self.ends.len()
     }
 
+    /// Every term's bytes, one after another.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// For each term: where it ends in [`DocTerms::text`], and its occurrences per field.
+    pub fn ends(&self) -> &[(usize, [f32; 8])] {
+        &self.ends
+    }
+
+    /// The terms of `text` that end at `ends` (as [`DocTerms::text`] and [`DocTerms::ends`]
+    /// give them), with the fields' lengths `len`; `None` unless every end is a character
+    /// boundary of `text` and none is before the one before it.
+    pub fn from_parts(
+        text: String,
+        ends: Vec<(usize, [f32; 8])>,
+        len: [f64; 8],
+    ) -> Option<DocTerms> {
+        let mut start = 0;
+        for &(end, _) in &ends {
+            if end < start || !text.is_char_boundary(end) {
+                return None;
+            }
+            start = end;
+        }
+        Some(DocTerms { text, ends, len })
+    }
+
     /// Every term with its occurrences per field, in byte order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &[f32; 8])> + '_ {
         let mut start = 0usize;

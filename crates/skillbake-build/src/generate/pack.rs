@@ -16,13 +16,13 @@
 //!   files that the configuration compresses to the data blob as raw DEFLATE.
 
 use crate::discover::SourceFile;
-use std::ops::Range;
-use std::sync::Arc;
 use crate::model::Skill;
 use skillbake_format::chunks;
 use skillbake_format::escape::json_into;
 use skillbake_format::file_type::{classify, FileKind};
 use skillbake_format::layout::{self, body_form, encoding, kind, NONE};
+use std::ops::Range;
+use std::sync::Arc;
 
 /// The data does not fit the 32-bit offsets of the tables (4 GiB).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -267,9 +267,16 @@ fn the_text_store_grows_by_appends_and_is_compacted() {
     for i in 0..12 {
         write(
             &t.root.join("pack-05/SKILL.md"),
-            &pack("pack-05", &format!("Edit {i}.
-{}", "A long line.
-".repeat(300))),
+            &pack(
+                "pack-05",
+                &format!(
+                    "Edit {i}.
+{}",
+                    "A long line.
+"
+                    .repeat(300)
+                ),
+            ),
         );
         let s = t.build();
         assert_eq!((s.reused_by_stamp, s.generated), (23, 1), "edit {i}");

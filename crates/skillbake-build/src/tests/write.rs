@@ -67,5 +67,9 @@ fn the_file_ends_with_the_new_bytes_and_is_untouched_when_they_are_the_same() {
     let past = backdate(&path);
     let (a, b) = base.split_at(1 << 19);
     write_pieces_if_changed(&path, &[a, b, &[]]).unwrap();
-    assert_eq!(modified(&path), past, "a file holding the pieces already was written");
+    assert_eq!(
+        modified(&path),
+        past,
+        "a file holding the pieces already was written"
+    );
 }
