@@ -297,7 +297,7 @@ pub fn build(
     entries.sort_by(|a, b| versions::cmp(&key(a), &key(b)));
     let crosses: Vec<&CrossPack> = entries.iter().map(|e| &e.cross).collect();
     // What the cache records of each pack is final once the packs are collected: it is written
-    // (to `file`, where it was read from) on a second thread while the cross-pack rules run,
+    // (into `out`, where it was read from) on a second thread while the cross-pack rules run,
     // unless it would record what it holds already: every pack it has, reused from its stamps,
     // and no other.
     let unchanged = stats.cache_hit && gone == 0 && stats.reused_by_stamp == stats.packs;
@@ -570,14 +570,12 @@ impl Built {
     }
 }
 
-/// Writes the cache for the next build to `path` (through a temporary file renamed over it):
-/// the entries of the packs without diagnostics.
-/// Writes the cache of `entries` into `out`: the texts that `store` (the store the cache was
-/// read with) lacks appended to it, or a new store when there is none or most of it is unused,
-/// then the cache file. Each file is whole before the cache file names it: a new store is
-/// written aside and renamed into place before the cache file that names it, and an append
-/// lands past the text the cache file on disk uses; the cache file itself is written aside and
-/// renamed.
+/// Writes the cache for the next build into `out`, for the entries of the packs without
+/// diagnostics: the texts that `store` (the store the cache was read with) lacks appended to
+/// it, or a new store when there is none or most of it is unused, then the cache file. Each
+/// file is whole before the cache file names it: a new store is written aside and renamed into
+/// place before the cache file that names it, and an append lands past the text the cache file
+/// on disk uses; the cache file itself is written aside and renamed.
 fn save(
     out: &Path,
     context: &[u8; 32],
@@ -1298,6 +1296,8 @@ mod tests {
         long[lens[2]] = 7;
         assert_eq!(get_doc(&mut long.as_slice()), None);
         assert!(DocTerms::from_parts("用".into(), vec![(1, [0.0; 8])], [0.0; 8]).is_none());
+        // Text after the last term.
+        assert!(DocTerms::from_parts("abc".into(), vec![(2, [0.0; 8])], [0.0; 8]).is_none());
         assert!(
             DocTerms::from_parts("ab".into(), vec![(2, [0.0; 8]), (1, [0.0; 8])], [0.0; 8])
                 .is_none()

@@ -203,7 +203,7 @@ impl DocTerms {
 
     /// The terms of `text` that end at `ends` (as [`DocTerms::text`] and [`DocTerms::ends`]
     /// give them), with the fields' lengths `len`; `None` unless every end is a character
-    /// boundary of `text` and none is before the one before it.
+    /// boundary of `text`, none is before the one before it, and the last is the text's end.
     pub fn from_parts(
         text: String,
         ends: Vec<(usize, [f32; 8])>,
@@ -216,7 +216,7 @@ impl DocTerms {
             }
             start = end;
         }
-        Some(DocTerms { text, ends, len })
+        (start == text.len()).then_some(DocTerms { text, ends, len })
     }
 
     /// Every term with its occurrences per field, in byte order.
