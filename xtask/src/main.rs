@@ -200,6 +200,19 @@ fn ci() -> Result<(), String> {
             .args(["doc", "--workspace", "--no-deps", "--all-features"])
             .env("RUSTDOCFLAGS", "-D warnings"),
     )?;
+    // The module docs that say where things live link to private items: checked too.
+    run(
+        "cargo doc --document-private-items -D warnings",
+        cargo()
+            .args([
+                "doc",
+                "--workspace",
+                "--no-deps",
+                "--all-features",
+                "--document-private-items",
+            ])
+            .env("RUSTDOCFLAGS", "-D warnings"),
+    )?;
     run(
         "skillbake check skills (bundled packs)",
         cargo().args(["run", "--quiet", "--", "check", "skills"]),

@@ -15,7 +15,7 @@
 //!
 //! and in the crate: `skillbake::include_skills!();` then `REGISTRY.load_skill(name, path)`.
 //!
-//! The public API is small, as prost-build's is: [`Config`] for `build.rs`; [`check`] with
+//! The public API is small, as prost-build's is: [`Config`] for `build.rs`; [`check()`] with
 //! [`CheckOptions`] for tools that only validate (the `skillbake check` command); the
 //! diagnostics ([`Code`], [`Diagnostic`], [`Related`], [`Severity`], [`Level`], [`Profile`]);
 //! [`report`], the [`Report`] with one [`report::Emitter`] per output format; [`diff`], what changed between two checked trees and the version bump it needs; [`vendor`], packs copied from other git repositories and their `skills.lock`; [`fix`], the fixes diagnostics carry applied (`check --fix`); and [`scaffold`], new packs that pass the check. [`check_overlay`] checks a tree with some files replaced by unsaved text (an editor's buffers), [`check_files`] a pack that exists only in memory.

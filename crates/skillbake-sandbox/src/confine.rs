@@ -1,6 +1,6 @@
-//! [`confine`]: turns a [`Spec`] into a prepared [`Command`] and an honest [`Applied`] report.
+//! [`confine()`]: turns a [`Spec`] into a prepared [`Command`] and an honest [`Applied`] report.
 //!
-//! The decisions are made here, in the parent, from [`probe`]: which mechanisms to use for each
+//! The decisions are made here, in the parent, from [`probe()`]: which mechanisms to use for each
 //! guard, and what stays open when the kernel lacks one. The child side lives in
 //! `pre_exec.rs`.
 
@@ -112,7 +112,7 @@ pub fn confine(cmd: &mut Command, spec: &Spec) -> Result<Applied, Error> {
     Ok(applied)
 }
 
-/// What [`confine`] would report for `spec`, without preparing a command or opening any path
+/// What [`confine()`] would report for `spec`, without preparing a command or opening any path
 /// (for a dry run: the granted paths need not exist yet). The program is not examined, so the
 /// report does not depend on it.
 pub fn preview(spec: &Spec) -> Applied {
@@ -129,7 +129,7 @@ pub fn preview(spec: &Spec) -> Applied {
 }
 
 /// Checks that `who` can reach `path` by its permission bits (every parent directory
-/// searchable, the path itself readable, writable or executable as `need` says). [`confine`]
+/// searchable, the path itself readable, writable or executable as `need` says). [`confine()`]
 /// makes this check for every granted path when the parent is root; callers use it to choose,
 /// say, an interpreter the unprivileged user can run.
 pub fn check_access(path: &Path, who: Identity, need: crate::Access) -> Result<(), Error> {

@@ -1,4 +1,4 @@
-//! [`Error`]: why [`crate::confine`] refused to prepare a command.
+//! [`Error`]: why [`crate::confine()`] refused to prepare a command.
 
 use std::fmt;
 use std::io;

@@ -31,10 +31,10 @@
 //! * [`Spec`] — what the child may do: read-only and read-write trees, programs it may
 //!   execute, network ([`Network`]), resource [`Limits`], its exact environment, and the
 //!   unprivileged user it runs as when the parent is root.
-//! * [`probe`] — which mechanisms this kernel and process support (Landlock ABI, seccomp, user,
+//! * [`probe()`] — which mechanisms this kernel and process support (Landlock ABI, seccomp, user,
 //!   network and mount namespaces, root), measured once and cached; [`keep_probe_in`] keeps a
 //!   complete result between processes, and [`forget_kept_probe`] drops it after a failed start.
-//! * [`confine`] — prepares a [`std::process::Command`] and returns [`Applied`]: per
+//! * [`confine()`] — prepares a [`std::process::Command`] and returns [`Applied`]: per
 //!   [`Guard`], whether it is enforced and by which [`Mechanism`], or what stays open and why.
 //!
 //! | guard | mechanism |

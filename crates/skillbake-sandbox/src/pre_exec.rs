@@ -1,12 +1,12 @@
 //! The code that runs in the child between `fork` and `exec`, the two raw kernel queries of
-//! [`crate::probe`], and the parent's side of the exec guard ([`supervise_execs`], which answers
+//! [`crate::probe()`], and the parent's side of the exec guard ([`supervise_execs`], which answers
 //! the child's seccomp notifications). This is the only module of the workspace that contains
 //! `unsafe`.
 //!
 //! After `fork` in a multi-threaded parent, only async-signal-safe work is allowed: no memory
 //! allocation, no locks, no formatting. Everything that needs those (opening the granted paths,
 //! creating the Landlock ruleset, compiling the seccomp filters, computing limits) is done by
-//! [`crate::confine`] in the parent and moved into a [`Plan`]; in the child, [`Plan::enforce`]
+//! [`crate::confine()`] in the parent and moved into a [`Plan`]; in the child, [`Plan::enforce`]
 //! only makes system calls with data it already has, and reports failure as a bare errno (which
 //! makes `spawn` fail: the sandbox fails closed).
 

@@ -1,4 +1,4 @@
-//! [`Applied`]: what [`crate::confine`] installed, guard by guard, and why a guard is not
+//! [`Applied`]: what [`crate::confine()`] installed, guard by guard, and why a guard is not
 //! enforced when the kernel lacks the mechanism.
 
 use std::fmt;
@@ -246,7 +246,7 @@ impl fmt::Display for Mode {
     }
 }
 
-/// What [`crate::confine`] installed on a command, one [`Control`] per [`Guard`] in
+/// What [`crate::confine()`] installed on a command, one [`Control`] per [`Guard`] in
 /// [`Guard::ALL`] order. It describes the child before it runs; if the kernel refuses a step it
 /// promised, the spawn fails instead (the sandbox fails closed).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -271,7 +271,7 @@ impl Applied {
     }
 
     /// The state of one guard ([`State::NotEnforced`] if it is missing, which does not happen
-    /// for an `Applied` built by [`crate::confine`]).
+    /// for an `Applied` built by [`crate::confine()`]).
     pub fn state(&self, guard: Guard) -> State {
         self.control(guard).map_or(State::NotEnforced, |c| c.state)
     }

@@ -1,4 +1,4 @@
-//! Every path [`crate::confine`] works with, resolved once per call: [`Resolver`] keeps each
+//! Every path [`crate::confine()`] works with, resolved once per call: [`Resolver`] keeps each
 //! granted path's real place and status, and the status of the folders on the way to it, so that
 //! the access check, the view's plan and the Landlock rules all see the same resolution instead
 //! of asking the file system again for each of them. Paths are resolved one component at a
@@ -37,7 +37,7 @@ impl Real {
     }
 }
 
-/// The paths of one [`crate::confine`] call, each resolved at most once.
+/// The paths of one [`crate::confine()`] call, each resolved at most once.
 #[derive(Debug, Default)]
 pub(crate) struct Resolver {
     granted: HashMap<PathBuf, Real>,

@@ -1,4 +1,4 @@
-//! [`Spec`]: what a confined child may do. Pure data; [`crate::confine`] turns it into kernel
+//! [`Spec`]: what a confined child may do. Pure data; [`crate::confine()`] turns it into kernel
 //! rules.
 
 use std::ffi::OsString;
@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// program: no file outside the granted trees, no network, an empty environment, no limits set
 /// (set [`Spec::limits`]), and, when the parent is root, the user `nobody`.
 ///
-/// Paths are resolved (symbolic links followed) when [`crate::confine`] is called; a granted tree
+/// Paths are resolved (symbolic links followed) when [`crate::confine()`] is called; a granted tree
 /// covers everything beneath it, whatever the name it is reached by.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]

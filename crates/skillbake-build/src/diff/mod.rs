@@ -147,7 +147,7 @@ fn finish(
     }
 }
 
-/// Compares the packs of two checked skills folders (each side's [`check`](crate::check)),
+/// Compares the packs of two checked skills folders (each side's [`check`](fn@crate::check)),
 /// labelled `old_label` and `new_label` in the reports.
 pub fn diff(old: &crate::Checked, new: &crate::Checked, old_label: &str, new_label: &str) -> Diff {
     diff_packs(&old.skills, &new.skills, old_label, new_label)

@@ -15,8 +15,9 @@ pub fn compile(body: &str) -> Result<Program, String> {
     analyse_and_compile(body).1
 }
 
-/// [`jinja::analyse`] and [`compile`] from one parse of the body: Jinja2's verdict with the
-/// variables the template reads, and the instruction table or why there is none.
+/// `jinja::analyse` and `compile` (the tests' entry points) from one parse of the body:
+/// Jinja2's verdict with the variables the template reads, and the instruction table or why
+/// there is none.
 pub fn analyse_and_compile(
     body: &str,
 ) -> (

@@ -152,9 +152,10 @@ pub fn analyse(src: &str) -> Result<Analysis, JinjaError> {
     })
 }
 
-/// Parses `src` as [`analyse`] does and hands the statements to `f`, with whether the tree means
-/// exactly what Jinja2's does (false when a Jinja2-only construct was rewritten into one
-/// MiniJinja parses with the same verdict: then it is good for verdicts and variables only).
+/// Parses `src` as `analyse` (the tests' entry point) does and hands the statements to `f`,
+/// with whether the tree means exactly what Jinja2's does (false when a Jinja2-only construct
+/// was rewritten into one MiniJinja parses with the same verdict: then it is good for verdicts
+/// and variables only).
 pub fn with_tree<R>(
     src: &str,
     f: impl FnOnce(&[ast::Stmt<'_>], bool) -> R,

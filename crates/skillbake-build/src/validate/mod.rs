@@ -23,14 +23,14 @@
 //! | [`inline_comment`] | `yaml-inline-comment` |
 //! | [`references`] | `reference-missing` |
 //! | [`allowed_tools`] | `allowed-tools-unknown` |
-//! | [`security/hidden`] | `hidden-text` |
-//! | [`security/hijack`] | `agent-hijack` |
-//! | [`security/harvest`] | `credential-harvest` |
-//! | [`security/fetch_exec`] | `download-exec` |
-//! | [`security/obfuscation`] | `obfuscated-exec` |
-//! | [`security/persistence`] | `persistence` |
-//! | [`security/capabilities`] | `undeclared-capability` |
-//! | [`security/binary`] | `binary-payload` |
+//! | [`security::hidden`] | `hidden-text` |
+//! | [`security::hijack`] | `agent-hijack` |
+//! | [`security::harvest`] | `credential-harvest` |
+//! | [`security::fetch_exec`] | `download-exec` |
+//! | [`security::obfuscation`] | `obfuscated-exec` |
+//! | [`security::persistence`] | `persistence` |
+//! | [`security::capabilities`] | `undeclared-capability` |
+//! | [`security::binary`] | `binary-payload` |
 //! | [`line_endings`] | `line-endings`, `shell-line-endings` |
 //! <!-- codes:end -->
 

@@ -8,7 +8,7 @@
 //! 3. The session: a `Mcp-Session-Id` this server gave to another agent (or never gave, or
 //!    evicted) is 404; a new session over the caps evicts the oldest idle one, or is 503.
 //! 4. The body: read within the body timeout and the size limit (408, 413), and checked as
-//!    JSON-RPC ([`jsonrpc`](super::jsonrpc): 400 with `-32700`/`-32600`, `-32602` for bad
+//!    JSON-RPC ([`jsonrpc`]: 400 with `-32700`/`-32600`, `-32602` for bad
 //!    parameters); a request id still in progress in the same session is answered with an
 //!    error.
 //! 5. The reply: while its stream is open the request counts as in flight (for the caps and a

@@ -55,7 +55,7 @@ impl Scope {
 pub enum Role {
     /// Enough on its own.
     Alone,
-    /// Reads a secret; a finding only when the pack also sends data out ([`harvest`]).
+    /// Reads a secret; a finding only when the pack also sends data out ([`super::harvest`]).
     Secret,
     /// Sends data out; pairs with a [`Role::Secret`] of the same pack.
     Send,
