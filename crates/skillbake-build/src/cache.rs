@@ -592,28 +592,16 @@ fn save(
     let store = store.filter(|s| 2 * live >= s.text.len() + added);
     let path = out.join(TEXT_STORE);
     // Where each kept entry's text is in the store the cache file will name.
-    let mut ranges = Vec::with_capacity(kept.len());
-    let (name, len) = match store {
+    let (name, ranges, len) = match store {
         Some(s) => {
             let mut f = std::fs::OpenOptions::new().write(true).open(&path)?;
-            let mut end = s.text.len();
-            f.seek(std::io::SeekFrom::Start(STORE_HEADER + end as u64))?;
+            f.seek(std::io::SeekFrom::Start(STORE_HEADER + s.text.len() as u64))?;
             let mut w = BufWriter::with_capacity(1 << 16, f);
-            for e in &kept {
-                let text = &e.fragment.text;
-                match text.within(&s.text) {
-                    Some(r) => ranges.push(r),
-                    None => {
-                        w.write_all(text.as_str().as_bytes())?;
-                        ranges.push(end..end + text.len());
-                        end += text.len();
-                    }
-                }
-            }
+            let (ranges, end) = put_texts(&mut w, &kept, Some(&s.text), s.text.len())?;
             w.into_inner()
                 .map_err(|e| e.into_error())?
                 .set_len(STORE_HEADER + end as u64)?;
-            (s.name, end)
+            (s.name, ranges, end)
         }
         None => {
             let mut h = Sha256::new();
@@ -624,17 +612,11 @@ fn save(
             let mut w = BufWriter::with_capacity(1 << 16, std::fs::File::create(&tmp)?);
             w.write_all(STORE_MAGIC)?;
             w.write_all(&name)?;
-            let mut end = 0;
-            for e in &kept {
-                let text = e.fragment.text.as_str();
-                w.write_all(text.as_bytes())?;
-                ranges.push(end..end + text.len());
-                end += text.len();
-            }
+            let (ranges, end) = put_texts(&mut w, &kept, None, 0)?;
             w.flush()?;
             drop(w);
             std::fs::rename(&tmp, &path)?;
-            (name, end)
+            (name, ranges, end)
         }
     };
     let path = out.join(CACHE_FILE);
@@ -653,6 +635,29 @@ fn save(
         w.flush()?;
     }
     std::fs::rename(&tmp, path)
+}
+
+/// Writes the texts of `kept` that are not stretches of `store` to `w`, where the store's text
+/// reaches `end`; where each kept entry's text is in the store, and where its text then ends.
+fn put_texts(
+    w: &mut impl Write,
+    kept: &[&Entry],
+    store: Option<&Arc<String>>,
+    mut end: usize,
+) -> std::io::Result<(Vec<Range<usize>>, usize)> {
+    let mut ranges = Vec::with_capacity(kept.len());
+    for e in kept {
+        let text = &e.fragment.text;
+        match store.and_then(|s| text.within(s)) {
+            Some(r) => ranges.push(r),
+            None => {
+                w.write_all(text.as_str().as_bytes())?;
+                ranges.push(end..end + text.len());
+                end += text.len();
+            }
+        }
+    }
+    Ok((ranges, end))
 }
 
 /// The cached entries and the store of their texts, when the cache file in `out` exists, is

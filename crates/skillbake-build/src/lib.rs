@@ -482,22 +482,17 @@ pub(crate) fn write_pieces_if_changed(path: &Path, pieces: &[&[u8]]) -> Result<(
             same += want as u64;
         }
     }
-    let Some((i, at)) = differs else {
-        // The new bytes are the file's, or the start of it.
-        if old_len != new_len {
-            file.set_len(new_len).map_err(io)?;
+    // Without a difference the new bytes are the file's, or the start of it.
+    if let Some((i, at)) = differs {
+        file.seek(SeekFrom::Start(same)).map_err(io)?;
+        let mut w = BufWriter::with_capacity(1 << 18, &mut file);
+        let first = pieces.get(i).and_then(|p| p.get(at..)).unwrap_or_default();
+        w.write_all(first).map_err(io)?;
+        for piece in pieces.get(i + 1..).unwrap_or_default() {
+            w.write_all(piece).map_err(io)?;
         }
-        return Ok(());
-    };
-    file.seek(SeekFrom::Start(same)).map_err(io)?;
-    let mut w = BufWriter::with_capacity(1 << 18, &mut file);
-    let first = pieces.get(i).and_then(|p| p.get(at..)).unwrap_or_default();
-    w.write_all(first).map_err(io)?;
-    for piece in pieces.get(i + 1..).unwrap_or_default() {
-        w.write_all(piece).map_err(io)?;
+        w.flush().map_err(io)?;
     }
-    w.flush().map_err(io)?;
-    drop(w);
     if old_len != new_len {
         file.set_len(new_len).map_err(io)?;
     }
