@@ -146,6 +146,15 @@ fn bearer_tokens_guard_the_endpoint_and_sessions_belong_to_their_agent() {
         assert!(!r.body.contains("skillbake\""), "{}", r.body);
         assert!(!r.body.contains("result"), "{}", r.body);
     }
+    // A refusal sent before the body arrived ends its connection and says so: a client must
+    // not put back in its pool a connection the server closes after the reply.
+    let addr = server.addr;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nAuthorization: Bearer not-a-token-of-this-server\r\nContent-Length: 4096\r\n\r\n"
+    );
+    let r = parse_response(&exchange(addr, head.as_bytes()));
+    assert_eq!(r.status, 401, "{r:?}");
+    assert_eq!(r.header("connection"), Some("close"), "{r:?}");
     // The probe stays open.
     let health = request(server.addr, "GET", "/healthz", &[], "");
     assert_eq!(health.status, 200, "{health:?}");

@@ -14,6 +14,9 @@
 //! 5. The reply: while its stream is open the request counts as in flight (for the caps and a
 //!    graceful stop); a stream dropped before its end (the client went away) sends the session
 //!    `notifications/cancelled` for the request, which stops its run.
+//!
+//! A refusal in steps 1–4 before the body was read whole carries `Connection: close` and ends
+//! its connection, so that no client reuses a connection the server is closing.
 
 // The error of these checks is the HTTP reply itself, made once per refused request and sent
 // as it is: boxing it would only add an allocation.
@@ -138,32 +141,35 @@ impl Gate {
         request: Request<Body>,
         origin: Option<&str>,
     ) -> Result<Response, Response> {
-        check_host(request.headers(), &self.allowed_hosts)?;
+        check_host(request.headers(), &self.allowed_hosts).map_err(closing)?;
         if let Some(origin) = origin {
             if !origin_allowed(origin, &self.allowed_origins) {
-                return Err(refuse(
+                return Err(closing(refuse(
                     StatusCode::FORBIDDEN,
                     format!("Forbidden: the Origin `{origin}` is not allowed (start the server with --allowed-origin {origin} to allow it)"),
-                ));
+                )));
             }
         }
         if request.method() == Method::OPTIONS {
             return Ok(preflight(request.headers()));
         }
-        let agent = self.authenticate(request.headers())?;
+        let agent = self.authenticate(request.headers()).map_err(closing)?;
         let session = request
             .headers()
             .get(SESSION_HEADER)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
         if let Some(id) = &session {
-            self.check_owner(id, &agent)?;
+            self.check_owner(id, &agent).map_err(closing)?;
         }
         let (mut parts, body) = request.into_parts();
         parts.extensions.insert(agent.clone());
         match parts.method {
             Method::POST => {
-                let body = self.read_body(&parts.headers, body).await?;
+                let body = self
+                    .read_body(&parts.headers, body)
+                    .await
+                    .map_err(closing)?;
                 let message = jsonrpc::classify(&body).map_err(refused_message)?;
                 let request = Request::from_parts(parts, Body::from(body));
                 self.post(request, agent, session, message).await
@@ -537,6 +543,18 @@ fn refused_message(refusal: Refusal) -> Response {
 
 fn refuse(status: StatusCode, message: impl Into<String>) -> Response {
     json_response(status, json!({"ok": false, "error": message.into()}))
+}
+
+/// A refusal sent before the request's body was read (or while reading it failed) ends its
+/// connection, and says so: the unread body leaves the connection in an unknown state, and
+/// the HTTP layer closes it after the reply unless the whole body happened to arrive first.
+/// Without `Connection: close` a client would put the connection back in its pool and its
+/// next request could meet the close ("server disconnected without sending a response").
+fn closing(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 fn unauthorized(challenge: &'static str, message: &str) -> Response {
