@@ -513,7 +513,8 @@ mod tests {
                 let Some(ours) = build(pattern) else {
                     panic!("{pattern}")
                 };
-                let Ok(theirs) = regex::bytes::Regex::new(&format!("(?i){pattern}")) else {
+                let rewritten = scan::ascii_classes(pattern);
+                let Ok(theirs) = regex::bytes::Regex::new(&format!("(?i){rewritten}")) else {
                     panic!("{pattern}")
                 };
                 for line in &lines {
@@ -554,6 +555,60 @@ mod tests {
         }
         assert!(compared >= 50, "only {compared} lines");
         assert!(engine().pats.iter().any(|c| c.re_long.get().is_some()));
+    }
+
+    /// The ASCII rewriting of an expression finds what the expression as written finds (with
+    /// `regex::bytes`, `(?i)`), on every line of the fixtures and bundled packs, for `re` and
+    /// `needs` alike.
+    #[test]
+    fn ascii_classes_find_what_the_expressions_as_written_find() {
+        let lines = fixture_lines();
+        let mut found = 0;
+        for c in &engine().pats {
+            for pattern in std::iter::once(c.pat.re).chain(c.pat.needs) {
+                let written = regex::bytes::Regex::new(&format!("(?i){pattern}"));
+                let rewritten =
+                    regex::bytes::Regex::new(&format!("(?i){}", scan::ascii_classes(pattern)));
+                let (Ok(written), Ok(rewritten)) = (written, rewritten) else {
+                    panic!("{pattern}")
+                };
+                for line in &lines {
+                    let want = written.find(line).map(|m| m.range());
+                    assert_eq!(rewritten.find(line).map(|m| m.range()), want, "{pattern}");
+                    found += usize::from(want.is_some());
+                }
+            }
+        }
+        assert!(found >= 50, "only {found} matches");
+    }
+
+    #[test]
+    fn ascii_classes_rewrites_boundaries_word_classes_and_ascii_negations_only() {
+        for (written, rewritten) in [
+            (r"\bcurl\b", r"(?-u:\b)curl(?-u:\b)"),
+            (
+                r"\w+\.\d\W\D\B",
+                r"(?-u:\w)+\.(?-u:\d)(?-u:\W)(?-u:\D)(?-u:\B)",
+            ),
+            (r"x[^\n]{0,40}y", r"x(?-u:[^\n]){0,40}y"),
+            (r"[^|\n]*\|", r"(?-u:[^|\n])*\|"),
+            (r"[^\s\x22']+", r"(?-u:[^\s\x22'])+"),
+            // Positive classes, and classes with other than ASCII, keep their meaning.
+            (r"[\s>*\-]", r"[\s>*\-]"),
+            (r"[^“”\x22\n]", r"[^“”\x22\n]"),
+            (r"[。！：]\s", r"[。！：]\s"),
+            // A `]` first in a class is a literal; nested classes close before their parent.
+            (r"[^]a]b", r"(?-u:[^]a])b"),
+            (r"[^a[b]]c", r"(?-u:[^a[b]])c"),
+            (r"[^\]]d", r"(?-u:[^\]])d"),
+            // An escaped backslash before `b` is not a boundary; `\b{start}` is left alone.
+            (r"\\b", r"\\b"),
+            (r"\b{start}x", r"\b{start}x"),
+            ("", ""),
+            (r"[^a", r"(?-u:[^a)"),
+        ] {
+            assert_eq!(scan::ascii_classes(written), rewritten, "{written}");
+        }
     }
 
     /// `needs` only skips lines `re` would not match: on every line of the specimens and

@@ -224,8 +224,9 @@ pub fn line_filter(pattern: &str) -> Option<meta::Regex> {
 }
 
 /// `lazy_dfa`: with the lazy DFA (and its reverse automaton); without, the bounded backtracker
-/// and the PikeVM search.
+/// and the PikeVM search. The expression is built as [`ascii_classes`] rewrites it.
 fn build_regex(pattern: &str, lazy_dfa: bool) -> Option<meta::Regex> {
+    let pattern = ascii_classes(pattern);
     meta::Builder::new()
         .configure(
             meta::Config::new()
@@ -239,6 +240,97 @@ fn build_regex(pattern: &str, lazy_dfa: bool) -> Option<meta::Regex> {
                 .auto_prefilter(false),
         )
         .syntax(syntax::Config::new().case_insensitive(true).utf8(false))
-        .build(pattern)
+        .build(&pattern)
         .ok()
+}
+
+/// `pattern` with its word boundaries (`\b`, `\B`), word and digit classes (`\w`, `\W`, `\d`,
+/// `\D`) and negated bracket classes written in ASCII alone (`[^\n]`, `[^|\n]`) made ASCII:
+/// each wrapped in `(?-u:…)`. Everything else (letters' case folding, `\s`, the Chinese
+/// expressions' classes) keeps its Unicode meaning.
+///
+/// Unicode's word class is hundreds of ranges, and a Unicode `[^\n]` is a UTF-8 automaton
+/// rather than one byte set: together they were a third of the time it takes to build the 41
+/// expressions (13.4 → 8.5 ms), which `check` pays in every process that meets their triggers.
+/// What the expressions find barely moves, and where it moves it finds more: a negated class
+/// made ASCII matches every byte the Unicode one does (and bytes of text that is not UTF-8);
+/// a boundary next to an ASCII letter of the expression, as all of ours are, holds wherever the
+/// Unicode one does (and also after a non-ASCII letter, as in `ąignore`). `\w` and `\d` no
+/// longer match non-ASCII letters and digits, which none of the expressions' targets (commands,
+/// file names, API calls) contain. `check`'s output over 5,624 public pack folders is the same
+/// byte for byte, and every specimen is still flagged.
+pub fn ascii_classes(pattern: &str) -> String {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut out = String::with_capacity(pattern.len() + 16);
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        match c {
+            '\\' => {
+                let next = chars.get(i + 1).copied();
+                match next {
+                    // `\b{start}` and the like are not plain boundaries: left as written.
+                    Some('b' | 'B') if chars.get(i + 2) == Some(&'{') => {
+                        out.push('\\');
+                        out.extend(next);
+                    }
+                    Some(n @ ('b' | 'B' | 'w' | 'W' | 'd' | 'D')) => {
+                        out.push_str("(?-u:\\");
+                        out.push(n);
+                        out.push(')');
+                    }
+                    _ => {
+                        out.push('\\');
+                        out.extend(next);
+                    }
+                }
+                i += 2;
+            }
+            '[' => {
+                let end = class_end(&chars, i);
+                let class: String = chars[i..end].iter().collect();
+                if class.starts_with("[^") && class.is_ascii() {
+                    out.push_str("(?-u:");
+                    out.push_str(&class);
+                    out.push(')');
+                } else {
+                    out.push_str(&class);
+                }
+                i = end;
+            }
+            _ => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The index just past the bracket class that opens at `chars[start]` (`[`): a `]` right after
+/// the opening (or after `[^`) is a literal, `\` escapes the next character, and nested classes
+/// (`[[:alpha:]]`, `[a-z&&[^x]]`) close before their parent. The end of the text when unclosed.
+fn class_end(chars: &[char], start: usize) -> usize {
+    let mut i = start + 1;
+    if chars.get(i) == Some(&'^') {
+        i += 1;
+    }
+    if chars.get(i) == Some(&']') {
+        i += 1;
+    }
+    let mut depth = 1usize;
+    while let Some(&c) = chars.get(i) {
+        match c {
+            '\\' => i += 1,
+            '[' => depth += 1,
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    chars.len()
 }
