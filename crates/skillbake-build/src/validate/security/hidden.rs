@@ -307,9 +307,6 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// The trigger walk marks exactly the sequences [`classify`] can judge invisible: every
-    /// three bytes that start with `E2`, `EF` or `F3`, between ASCII letters (where none of its
-    /// exceptions applies), is one of the [`invisible_words`] if and only if it is judged so.
     /// The cue compiles, and finds in comments what it finds as written (Unicode boundaries and
     /// classes), in English and in Chinese; a cue glued to a non-ASCII letter, which a Unicode
     /// boundary misses, it finds too.
@@ -344,6 +341,9 @@ mod tests {
         assert_eq!(cue.find(glued).map(|m| m.range()), Some(2..10));
     }
 
+    /// The trigger walk marks exactly the sequences [`classify`] can judge invisible: every
+    /// three bytes that start with `E2`, `EF` or `F3`, between ASCII letters (where none of its
+    /// exceptions applies), is one of the [`invisible_words`] if and only if it is judged so.
     #[test]
     fn the_marked_words_are_what_classify_judges() {
         let words = invisible_words();

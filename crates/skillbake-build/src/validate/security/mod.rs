@@ -495,8 +495,9 @@ mod tests {
             .collect()
     }
 
-    /// [`line_regex`] and [`line_filter`] find what `regex::bytes::Regex` finds with `(?i)`, on
-    /// every line of the fixtures and bundled packs, for `re` and `needs` alike.
+    /// [`line_regex`] and [`line_filter`] find what `regex::bytes::Regex` finds with `(?i)` (on
+    /// the same [`scan::ascii_classes`] rewriting), on every line of the fixtures and bundled
+    /// packs, for `re` and `needs` alike.
     #[test]
     fn line_regexes_find_what_the_regex_crate_finds() {
         let lines = fixture_lines();
