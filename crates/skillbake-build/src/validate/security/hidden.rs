@@ -255,11 +255,15 @@ fn blank_run(bytes: &[u8]) -> Option<usize> {
     None
 }
 
+/// Words that make an HTML comment instructions rather than a note, as written (the cue is
+/// built from it by `scan::ascii_classes`).
+const COMMENT_CUE: &str = r"(?i)\b(secretly|silently|covertly|without (telling|asking|informing|notifying) the user|do not (tell|mention|reveal|show|inform)( this| it)? (to )?the user|(ignore|disregard|forget) (all |any )?(the |your )?(previous|prior|above|system|original) (instructions|rules|prompt)|(curl|wget)\s+-?\S+|base64\s+-d|bash\s+-c|python3?\s+-c|~/\.ssh|\.aws/credentials|id_rsa|api[_ ]?keys?\b[^\n]{0,40}\b(send|post|upload|paste|include|copy)|(send|post|upload|copy)\b[^\n]{0,40}\b(api[_ ]?keys?|tokens?|credentials|passwords?|secrets?|\.env)\b)|(不要告诉用户|悄悄|偷偷|忽略之前|忽略以上|发送到|上传到)";
+
 fn comment_cue() -> Option<&'static Regex> {
     static RE: OnceLock<Option<Regex>> = OnceLock::new();
     // Built as the patterns' expressions are, with ASCII boundaries and negated classes
     // (`scan::ascii_classes`: 1.0–1.8 ms → 0.7 ms).
-    RE.get_or_init(|| Regex::new(&ascii_classes(r"(?i)\b(secretly|silently|covertly|without (telling|asking|informing|notifying) the user|do not (tell|mention|reveal|show|inform)( this| it)? (to )?the user|(ignore|disregard|forget) (all |any )?(the |your )?(previous|prior|above|system|original) (instructions|rules|prompt)|(curl|wget)\s+-?\S+|base64\s+-d|bash\s+-c|python3?\s+-c|~/\.ssh|\.aws/credentials|id_rsa|api[_ ]?keys?\b[^\n]{0,40}\b(send|post|upload|paste|include|copy)|(send|post|upload|copy)\b[^\n]{0,40}\b(api[_ ]?keys?|tokens?|credentials|passwords?|secrets?|\.env)\b)|(不要告诉用户|悄悄|偷偷|忽略之前|忽略以上|发送到|上传到)")).ok())
+    RE.get_or_init(|| Regex::new(&ascii_classes(COMMENT_CUE)).ok())
         .as_ref()
 }
 
@@ -315,9 +319,8 @@ mod tests {
         let Some(cue) = comment_cue() else {
             panic!("the comment cue does not compile")
         };
-        let written = Regex::new(cue.as_str().replace("(?-u:", "(?:").as_str());
-        let Ok(written) = written else {
-            panic!("{}", cue.as_str())
+        let Ok(written) = Regex::new(COMMENT_CUE) else {
+            panic!("{COMMENT_CUE}")
         };
         let mut found = 0;
         for body in [
