@@ -461,8 +461,11 @@ fn the_kept_probe_record_is_private_rewritten_when_bad_and_dropped_after_a_faile
         ),
     ];
     for (what, spoil) in spoil {
-        let before = std::fs::symlink_metadata(&record).unwrap().ino();
         spoil();
+        // Taken after spoiling: a file removed to plant a link frees its inode number, which
+        // the file system may hand to the rewritten record. The record is written to a new file
+        // while the spoiled one still exists, so its number differs from the spoiled one's.
+        let before = std::fs::symlink_metadata(&record).unwrap().ino();
         ok(&run(None));
         let now = std::fs::symlink_metadata(&record).unwrap();
         assert!(now.is_file(), "{what}");
