@@ -6,7 +6,7 @@
 mod cli;
 
 fn main() -> std::process::ExitCode {
-    // `load` and `cat` as agents call them, before the argument parser is built.
+    // `load`, `cat`, `run` and `exec-script` as agents call them, without the whole parser.
     if let Some(code) = cli::fast::run() {
         return code;
     }

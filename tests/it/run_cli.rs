@@ -235,6 +235,28 @@ fn usage_errors_exit_2() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("did you mean `network`?"));
 }
 
+/// `run` and `exec-script` are parsed by a command tree of their own (`cli::fast`); help and
+/// usage errors still come from the full one, whose help describes the subcommand.
+#[test]
+fn help_and_usage_errors_of_the_running_commands_are_the_full_parsers() {
+    for (sub, about) in [
+        ("run", "Run a skill's entrypoint with JSON parameters"),
+        ("exec-script", "DB-GPT's execute_skill_script_file"),
+    ] {
+        let o = Command::new(BIN).args([sub, "--help"]).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{sub}");
+        let help = String::from_utf8_lossy(&o.stdout);
+        assert!(help.contains(about), "{sub}: {help}");
+        assert!(help.contains(&format!("Usage: skillbake {sub}")), "{help}");
+        // A missing argument: clap's usage error, exit 2, nothing on stdout.
+        let o = Command::new(BIN).arg(sub).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{sub}");
+        assert!(o.stdout.is_empty(), "{sub}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(&format!("Usage: skillbake {sub}")), "{err}");
+    }
+}
+
 #[test]
 fn dry_run_prints_what_would_run_and_leaves_no_trace() {
     let r = Run::new();
