@@ -181,70 +181,101 @@ fn recv_fd(sock: &std::os::fd::OwnedFd) -> Option<std::os::fd::OwnedFd> {
 /// every child spawned with the command, and answers each child's `execve` and `execveat`
 /// calls: the first `allowed` ones (the start of the program, through its `#!` chain) go on,
 /// every later one fails with `EPERM`, whatever it names (the dynamic loader run as a program,
-/// a descriptor, a `memfd`). The thread ends when every copy of the child's end of the socket
-/// is closed; each child's answering thread ends when no process of that child is left.
+/// a descriptor, a `memfd`). One thread waits on the socket and on every listener at once, so
+/// the child's first `execve` is answered without a thread being started for it. The thread
+/// ends when every copy of the child's end of the socket is closed and no process of any child
+/// is left.
 pub(crate) fn supervise_execs(socket: std::os::fd::OwnedFd, allowed: u32) -> io::Result<()> {
     std::thread::Builder::new()
         .name("skillbake-exec-guard".into())
-        .spawn(move || {
-            while let Some(listener) = recv_fd(&socket) {
-                let spawned = std::thread::Builder::new()
-                    .name("skillbake-exec-guard".into())
-                    .spawn(move || answer_execs(&listener, allowed));
-                // Without an answering thread the listener is dropped here, and the child's
-                // `execve` fails (`ENOSYS`): nothing starts unguarded.
-                drop(spawned);
-            }
-        })?;
+        .spawn(move || guard(&socket, allowed))?;
     Ok(())
 }
 
-/// Answers the notifications of one child's exec guard (see [`supervise_execs`]).
-fn answer_execs(listener: &std::os::fd::OwnedFd, allowed: u32) {
+/// The loop of [`supervise_execs`]: each listener with the calls it has let through.
+fn guard(socket: &std::os::fd::OwnedFd, allowed: u32) {
     use std::os::fd::AsRawFd;
-    let fd = listener.as_raw_fd();
-    let mut seen: u32 = 0;
-    loop {
-        let mut poll = libc::pollfd {
-            fd,
+    let mut listeners: Vec<(std::os::fd::OwnedFd, u32)> = Vec::new();
+    let mut receiving = true;
+    let mut polled: Vec<libc::pollfd> = Vec::new();
+    while receiving || !listeners.is_empty() {
+        polled.clear();
+        // A negative descriptor is skipped by `poll`: the socket once its senders are gone.
+        let socket_fd = if receiving { socket.as_raw_fd() } else { -1 };
+        polled.push(libc::pollfd {
+            fd: socket_fd,
             events: libc::POLLIN,
             revents: 0,
+        });
+        polled.extend(listeners.iter().map(|(l, _)| libc::pollfd {
+            fd: l.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        }));
+        let Ok(count) = libc::nfds_t::try_from(polled.len()) else {
+            return;
         };
-        // SAFETY: one live `pollfd`, no timeout.
-        let r = unsafe { libc::poll(&mut poll, 1, -1) };
+        // SAFETY: `polled` holds `count` live `pollfd`s for the duration of the call; no
+        // timeout.
+        let r = unsafe { libc::poll(polled.as_mut_ptr(), count, -1) };
         if r < 0 {
             if io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
                 continue;
             }
             return;
         }
-        if poll.revents & libc::POLLIN == 0 {
-            // POLLHUP: no process uses the filter any more.
-            return;
-        }
-        // SAFETY: `seccomp_notif` is plain old data; the kernel requires it zeroed and fills it.
-        let mut notif: libc::seccomp_notif = unsafe { std::mem::zeroed() };
-        // SAFETY: the ioctl writes one `seccomp_notif` into `notif`.
-        if unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_RECV, &mut notif) } != 0 {
-            match io::Error::last_os_error().raw_os_error() {
-                // Interrupted, or the caller died before it was read.
-                Some(libc::EINTR) | Some(libc::ENOENT) => continue,
-                _ => return,
+        // Listeners first, from the last, so that removing one keeps the others' indices; a
+        // listener received below is polled in the next round.
+        for i in (0..listeners.len()).rev() {
+            let revents = polled.get(i + 1).map_or(0, |p| p.revents);
+            if revents & libc::POLLIN != 0 {
+                if let Some((listener, seen)) = listeners.get_mut(i) {
+                    if !answer_exec(listener, allowed, seen) {
+                        listeners.swap_remove(i);
+                    }
+                }
+            } else if revents != 0 {
+                // POLLHUP: no process uses the filter any more.
+                listeners.swap_remove(i);
             }
         }
-        // SAFETY: plain old data, filled in below.
-        let mut resp: libc::seccomp_notif_resp = unsafe { std::mem::zeroed() };
-        resp.id = notif.id;
-        if seen < allowed {
-            resp.flags = libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32;
-        } else {
-            resp.error = -libc::EPERM;
+        if receiving && polled.first().is_some_and(|p| p.revents != 0) {
+            match recv_fd(socket) {
+                Some(listener) => listeners.push((listener, 0)),
+                None => receiving = false,
+            }
         }
-        seen = seen.saturating_add(1);
-        // SAFETY: the ioctl reads one `seccomp_notif_resp`. An error (the caller died) needs
-        // no answer.
-        unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_SEND, &resp) };
     }
+}
+
+/// Answers one notification of a child's exec guard (see [`supervise_execs`]), counting it in
+/// `seen`; `false` when the listener is no longer usable.
+fn answer_exec(listener: &std::os::fd::OwnedFd, allowed: u32, seen: &mut u32) -> bool {
+    use std::os::fd::AsRawFd;
+    let fd = listener.as_raw_fd();
+    // SAFETY: `seccomp_notif` is plain old data; the kernel requires it zeroed and fills it.
+    let mut notif: libc::seccomp_notif = unsafe { std::mem::zeroed() };
+    // SAFETY: the ioctl writes one `seccomp_notif` into `notif`.
+    if unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_RECV, &mut notif) } != 0 {
+        // Interrupted, or the caller died before it was read: the listener stays.
+        return matches!(
+            io::Error::last_os_error().raw_os_error(),
+            Some(libc::EINTR) | Some(libc::ENOENT)
+        );
+    }
+    // SAFETY: plain old data, filled in below.
+    let mut resp: libc::seccomp_notif_resp = unsafe { std::mem::zeroed() };
+    resp.id = notif.id;
+    if *seen < allowed {
+        resp.flags = libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32;
+    } else {
+        resp.error = -libc::EPERM;
+    }
+    *seen = seen.saturating_add(1);
+    // SAFETY: the ioctl reads one `seccomp_notif_resp`. An error (the caller died) needs no
+    // answer.
+    unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_SEND, &resp) };
+    true
 }
 
 /// A new mount namespace with a view of the file system made for the run (what `bwrap` and

@@ -137,6 +137,59 @@ fn a_script_with_an_env_shebang_runs_and_its_subprocesses_do_not() {
     }
 }
 
+/// Two children of one confined command alive at once: the exec guard answers both (each may
+/// start its program, no more), whichever of them calls first.
+#[test]
+fn children_of_one_command_alive_together_are_each_guarded() {
+    let s = Scene::new();
+    // Each child waits for a line on stdin, so both exist before either execs again.
+    let mut cmd = python(
+        "import subprocess, sys\nsys.stdin.readline()\ntry:\n    subprocess.run(['/bin/true'])\n    print('ran')\nexcept OSError as e:\n    print('denied', e.errno)\n",
+        &[],
+    );
+    cmd.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let applied = confine(&mut cmd, &s.spec()).unwrap();
+    let guarded = applied
+        .control(Guard::Execute)
+        .is_some_and(|c| c.by.contains(&skillbake_sandbox::Mechanism::Seccomp));
+    let mut first = cmd.spawn().unwrap();
+    let mut second = cmd.spawn().unwrap();
+    // The second is released first.
+    for child in [&mut second, &mut first] {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"go\n").unwrap();
+    }
+    for (name, child) in [("first", first), ("second", second)] {
+        let out = finish(child, DEADLINE);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if guarded {
+            assert_eq!(stdout, "denied 1\n", "{name}");
+        } else if landlock() {
+            assert_eq!(stdout, "denied 13\n", "{name}");
+        }
+    }
+}
+
+/// Waits for `child` at most `deadline` (then kills it) and collects what it printed.
+fn finish(mut child: std::process::Child, deadline: Duration) -> std::process::Output {
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > deadline {
+            let _ = child.kill();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.wait_with_output().unwrap()
+}
+
 #[test]
 fn a_command_can_be_spawned_twice_and_may_lead_its_own_group() {
     let s = Scene::new();
