@@ -141,27 +141,13 @@ impl Gate {
         request: Request<Body>,
         origin: Option<&str>,
     ) -> Result<Response, Response> {
-        check_host(request.headers(), &self.allowed_hosts).map_err(closing)?;
-        if let Some(origin) = origin {
-            if !origin_allowed(origin, &self.allowed_origins) {
-                return Err(closing(refuse(
-                    StatusCode::FORBIDDEN,
-                    format!("Forbidden: the Origin `{origin}` is not allowed (start the server with --allowed-origin {origin} to allow it)"),
-                )));
-            }
-        }
-        if request.method() == Method::OPTIONS {
+        // Refused on its headers: before the body is read, so the connection ends.
+        let Some((agent, session)) = self
+            .admit(request.method(), request.headers(), origin)
+            .map_err(closing)?
+        else {
             return Ok(preflight(request.headers()));
-        }
-        let agent = self.authenticate(request.headers()).map_err(closing)?;
-        let session = request
-            .headers()
-            .get(SESSION_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
-        if let Some(id) = &session {
-            self.check_owner(id, &agent).map_err(closing)?;
-        }
+        };
         let (mut parts, body) = request.into_parts();
         parts.extensions.insert(agent.clone());
         match parts.method {
@@ -199,6 +185,37 @@ impl Gate {
     }
 
     /// The agent of the request's bearer token, or the anonymous caller without tokens.
+    /// Steps 1–3, on the request's method and headers: the agent and its session, or `None`
+    /// for a CORS preflight (which needs neither).
+    fn admit(
+        &self,
+        method: &Method,
+        headers: &HeaderMap,
+        origin: Option<&str>,
+    ) -> Result<Option<(Agent, Option<String>)>, Response> {
+        check_host(headers, &self.allowed_hosts)?;
+        if let Some(origin) = origin {
+            if !origin_allowed(origin, &self.allowed_origins) {
+                return Err(refuse(
+                    StatusCode::FORBIDDEN,
+                    format!("Forbidden: the Origin `{origin}` is not allowed (start the server with --allowed-origin {origin} to allow it)"),
+                ));
+            }
+        }
+        if method == Method::OPTIONS {
+            return Ok(None);
+        }
+        let agent = self.authenticate(headers)?;
+        let session = headers
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        if let Some(id) = &session {
+            self.check_owner(id, &agent)?;
+        }
+        Ok(Some((agent, session)))
+    }
+
     fn authenticate(&self, headers: &HeaderMap) -> Result<Agent, Response> {
         let Some(tokens) = &self.tokens else {
             return Ok(Agent::anonymous());
