@@ -267,13 +267,10 @@ pub fn ascii_classes(pattern: &str) -> String {
         match c {
             '\\' => {
                 let next = chars.get(i + 1).copied();
+                // `\b{start}` and the like are not plain boundaries: left as written.
+                let special = matches!(next, Some('b' | 'B')) && chars.get(i + 2) == Some(&'{');
                 match next {
-                    // `\b{start}` and the like are not plain boundaries: left as written.
-                    Some('b' | 'B') if chars.get(i + 2) == Some(&'{') => {
-                        out.push('\\');
-                        out.extend(next);
-                    }
-                    Some(n @ ('b' | 'B' | 'w' | 'W' | 'd' | 'D')) => {
+                    Some(n @ ('b' | 'B' | 'w' | 'W' | 'd' | 'D')) if !special => {
                         out.push_str("(?-u:\\");
                         out.push(n);
                         out.push(')');
