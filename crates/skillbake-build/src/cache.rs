@@ -43,7 +43,7 @@ use crate::report::Report;
 use crate::CheckOptions;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
-use std::io::{BufReader, BufWriter, Read, Seek, Write};
+use std::io::{BufWriter, Read, Seek, Write};
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
@@ -663,17 +663,16 @@ fn put_texts(
 /// The cached entries and the store of their texts, when the cache file in `out` exists, is
 /// whole and has this `context`, and the store it names is there with the text it uses.
 fn load(out: &Path, context: &[u8; 32]) -> Option<(Vec<Entry>, Store)> {
-    let file = std::fs::File::open(out.join(CACHE_FILE)).ok()?;
-    let mut r = BufReader::new(file);
-    let mut magic = [0u8; 8];
-    r.read_exact(&mut magic).ok()?;
-    let mut key = [0u8; 32];
-    r.read_exact(&mut key).ok()?;
+    // Read whole, then parsed in memory: reading each field from a buffered file took as long
+    // again as the parse.
+    let bytes = std::fs::read(out.join(CACHE_FILE)).ok()?;
+    let mut r = bytes.as_slice();
+    let magic: [u8; 8] = get_array(&mut r)?;
+    let key: [u8; 32] = get_array(&mut r)?;
     if &magic != FORMAT || &key != context {
         return None;
     }
-    let mut name = [0u8; 32];
-    r.read_exact(&mut name).ok()?;
+    let name: [u8; 32] = get_array(&mut r)?;
     let len = get_u64(&mut r)?;
     let text = read_store(out, &name, len)?;
     let n = get_u64(&mut r)?;
@@ -681,8 +680,8 @@ fn load(out: &Path, context: &[u8; 32]) -> Option<(Vec<Entry>, Store)> {
     for _ in 0..n {
         entries.push(get_entry(&mut r, &text)?);
     }
-    r.read_exact(&mut magic).ok()?;
-    (&magic == FORMAT).then_some((entries, Store { name, text }))
+    let magic: [u8; 8] = get_array(&mut r)?;
+    (&magic == FORMAT && r.is_empty()).then_some((entries, Store { name, text }))
 }
 
 /// The first `len` bytes of text of the store named `name` in `out`.
@@ -810,14 +809,14 @@ fn put_cross(w: &mut impl Write, c: &CrossPack) -> std::io::Result<()> {
     put_doc(w, &c.doc)
 }
 
-fn get_opt(r: &mut impl Read) -> Option<Option<String>> {
+fn get_opt(r: &mut &[u8]) -> Option<Option<String>> {
     Some(match get_u8(r)? {
         1 => Some(get_string(r)?),
         _ => None,
     })
 }
 
-fn get_cross(r: &mut impl Read) -> Option<CrossPack> {
+fn get_cross(r: &mut &[u8]) -> Option<CrossPack> {
     let site = NameSite {
         name: get_string(r)?,
         file: get_string(r)?,
@@ -951,7 +950,7 @@ fn put_leb128(w: &mut impl Write, mut v: u64) -> std::io::Result<()> {
 }
 
 /// A LEB128 number of at most ten bytes (`None` past that or past 64 bits).
-fn get_leb128(r: &mut impl Read) -> Option<u64> {
+fn get_leb128(r: &mut &[u8]) -> Option<u64> {
     let mut v = 0u64;
     for shift in (0..70).step_by(7) {
         let byte = get_u8(r)?;
@@ -967,13 +966,11 @@ fn get_leb128(r: &mut impl Read) -> Option<u64> {
     None
 }
 
-fn get_u32(r: &mut impl Read) -> Option<u32> {
-    let mut b = [0u8; 4];
-    r.read_exact(&mut b).ok()?;
-    Some(u32::from_le_bytes(b))
+fn get_u32(r: &mut &[u8]) -> Option<u32> {
+    Some(u32::from_le_bytes(get_array(r)?))
 }
 
-fn get_strings(r: &mut impl Read) -> Option<Vec<String>> {
+fn get_strings(r: &mut &[u8]) -> Option<Vec<String>> {
     let n = get_count(r)?;
     let mut v = Vec::with_capacity(n.min(1 << 16));
     for _ in 0..n {
@@ -982,7 +979,7 @@ fn get_strings(r: &mut impl Read) -> Option<Vec<String>> {
     Some(v)
 }
 
-fn get_pos(r: &mut impl Read) -> Option<Option<Position>> {
+fn get_pos(r: &mut &[u8]) -> Option<Option<Position>> {
     Some(match get_u8(r)? {
         1 => Some(Position {
             line: get_u32(r)?,
@@ -993,7 +990,7 @@ fn get_pos(r: &mut impl Read) -> Option<Option<Position>> {
     })
 }
 
-fn get_doc(r: &mut impl Read) -> Option<RouteDoc> {
+fn get_doc(r: &mut &[u8]) -> Option<RouteDoc> {
     let name = get_string(r)?;
     let description = get_string(r)?;
     let rel_dir = get_string(r)?;
@@ -1014,8 +1011,7 @@ fn get_doc(r: &mut impl Read) -> Option<RouteDoc> {
     let description_pos = get_pos(r)?;
     let n = get_count(r)?;
     let text = get_string(r)?;
-    let encoded = get_bytes(r)?;
-    let mut rest = encoded.as_slice();
+    let mut rest = get_slice(r)?;
     let mut ends = Vec::with_capacity(n.min(rest.len()));
     let mut end = 0usize;
     for _ in 0..n {
@@ -1048,49 +1044,54 @@ fn get_doc(r: &mut impl Read) -> Option<RouteDoc> {
     })
 }
 
-fn get_u64(r: &mut impl Read) -> Option<u64> {
-    let mut b = [0u8; 8];
-    r.read_exact(&mut b).ok()?;
-    Some(u64::from_le_bytes(b))
+fn get_u64(r: &mut &[u8]) -> Option<u64> {
+    Some(u64::from_le_bytes(get_array(r)?))
 }
 
-fn get_i128(r: &mut impl Read) -> Option<i128> {
-    let mut b = [0u8; 16];
-    r.read_exact(&mut b).ok()?;
-    Some(i128::from_le_bytes(b))
+fn get_i128(r: &mut &[u8]) -> Option<i128> {
+    Some(i128::from_le_bytes(get_array(r)?))
 }
 
-fn get_u8(r: &mut impl Read) -> Option<u8> {
-    let mut b = [0u8; 1];
-    r.read_exact(&mut b).ok()?;
-    Some(b[0])
+fn get_u8(r: &mut &[u8]) -> Option<u8> {
+    let (&b, rest) = r.split_first()?;
+    *r = rest;
+    Some(b)
 }
 
-fn get_bytes(r: &mut impl Read) -> Option<Vec<u8>> {
+/// The next `N` bytes.
+fn get_array<const N: usize>(r: &mut &[u8]) -> Option<[u8; N]> {
+    let (b, rest) = r.split_first_chunk::<N>()?;
+    *r = rest;
+    Some(*b)
+}
+
+/// The next `n` bytes, `n` read first (a damaged length finds too few bytes and allocates
+/// nothing).
+fn get_slice<'a>(r: &mut &'a [u8]) -> Option<&'a [u8]> {
     let n = usize::try_from(get_u64(r)?).ok()?;
-    // Room for what the length says, up to 1 MiB at once: a damaged length cannot make a huge
-    // allocation, and a short read is refused below.
-    let mut v = Vec::with_capacity(n.min(1 << 20));
-    r.take(n as u64).read_to_end(&mut v).ok()?;
-    (v.len() == n).then_some(v)
+    let (b, rest) = r.split_at_checked(n)?;
+    *r = rest;
+    Some(b)
 }
 
-fn get_string(r: &mut impl Read) -> Option<String> {
-    String::from_utf8(get_bytes(r)?).ok()
+fn get_bytes(r: &mut &[u8]) -> Option<Vec<u8>> {
+    get_slice(r).map(<[u8]>::to_vec)
 }
 
-fn get_count(r: &mut impl Read) -> Option<usize> {
+fn get_string(r: &mut &[u8]) -> Option<String> {
+    std::str::from_utf8(get_slice(r)?).ok().map(str::to_owned)
+}
+
+fn get_count(r: &mut &[u8]) -> Option<usize> {
     usize::try_from(get_u64(r)?).ok().filter(|&n| n < 1 << 32)
 }
 
-fn get_cells(r: &mut impl Read) -> Option<Vec<Cell>> {
+fn get_cells(r: &mut &[u8]) -> Option<Vec<Cell>> {
     let n = get_count(r)?;
     let mut cells = Vec::with_capacity(n.min(1 << 16));
     for _ in 0..n {
         let tag = get_u8(r)?;
-        let mut b = [0u8; 4];
-        r.read_exact(&mut b).ok()?;
-        let v = u32::from_le_bytes(b);
+        let v = get_u32(r)?;
         cells.push(match tag {
             0 => Cell::Plain(v),
             1 => Cell::Text(v),
@@ -1105,11 +1106,11 @@ fn get_cells(r: &mut impl Read) -> Option<Vec<Cell>> {
     Some(cells)
 }
 
-fn get_row<const N: usize>(r: &mut impl Read) -> Option<[Cell; N]> {
+fn get_row<const N: usize>(r: &mut &[u8]) -> Option<[Cell; N]> {
     get_cells(r)?.try_into().ok()
 }
 
-fn get_entry(r: &mut impl Read, store: &Arc<String>) -> Option<Entry> {
+fn get_entry(r: &mut &[u8], store: &Arc<String>) -> Option<Entry> {
     let rel_dir = get_string(r)?;
     let n = get_count(r)?;
     let mut files = Vec::with_capacity(n.min(1 << 16));
@@ -1123,8 +1124,7 @@ fn get_entry(r: &mut impl Read, store: &Arc<String>) -> Option<Entry> {
             dev: get_u64(r)?,
         };
         let settled = get_u8(r)? == 1;
-        let mut hash = [0u8; 32];
-        r.read_exact(&mut hash).ok()?;
+        let hash = get_array(r)?;
         files.push(CachedFile {
             path,
             stamp,

@@ -307,8 +307,9 @@ pub fn build_terms(
 ) -> Result<Built, TooLarge> {
     let n = docs.len();
     let vocab = Vocabulary::of(docs)?;
-    let avg = average_lengths(&vocab.lens);
-    let weighted = bm25f(&vocab, &avg, weights);
+    let lens: Vec<[f64; 8]> = docs.iter().map(|d| d.len).collect();
+    let avg = average_lengths(&lens);
+    let weighted = bm25f(docs, &vocab, &avg, weights);
     let max = weighted
         .iter()
         .flatten()
@@ -322,13 +323,13 @@ pub fn build_terms(
     };
     // The terms in byte order (each once, so the order is total).
     let mut order: Vec<usize> = (0..vocab.names.len()).collect();
-    order.sort_unstable_by(|&a, &b| vocab.names[a].cmp(&vocab.names[b]));
+    order.sort_unstable_by(|&a, &b| vocab.names[a].cmp(vocab.names[b]));
     let mut w = Writer::new(u32::try_from(n).map_err(|_| TooLarge)?, unit as f32);
     let mut postings_total = 0usize;
     for &i in &order {
         let (scale, list) = quantize(&weighted[i], unit);
         postings_total += list.len();
-        w.term(&vocab.names[i], scale, &list)?;
+        w.term(vocab.names[i], scale, &list)?;
     }
     let (bucket_names, doc_buckets) = bucket_table(buckets);
     w.buckets(bucket_names, doc_buckets);
@@ -344,55 +345,40 @@ pub fn build_terms(
     })
 }
 
-/// Every distinct term of the packs, numbered in first-seen order, each pack's terms by
-/// number, and each pack's field lengths.
-struct Vocabulary {
-    names: Vec<String>,
-    per_doc: Vec<Vec<(u32, [f32; 8])>>,
-    lens: Vec<[f64; 8]>,
+/// Every distinct term of the packs, numbered in first-seen order; every pack's terms by
+/// number, one pack after the other; and how many packs each term occurs in.
+struct Vocabulary<'a> {
+    names: Vec<&'a str>,
+    /// Pack `d`'s terms are the next `docs[d].count()` numbers after the packs before it.
+    ids: Vec<u32>,
+    df: Vec<u32>,
 }
 
-impl Vocabulary {
-    fn of(docs: &[&DocTerms]) -> Result<Vocabulary, TooLarge> {
-        let mut ids: HashMap<&str, u32, foldhash::fast::FixedState> = HashMap::default();
-        let mut names: Vec<String> = Vec::new();
-        let mut per_doc = Vec::with_capacity(docs.len());
-        let mut lens = Vec::with_capacity(docs.len());
+impl<'a> Vocabulary<'a> {
+    fn of(docs: &[&'a DocTerms]) -> Result<Vocabulary<'a>, TooLarge> {
+        let mut numbers: HashMap<&str, u32, foldhash::fast::FixedState> = HashMap::default();
+        let mut names: Vec<&str> = Vec::new();
+        let mut df: Vec<u32> = Vec::new();
+        let mut ids = Vec::with_capacity(docs.iter().map(|d| d.count()).sum());
         for doc in docs {
-            let mut terms = Vec::with_capacity(doc.count());
             for (t, tf) in doc.iter() {
-                let id = match ids.get(t) {
+                let id = match numbers.get(t) {
                     Some(&id) => id,
                     None => {
                         let id = u32::try_from(names.len()).map_err(|_| TooLarge)?;
-                        ids.insert(t, id);
-                        names.push(t.to_string());
+                        numbers.insert(t, id);
+                        names.push(t);
+                        df.push(0);
                         id
                     }
                 };
-                terms.push((id, *tf));
-            }
-            per_doc.push(terms);
-            lens.push(doc.len);
-        }
-        Ok(Vocabulary {
-            names,
-            per_doc,
-            lens,
-        })
-    }
-
-    /// How many packs each term occurs in.
-    fn document_frequencies(&self) -> Vec<u32> {
-        let mut df = vec![0u32; self.names.len()];
-        for terms in &self.per_doc {
-            for (id, tf) in terms {
-                if tf[..7].iter().any(|&x| x > 0.0) || tf[7] > 0.0 {
-                    df[*id as usize] += 1;
+                if tf.iter().any(|&x| x > 0.0) {
+                    df[id as usize] += 1;
                 }
+                ids.push(id);
             }
         }
-        df
+        Ok(Vocabulary { names, ids, df })
     }
 }
 
@@ -416,11 +402,16 @@ fn average_lengths(lens: &[[f64; 8]]) -> [f64; 8] {
 
 /// Each term's (pack, BM25F weight, fields) postings; the weight is negative for a term that
 /// only `when_not_to_use` holds (when `weights.negative`).
-fn bm25f(vocab: &Vocabulary, avg: &[f64; 8], weights: &Weights) -> Vec<Vec<(u32, f64, Fields)>> {
-    let n = vocab.per_doc.len() as f64;
-    let df = vocab.document_frequencies();
+fn bm25f(
+    docs: &[&DocTerms],
+    vocab: &Vocabulary<'_>,
+    avg: &[f64; 8],
+    weights: &Weights,
+) -> Vec<Vec<(u32, f64, Fields)>> {
+    let n = docs.len() as f64;
     // Once per term, not per posting (the same expression, so the same bits).
-    let idfs: Vec<f64> = df
+    let idfs: Vec<f64> = vocab
+        .df
         .iter()
         .map(|&df| {
             let df = f64::from(df);
@@ -428,16 +419,20 @@ fn bm25f(vocab: &Vocabulary, avg: &[f64; 8], weights: &Weights) -> Vec<Vec<(u32,
         })
         .collect();
     // A term has at most one posting per pack it occurs in.
-    let mut weighted: Vec<Vec<(u32, f64, Fields)>> =
-        df.iter().map(|&d| Vec::with_capacity(d as usize)).collect();
-    for (d, terms) in vocab.per_doc.iter().enumerate() {
+    let mut weighted: Vec<Vec<(u32, f64, Fields)>> = vocab
+        .df
+        .iter()
+        .map(|&d| Vec::with_capacity(d as usize))
+        .collect();
+    let mut ids = vocab.ids.iter();
+    for (d, doc) in docs.iter().enumerate() {
         // Each field's length normalisation, once per pack.
-        let lens = &vocab.lens[d];
+        let lens = &doc.len;
         let denom: [f64; 8] = std::array::from_fn(|f| {
             let b = weights.fields[f].1;
             1.0 - b + b * lens[f] / avg[f]
         });
-        for (id, tf) in terms {
+        for ((_, tf), id) in doc.ends().iter().zip(ids.by_ref()) {
             let idf = idfs[*id as usize];
             let norm = |f: usize| -> f64 {
                 let tf = f64::from(tf[f]);
