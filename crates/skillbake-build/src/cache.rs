@@ -33,6 +33,7 @@
 use crate::check::{self, check_one};
 use crate::diagnostic::{Diagnostic, Position, Severity};
 use crate::discover::{self, PackEntry, PackSource};
+use crate::generate::pack::StoredText;
 use crate::generate::versions;
 use crate::generate::{pack, Cell, Facts, Fragment, Text, TooLarge};
 use crate::glob::GlobSet;
@@ -172,14 +173,16 @@ struct Ctx<'a> {
 /// the text its entries use (its first `text.len()` bytes after the header; more may follow, the
 /// tail of an append that a crash cut short, which nothing uses).
 ///
-/// A pack reused from the cache keeps its text as a stretch of `text` ([`Text::stored`]), so a
-/// rebuild neither copies the texts out of the cache nor writes them back: it appends the texts
-/// of the packs it generated to the store and writes the cache file, which is small, again. The
-/// store is written anew (with a new name) when nothing usable was read, or when the text no
-/// pack uses any more would make up more than half of it.
+/// A pack reused from the cache keeps its text as a stretch of `text` ([`Text::stored`]), which
+/// stays on disk until the registry's text is written (then each stretch is read and checked to
+/// be UTF-8; a store damaged after the cache was read makes the build run again without the
+/// cache). So a rebuild neither reads the texts into memory up front nor writes them back: it
+/// appends the texts of the packs it generated to the store and writes the cache file, which is
+/// small, again. The store is written anew (with a new name) when nothing usable was read, or
+/// when the text no pack uses any more would make up more than half of it.
 struct Store {
     name: [u8; 32],
-    text: Arc<String>,
+    text: Arc<StoredText>,
 }
 
 /// The result of [`build`].
@@ -642,16 +645,17 @@ fn save(
 fn put_texts(
     w: &mut impl Write,
     kept: &[&Entry],
-    store: Option<&Arc<String>>,
+    store: Option<&Arc<StoredText>>,
     mut end: usize,
 ) -> std::io::Result<(Vec<Range<usize>>, usize)> {
     let mut ranges = Vec::with_capacity(kept.len());
+    let mut buf = Vec::new();
     for e in kept {
         let text = &e.fragment.text;
         match store.and_then(|s| text.within(s)) {
             Some(r) => ranges.push(r),
             None => {
-                w.write_all(text.as_str().as_bytes())?;
+                w.write_all(text.bytes(&mut buf)?)?;
                 ranges.push(end..end + text.len());
                 end += text.len();
             }
@@ -684,8 +688,9 @@ fn load(out: &Path, context: &[u8; 32]) -> Option<(Vec<Entry>, Store)> {
     (&magic == FORMAT && r.is_empty()).then_some((entries, Store { name, text }))
 }
 
-/// The first `len` bytes of text of the store named `name` in `out`.
-fn read_store(out: &Path, name: &[u8; 32], len: u64) -> Option<Arc<String>> {
+/// The first `len` bytes of text of the store named `name` in `out`, left on disk until they are
+/// written out (reading the store whole cost a rebuild more than the rest of the cache).
+fn read_store(out: &Path, name: &[u8; 32], len: u64) -> Option<Arc<StoredText>> {
     let mut f = std::fs::File::open(out.join(TEXT_STORE)).ok()?;
     if f.metadata().ok()?.len() < STORE_HEADER.checked_add(len)? {
         return None;
@@ -695,9 +700,11 @@ fn read_store(out: &Path, name: &[u8; 32], len: u64) -> Option<Arc<String>> {
     if header.get(..8)? != STORE_MAGIC || header.get(8..)? != name {
         return None;
     }
-    let mut bytes = vec![0u8; usize::try_from(len).ok()?];
-    f.read_exact(&mut bytes).ok()?;
-    String::from_utf8(bytes).ok().map(Arc::new)
+    Some(Arc::new(StoredText::new(
+        f,
+        STORE_HEADER,
+        usize::try_from(len).ok()?,
+    )))
 }
 
 fn put_u64(w: &mut impl Write, v: u64) -> std::io::Result<()> {
@@ -1110,7 +1117,7 @@ fn get_row<const N: usize>(r: &mut &[u8]) -> Option<[Cell; N]> {
     get_cells(r)?.try_into().ok()
 }
 
-fn get_entry(r: &mut &[u8], store: &Arc<String>) -> Option<Entry> {
+fn get_entry(r: &mut &[u8], store: &Arc<StoredText>) -> Option<Entry> {
     let rel_dir = get_string(r)?;
     let n = get_count(r)?;
     let mut files = Vec::with_capacity(n.min(1 << 16));

@@ -342,11 +342,26 @@ impl Config {
             }
             return Err(Error::NoOutDir);
         };
+        match self.build_into(&dir, &prefix, &out) {
+            Err(Failed::Store(_)) => {
+                // The texts the cache keeps on disk could not be read back (the store was
+                // damaged after it was read): built again without the cache.
+                let _ = std::fs::remove_file(out.join(cache::CACHE_FILE));
+                self.build_into(&dir, &prefix, &out)
+                    .map_err(Failed::into_error)
+            }
+            done => done.map_err(Failed::into_error),
+        }
+    }
+
+    /// Checks and generates into `out` (see [`Config::compile_stats`]); the report is printed
+    /// once the registry is written, or when it has errors.
+    fn build_into(&self, dir: &Path, prefix: &str, out: &Path) -> Result<cache::Stats, Failed> {
         let started = std::time::Instant::now();
-        let built = cache::build(&dir, &self.options, &prefix, &out).map_err(Error::TooLarge)?;
-        self.report(&built.report)?;
+        let built = cache::build(dir, &self.options, prefix, out).map_err(Error::TooLarge)?;
         if built.report.has_errors() {
-            return Err(Error::Invalid(Box::new(built.report)));
+            self.report(&built.report)?;
+            return Err(Error::Invalid(Box::new(built.report)).into());
         }
         let signature = self.signing_key()?.map(|key| {
             let signature = key.sign(&built.manifest());
@@ -361,7 +376,7 @@ impl Config {
         });
         let opts = generate::GenOptions {
             runtime_path: self.runtime_path.clone(),
-            location_prefix: prefix,
+            location_prefix: prefix.to_string(),
             signature,
         };
         let t = std::time::Instant::now();
@@ -376,8 +391,12 @@ impl Config {
         let t = std::time::Instant::now();
         // (The cache for the next build was written while the cross-pack rules ran.)
         write_if_changed(&out.join(generate::REGISTRY_RS), generated.code.as_bytes())?;
-        let text: Vec<&[u8]> = generated.text.pieces().collect();
-        write_pieces_if_changed(&out.join(generate::TEXT_FILE), &text)?;
+        write_pieces_if_changed(&out.join(generate::TEXT_FILE), generated.text.parts()).map_err(
+            |e| match e {
+                WriteFailed::Piece(e) => Failed::Store(e),
+                WriteFailed::File(e) => Failed::Error(Error::Io(e)),
+            },
+        )?;
         write_if_changed(&out.join(generate::BYTES_FILE), &generated.bytes)?;
         write_if_changed(&out.join(generate::ROUTE_FILE), &generated.route)?;
         let write = t.elapsed();
@@ -408,6 +427,7 @@ impl Config {
                     std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes())
                 });
         }
+        self.report(&built.report)?;
         Ok(built.stats)
     }
 
@@ -438,7 +458,40 @@ fn peak_rss_kib() -> Option<u64> {
 
 /// Writes `bytes` unless the file holds them already (see [`write_pieces_if_changed`]).
 pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    write_pieces_if_changed(path, &[bytes])
+    write_pieces_if_changed(path, &[bytes]).map_err(|e| match e {
+        WriteFailed::File(e) | WriteFailed::Piece(e) => Error::Io(e),
+    })
+}
+
+/// Why [`write_pieces_if_changed`] failed.
+#[derive(Debug)]
+pub(crate) enum WriteFailed {
+    /// Reading or writing the file.
+    File(std::io::Error),
+    /// Reading a piece kept on disk.
+    Piece(std::io::Error),
+}
+
+/// Why [`Config::build_into`] failed.
+enum Failed {
+    Error(Error),
+    /// A text the build cache keeps could not be read back.
+    Store(std::io::Error),
+}
+
+impl From<Error> for Failed {
+    fn from(e: Error) -> Failed {
+        Failed::Error(e)
+    }
+}
+
+impl Failed {
+    fn into_error(self) -> Error {
+        match self {
+            Failed::Error(e) => e,
+            Failed::Store(e) => Error::Io(e),
+        }
+    }
 }
 
 /// Writes `pieces`, one after the other, unless the file holds them already (its modification
@@ -447,10 +500,14 @@ pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 /// registry's size rewritten in place costs about a third of truncating it and writing it
 /// again, as the page cache keeps its pages, and neither the file nor the new bytes are ever
 /// held in memory whole.
-pub(crate) fn write_pieces_if_changed(path: &Path, pieces: &[&[u8]]) -> Result<(), Error> {
+pub(crate) fn write_pieces_if_changed<P: Piece>(
+    path: &Path,
+    pieces: &[P],
+) -> Result<(), WriteFailed> {
     use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
     const CHUNK: usize = 1 << 20;
-    let io = Error::Io;
+    let io = WriteFailed::File;
+    let piece_io = WriteFailed::Piece;
     let mut file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -461,11 +518,14 @@ pub(crate) fn write_pieces_if_changed(path: &Path, pieces: &[&[u8]]) -> Result<(
     let old_len = file.metadata().map_err(io)?.len();
     let new_len: u64 = pieces.iter().map(|p| p.len() as u64).sum();
     let mut buf = vec![0u8; CHUNK.min(usize::try_from(old_len).unwrap_or(CHUNK))];
+    // Where a piece kept on disk is read to.
+    let mut scratch = Vec::new();
     // How many bytes at the start the file holds already, and where the first difference is
     // (the piece, and the offset in it of the chunk that holds it).
     let mut same = 0u64;
     let mut differs = None;
     'pieces: for (i, piece) in pieces.iter().enumerate() {
+        let piece = piece.bytes(&mut scratch).map_err(piece_io)?;
         let mut at = 0;
         while at < piece.len() {
             let left = usize::try_from(old_len - same).unwrap_or(usize::MAX);
@@ -486,10 +546,11 @@ pub(crate) fn write_pieces_if_changed(path: &Path, pieces: &[&[u8]]) -> Result<(
     if let Some((i, at)) = differs {
         file.seek(SeekFrom::Start(same)).map_err(io)?;
         let mut w = BufWriter::with_capacity(1 << 18, &mut file);
-        let first = pieces.get(i).and_then(|p| p.get(at..)).unwrap_or_default();
-        w.write_all(first).map_err(io)?;
-        for piece in pieces.get(i + 1..).unwrap_or_default() {
-            w.write_all(piece).map_err(io)?;
+        for (j, piece) in pieces.iter().enumerate().skip(i) {
+            let piece = piece.bytes(&mut scratch).map_err(piece_io)?;
+            let from = if j == i { at } else { 0 };
+            w.write_all(piece.get(from..).unwrap_or_default())
+                .map_err(io)?;
         }
         w.flush().map_err(io)?;
     }
@@ -497,4 +558,31 @@ pub(crate) fn write_pieces_if_changed(path: &Path, pieces: &[&[u8]]) -> Result<(
         file.set_len(new_len).map_err(io)?;
     }
     Ok(())
+}
+
+/// A piece of what [`write_pieces_if_changed`] writes: bytes in memory, or a text the build
+/// cache keeps on disk, read when it is reached.
+pub(crate) trait Piece {
+    /// Its length in bytes.
+    fn len(&self) -> usize;
+    /// Its bytes, read into `buf` if they are not in memory.
+    fn bytes<'a>(&'a self, buf: &'a mut Vec<u8>) -> std::io::Result<&'a [u8]>;
+}
+
+impl Piece for &[u8] {
+    fn len(&self) -> usize {
+        <[u8]>::len(self)
+    }
+    fn bytes<'a>(&'a self, _: &'a mut Vec<u8>) -> std::io::Result<&'a [u8]> {
+        Ok(self)
+    }
+}
+
+impl Piece for generate::pack::Text {
+    fn len(&self) -> usize {
+        generate::pack::Text::len(self)
+    }
+    fn bytes<'a>(&'a self, buf: &'a mut Vec<u8>) -> std::io::Result<&'a [u8]> {
+        generate::pack::Text::bytes(self, buf)
+    }
 }

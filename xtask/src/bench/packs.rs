@@ -216,7 +216,11 @@ fn fixture_files(src: &Path) -> Result<Vec<(String, Vec<u8>)>, String> {
         ),
         (
             skillbake_build::__internal::TEXT_FILE.to_string(),
-            generated.text.to_string().into_bytes(),
+            generated
+                .text
+                .read()
+                .map_err(|e| e.to_string())?
+                .into_bytes(),
         ),
         (
             skillbake_build::__internal::BYTES_FILE.to_string(),

@@ -92,23 +92,27 @@ impl TextBlob {
     }
 
     /// The pieces, in order.
-    pub fn pieces(&self) -> impl Iterator<Item = &[u8]> + '_ {
-        self.parts.iter().map(|t| t.as_str().as_bytes())
+    pub fn parts(&self) -> &[Text] {
+        &self.parts
+    }
+
+    /// The whole text, read into memory (texts reused from the build cache are read from its
+    /// store).
+    pub fn read(&self) -> std::io::Result<String> {
+        let mut out = Vec::with_capacity(self.len);
+        let mut buf = Vec::new();
+        for t in &self.parts {
+            out.extend_from_slice(t.bytes(&mut buf)?);
+        }
+        String::from_utf8(out).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
     }
 }
 
-/// The whole text.
-impl std::fmt::Display for TextBlob {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.parts.iter().try_for_each(|t| f.write_str(t.as_str()))
-    }
-}
-
-/// Equal when the bytes are, however they are split into pieces.
+/// Equal when the bytes are, however they are split into pieces (a text that cannot be read
+/// equals none).
 impl PartialEq for TextBlob {
     fn eq(&self, other: &TextBlob) -> bool {
-        let bytes = |b: &TextBlob| b.pieces().flatten().copied().collect::<Vec<u8>>();
-        self.len == other.len && bytes(self) == bytes(other)
+        matches!((self.read(), other.read()), (Ok(a), Ok(b)) if a == b)
     }
 }
 

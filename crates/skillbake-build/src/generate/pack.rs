@@ -101,24 +101,99 @@ pub struct Fragment {
 }
 
 /// A fragment's text segment: made by this build, or a stretch of the text the build cache keeps
-/// (`cache`), which every fragment reused from it shares instead of holding a copy.
+/// (`cache`), which every fragment reused from it shares instead of holding a copy, and which is
+/// read from the cache's file only when the registry's text is written out.
 #[derive(Clone)]
 pub struct Text {
-    store: Arc<String>,
+    src: Src,
     range: Range<usize>,
 }
 
-/// The segment's text (not the store around it).
-impl std::fmt::Debug for Text {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(self.as_str(), f)
+#[derive(Clone)]
+enum Src {
+    Own(Arc<String>),
+    Stored(Arc<StoredText>),
+}
+
+/// Text kept in a file (the build cache's text store): `len` bytes from `offset`, read a stretch
+/// at a time when asked. The file is the one opened when the cache was read, so a store written
+/// anew under the same name meanwhile does not change what it reads.
+pub struct StoredText {
+    file: std::sync::Mutex<std::fs::File>,
+    offset: u64,
+    len: usize,
+}
+
+impl StoredText {
+    /// The `len` bytes of `file` from `offset`.
+    pub fn new(file: std::fs::File, offset: u64, len: usize) -> StoredText {
+        StoredText {
+            file: std::sync::Mutex::new(file),
+            offset,
+            len,
+        }
+    }
+
+    /// Its length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The bytes `range` (within it), read into `buf`; an error unless they are UTF-8 (a store
+    /// damaged on disk is found here, not written into the registry).
+    fn read_into(&self, range: Range<usize>, buf: &mut Vec<u8>) -> std::io::Result<()> {
+        use std::io::{Read, Seek, SeekFrom};
+        let damaged = |what: &str| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("the build cache's text store {what}; delete the build's output folder (`cargo clean`) to start over"),
+            )
+        };
+        if range.end > self.len {
+            return Err(damaged("is shorter than its cache says"));
+        }
+        buf.clear();
+        buf.resize(range.len(), 0);
+        // A panic while the file was held leaves it usable: every read seeks first.
+        let mut file = self
+            .file
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        file.seek(SeekFrom::Start(self.offset + range.start as u64))?;
+        file.read_exact(buf)?;
+        if std::str::from_utf8(buf).is_err() {
+            return Err(damaged("holds text that is not UTF-8"));
+        }
+        Ok(())
     }
 }
 
-/// Texts are equal when their bytes are, wherever they are kept.
+/// The segment's text (not the store around it), or where it is in the store when it cannot
+/// be read.
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut buf = Vec::new();
+        match self.bytes(&mut buf) {
+            Ok(b) => std::fmt::Debug::fmt(&String::from_utf8_lossy(b), f),
+            Err(e) => write!(f, "<stored text {:?}: {e}>", self.range),
+        }
+    }
+}
+
+/// Texts are equal when their bytes are, wherever they are kept (a text that cannot be read
+/// equals none).
 impl PartialEq for Text {
     fn eq(&self, other: &Text) -> bool {
-        self.as_str() == other.as_str()
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        match (self.bytes(&mut a), other.bytes(&mut b)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
     }
 }
 
@@ -129,24 +204,29 @@ impl Text {
     pub fn new(text: String) -> Text {
         let range = 0..text.len();
         Text {
-            store: Arc::new(text),
+            src: Src::Own(Arc::new(text)),
             range,
         }
     }
 
-    /// The stretch `range` of `store`; `None` unless it starts and ends on character
-    /// boundaries within it.
-    pub fn stored(store: &Arc<String>, range: Range<usize>) -> Option<Text> {
-        store.get(range.clone())?;
-        Some(Text {
-            store: Arc::clone(store),
+    /// The stretch `range` of `store`; `None` unless it lies within it. (Whether it is UTF-8
+    /// is checked when it is read.)
+    pub fn stored(store: &Arc<StoredText>, range: Range<usize>) -> Option<Text> {
+        (range.start <= range.end && range.end <= store.len).then(|| Text {
+            src: Src::Stored(Arc::clone(store)),
             range,
         })
     }
 
-    /// The segment.
-    pub fn as_str(&self) -> &str {
-        self.store.get(self.range.clone()).unwrap_or_default()
+    /// The segment's bytes: its own, or read from the store into `buf`.
+    pub fn bytes<'a>(&'a self, buf: &'a mut Vec<u8>) -> std::io::Result<&'a [u8]> {
+        match &self.src {
+            Src::Own(s) => Ok(s.as_bytes().get(self.range.clone()).unwrap_or_default()),
+            Src::Stored(store) => {
+                store.read_into(self.range.clone(), buf)?;
+                Ok(buf.as_slice())
+            }
+        }
     }
 
     /// Its length in bytes.
@@ -154,9 +234,17 @@ impl Text {
         self.range.len()
     }
 
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.range.is_empty()
+    }
+
     /// Where it is in `store`, when it is a stretch of that very store.
-    pub fn within(&self, store: &Arc<String>) -> Option<Range<usize>> {
-        Arc::ptr_eq(&self.store, store).then(|| self.range.clone())
+    pub fn within(&self, store: &Arc<StoredText>) -> Option<Range<usize>> {
+        match &self.src {
+            Src::Stored(s) if Arc::ptr_eq(s, store) => Some(self.range.clone()),
+            _ => None,
+        }
     }
 }
 

@@ -33,7 +33,7 @@ fn generated_output_ignores_checkout_path_and_creation_order() {
     assert_eq!(ga, gb);
     for needle in [a.path().to_string_lossy(), b.path().to_string_lossy()] {
         assert!(!ga.code.contains(needle.as_ref()));
-        assert!(!ga.text.to_string().contains(needle.as_ref()));
+        assert!(!ga.text.read().unwrap().contains(needle.as_ref()));
     }
     // The repository's own skills folder, read in place, gives the same bytes.
     let fresh = build(&skills());
@@ -71,7 +71,7 @@ fn generated_registry_of_a_small_pack() {
     let root = Path::new("tests/fixtures/golden");
     let generated = build(root);
     insta::assert_snapshot!("golden-registry-rs", generated.code);
-    insta::assert_snapshot!("golden-registry-text", generated.text.to_string());
+    insta::assert_snapshot!("golden-registry-text", generated.text.read().unwrap());
     // The data blob is tables of little-endian `u32` cells (then file and template bytes):
     // shown as numbers, eight to a line, `-` for an absent value, a short tail in hex.
     let cells: Vec<String> = generated

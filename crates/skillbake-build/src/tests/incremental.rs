@@ -253,6 +253,28 @@ fn a_missing_or_cut_text_store_is_ignored_and_a_longer_one_is_used() {
     assert_eq!(s.generated, 24);
 }
 
+/// The store is read only when the registry's text is written: a store damaged in place after
+/// the cache was checked (a byte that makes a reused text not UTF-8) is found then, and the
+/// build is done again without the cache instead of writing the damage or failing.
+#[test]
+fn a_text_store_damaged_in_place_is_found_when_written_and_the_build_done_again() {
+    let t = Tree::new();
+    settle();
+    t.build();
+    let store = t.out.join(crate::cache::TEXT_STORE);
+    let mut bytes = std::fs::read(&store).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] = 0xFF;
+    std::fs::write(&store, &bytes).unwrap();
+    let s = t.build();
+    assert!(!s.cache_hit, "the second attempt starts without the cache");
+    assert_eq!(s.generated, 24);
+    // The next build reuses the cache that attempt wrote.
+    let s = t.build();
+    assert!(s.cache_hit);
+    assert_eq!(s.generated, 0);
+}
+
 /// A rebuild appends the texts of the packs it generated to the store; once the texts no pack
 /// uses would make up more than half of it, the store is written anew with the used ones only.
 #[test]
