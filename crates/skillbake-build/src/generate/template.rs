@@ -24,6 +24,38 @@ pub fn analyse_and_compile(
     Result<jinja::Analysis, jinja::JinjaError>,
     Result<Program, String>,
 ) {
+    match text_only(body) {
+        Some(program) => (Ok(jinja::Analysis::default()), Ok(program)),
+        None => parse_and_compile(body),
+    }
+}
+
+/// The table of a body without `{{`, `{%` or `{#` (most bodies), without lexing or parsing it:
+/// the text the parser would make one piece of raw text (Jinja2 drops one trailing line break),
+/// written as `Lower` writes it; `None` for a body with an opener.
+fn text_only(body: &str) -> Option<Program> {
+    if jinja::has_opener(body) {
+        return None;
+    }
+    let raw = body.strip_suffix('\n').unwrap_or(body);
+    let raw = raw.strip_suffix('\r').unwrap_or(raw);
+    let ops = if raw.is_empty() {
+        Vec::new()
+    } else if raw.contains('\r') {
+        vec![Op::Text(raw.replace("\r\n", "\n").replace('\r', "\n"))]
+    } else {
+        vec![Op::Span(0, u32::try_from(raw.len()).ok()?)]
+    };
+    Some(Program { ops })
+}
+
+/// [`analyse_and_compile`] by parsing the body, whatever it holds.
+fn parse_and_compile(
+    body: &str,
+) -> (
+    Result<jinja::Analysis, jinja::JinjaError>,
+    Result<Program, String>,
+) {
     let parsed = jinja::with_tree(body, |stmts, exact| {
         let vars = jinja::undeclared(stmts);
         if !exact {
@@ -424,5 +456,46 @@ impl Lower<'_> {
         };
         self.emit(op);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// A body without an opener gets, without a parse, exactly what parsing it gives.
+        #[test]
+        fn a_text_only_body_compiles_as_parsing_it_does(body in "[{}%#+\\-a é\\n\\r]{0,40}") {
+            let fast = text_only(&body);
+            proptest::prop_assume!(fast.is_some());
+            let (analysis, program) = parse_and_compile(&body);
+            proptest::prop_assert_eq!(analysis.map_err(|e| e.message), Ok(jinja::Analysis::default()));
+            proptest::prop_assert_eq!(Some(program), fast.map(Ok));
+        }
+    }
+
+    #[test]
+    fn text_only_bodies_keep_their_line_breaks_but_the_last() {
+        for body in [
+            "",
+            "\n",
+            "\r\n",
+            "a",
+            "a\n",
+            "a\r\n",
+            "a\r",
+            "a\n\n",
+            "a\r\nb\rc\n",
+            "{x}",
+        ] {
+            let (analysis, program) = parse_and_compile(body);
+            assert_eq!(
+                analysis.map_err(|e| e.message),
+                Ok(jinja::Analysis::default())
+            );
+            assert_eq!(Some(program), text_only(body).map(Ok), "{body:?}");
+        }
+        assert_eq!(text_only("a {{ b }}"), None);
     }
 }

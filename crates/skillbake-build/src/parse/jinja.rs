@@ -275,6 +275,13 @@ fn lexical_pass(src: &str) -> Result<Lexed, JinjaError> {
     })
 }
 
+/// Whether `src` holds an opening delimiter, `{{`, `{%` or `{#` (with Jinja2's defaults and no
+/// line statements, the only way out of text): without one, a template is its text.
+pub fn has_opener(src: &str) -> bool {
+    let b = src.as_bytes();
+    memchr::memchr_iter(b'{', b).any(|i| matches!(b.get(i + 1), Some(b'{' | b'%' | b'#')))
+}
+
 /// What the lexical pass found.
 struct Lexed {
     /// The text with its rewrites, when it made any.
@@ -1441,6 +1448,22 @@ impl NameWalk<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn openers_are_the_three_delimiters() {
+        for (src, has) in [
+            ("{ {", false),
+            ("}} %} #}", false),
+            ("{x} {-", false),
+            ("a {{ b", true),
+            ("{%", true),
+            ("text {#", true),
+            ("{", false),
+            ("", false),
+        ] {
+            assert_eq!(has_opener(src), has, "{src:?}");
+        }
+    }
 
     fn vars(s: &str) -> Vec<String> {
         analyse(s)
