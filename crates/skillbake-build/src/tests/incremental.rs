@@ -226,6 +226,46 @@ fn a_damaged_cache_is_ignored() {
     assert_eq!(s.generated, 24);
 }
 
+/// The cache file is read whole and parsed from memory: cut short anywhere (in its header,
+/// inside an entry, before its closing tag), it is refused, never half used, and the build
+/// writes what a clean build writes.
+#[test]
+fn a_cache_cut_anywhere_is_refused_and_the_build_matches_a_clean_one() {
+    let t = Tree::new();
+    t.build();
+    let cache = t.out.join(crate::cache::CACHE_FILE);
+    let store = t.out.join(crate::cache::TEXT_STORE);
+    let (bytes, text) = (
+        std::fs::read(&cache).unwrap(),
+        std::fs::read(&store).unwrap(),
+    );
+    // Each build without the cache writes a new store and cache: both are put back each time,
+    // so that only the cut can make the cache unusable.
+    let put_back = |cut: usize| {
+        std::fs::write(&cache, &bytes[..cut]).unwrap();
+        std::fs::write(&store, &text).unwrap();
+    };
+    // Every length through the header and the first entry, then lengths at even steps.
+    let mut cuts: Vec<usize> = (0..bytes.len().min(120)).collect();
+    cuts.extend((1..24).map(|k| bytes.len() * k / 24));
+    cuts.push(bytes.len() - 1);
+    for cut in cuts {
+        put_back(cut);
+        let s = t.build();
+        assert!(
+            !s.cache_hit,
+            "a cache cut to {cut} of {} bytes was used",
+            bytes.len()
+        );
+        assert_eq!(s.generated, 24);
+    }
+    // Whole, the same files are used.
+    put_back(bytes.len());
+    let s = t.build();
+    assert!(s.cache_hit);
+    assert_eq!(s.generated, 0);
+}
+
 /// The texts of the packs are kept in a store beside the cache file: a store that is gone or
 /// shorter than the text the cache uses makes the cache unusable (every pack is generated
 /// again); bytes after that text (an append cut short) are ignored.
