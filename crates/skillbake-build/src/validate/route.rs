@@ -344,21 +344,18 @@ fn run_tests(
     }
 }
 
-/// Packs a worker searches with one tokenizer (and its word cache).
-const SEARCHES_PER_TASK: usize = 64;
-
 fn near_duplicates(
     skills: &[&RouteDoc],
     index: &Index<'_>,
     threshold: f64,
     diags: &mut Vec<Diagnostic>,
 ) {
-    // Each pack's search is independent of the others': they run on every core, and what they
-    // find is reported below in the packs' order, as one pass would report it.
-    let tasks: Vec<&[&RouteDoc]> = skills.chunks(SEARCHES_PER_TASK).collect();
-    let searched = crate::parallel::par_map(&tasks, |task| {
+    // Each pack's search is independent of the others': they run on every core (a run of
+    // packs per worker, with one tokenizer and its word cache), and what they find is reported
+    // below in the packs' order, as one pass would report it.
+    let searched = crate::parallel::par_parts(skills, |part| {
         let mut tok = Tokenizer::new().with_word_cache();
-        task.iter()
+        part.iter()
             .map(|skill| {
                 if skill.description.trim().is_empty() {
                     Vec::new()
@@ -369,11 +366,7 @@ fn near_duplicates(
             .collect::<Vec<_>>()
     });
     let mut seen: BTreeSet<(usize, usize)> = BTreeSet::new();
-    for (doc, (skill, found)) in skills
-        .iter()
-        .zip(searched.into_iter().flatten())
-        .enumerate()
-    {
+    for (doc, (skill, found)) in skills.iter().zip(searched).enumerate() {
         // (A pack without a description was not searched: nothing found, nothing reported.)
         let Some(own) = found.iter().find(|h| h.doc as usize == doc) else {
             continue;
