@@ -38,6 +38,7 @@ pub(crate) fn par_parts<T: Sync, R: Send>(
             .collect();
         let mut out = Vec::with_capacity(items.len());
         for h in handles {
+            // A worker only panics on a bug; re-raise it here rather than lose items.
             out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
         }
         out

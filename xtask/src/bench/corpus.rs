@@ -16,6 +16,11 @@
 //! every file of every pack read) with every pack folder as a path, built in release mode unless
 //! `--bin` names a binary; `--before-bin` adds an earlier build in the same rounds.
 //!
+//! The same packs are also copied into one folder (a name taken twice gets `-2`, `-3`, …) and
+//! checked as one skills root, as a CI job runs `skillbake check skills/`: then the cross-pack
+//! rules (near-duplicate descriptions over the routing index of every pack, names, versions)
+//! run over all of them, which a folder per pack never asks for.
+//!
 //! The same rounds measure what the `security` group costs, as `check` minus `check -A security`
 //! (which skips the scan): over the whole corpus in one process, and on packs checked alone, as
 //! a pre-commit hook checks one pack: `--lone N` packs (100 by default, 0 for none) taken at
@@ -207,6 +212,16 @@ fn measure(root: &Path, corpus: &Path, opts: &Options) -> Result<(), String> {
         "skills-ref 0.1.1 (PyPI), one process".into(),
         pypi_peer(root, &list),
     ));
+    let one = scratch.join("one-folder");
+    one_folder(&packs, &one)?;
+    for (label, b) in &builds {
+        let mut argv = check(b, true);
+        argv.push(s(&one));
+        systems.push(System::new(
+            format!("skillbake check, one folder{label}"),
+            Ok(argv),
+        ));
+    }
     let peers = systems.len();
     // The security group's cost: every build without the scan, and the lone packs with and
     // without it.
@@ -256,6 +271,59 @@ fn measure(root: &Path, corpus: &Path, opts: &Options) -> Result<(), String> {
         &section,
     )?;
     eprintln!("wrote the check section of BENCHMARKS.md");
+    Ok(())
+}
+
+/// Copies every pack of `packs` into `dir` (emptied first), each as a folder named as its own
+/// (`-2`, `-3`, … after a name already taken), for a check of them all as one skills root.
+fn one_folder(packs: &[PathBuf], dir: &Path) -> Result<(), String> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| format!("cannot empty {}: {e}", dir.display()))?;
+    }
+    mkdir(dir)?;
+    let mut taken = std::collections::BTreeSet::new();
+    for pack in packs {
+        let base = pack
+            .file_name()
+            .map_or_else(|| "pack".to_string(), |n| n.to_string_lossy().into_owned());
+        let name = (1..)
+            .map(|k| {
+                if k == 1 {
+                    base.clone()
+                } else {
+                    format!("{base}-{k}")
+                }
+            })
+            .find(|n| !taken.contains(n))
+            .unwrap_or_default();
+        taken.insert(name.clone());
+        copy_tree(pack, &dir.join(name))?;
+    }
+    Ok(())
+}
+
+/// Copies the folder `from` to `to`: folders and files, symbolic links as links to the same
+/// target; `.git` left out.
+fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
+    let fail =
+        |e: std::io::Error| format!("cannot copy {} to {}: {e}", from.display(), to.display());
+    mkdir(to)?;
+    for entry in std::fs::read_dir(from).map_err(fail)? {
+        let entry = entry.map_err(fail)?;
+        if entry.file_name() == ".git" {
+            continue;
+        }
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type().map_err(fail)?;
+        if kind.is_symlink() {
+            let target = std::fs::read_link(&src).map_err(fail)?;
+            std::os::unix::fs::symlink(target, &dst).map_err(fail)?;
+        } else if kind.is_dir() {
+            copy_tree(&src, &dst)?;
+        } else {
+            std::fs::copy(&src, &dst).map_err(fail)?;
+        }
+    }
     Ok(())
 }
 
@@ -453,7 +521,7 @@ fn report(corpus: &Path, packs: usize, runs: usize, systems: &[System]) -> Strin
         .map_or_else(|| s(corpus), |n| n.to_string_lossy().into_owned());
     let mut m = String::new();
     m.push_str(&format!(
-        "### `check` on real packs against the reference validators\n\n`cargo xtask bench check --corpus {name}`: {packs} real pack folders, every one given to each system in one process; medians of {runs} rounds (each round runs every system in turn), CPU = user + system time from `/usr/bin/time`. Ours: `skillbake check --profile agentskills --quiet DIR...` (every rule on, every file of every pack read); the peers read `SKILL.md` alone.\n\n"
+        "### `check` on real packs against the reference validators\n\n`cargo xtask bench check --corpus {name}`: {packs} real pack folders, every one given to each system in one process; medians of {runs} rounds (each round runs every system in turn), CPU = user + system time from `/usr/bin/time`. Ours: `skillbake check --profile agentskills --quiet DIR...` (every rule on, every file of every pack read); the peers read `SKILL.md` alone. `one folder`: the same packs copied into one folder and checked as one skills root, as a CI job checks `skills/` (the cross-pack rules, the routing index and the near-duplicate search among them, then run over every pack; not in the goal, which compares the same work).\n\n"
     ));
     m.push_str(
         "| system | CPU s | wall s | packs per CPU s | its CPU ÷ ours |\n|---|---|---|---|---|\n",
