@@ -116,6 +116,79 @@ impl Options {
     };
 }
 
+/// What the tokenizer reads a text as: its characters, or, for ASCII text, its bytes (each
+/// answering every question as its character does).
+trait Unit: Copy {
+    fn char(self) -> char;
+    fn is_cjk(self) -> bool;
+    fn is_word_char(self) -> bool;
+    fn is_joiner(self) -> bool;
+    fn is_numeric(self) -> bool;
+    fn is_lowercase(self) -> bool;
+    fn is_uppercase(self) -> bool;
+    /// Appends its lower case to `out`.
+    fn push_lower(self, out: &mut String);
+}
+
+impl Unit for char {
+    fn char(self) -> char {
+        self
+    }
+    fn is_cjk(self) -> bool {
+        is_cjk(self)
+    }
+    fn is_word_char(self) -> bool {
+        is_word_char(self)
+    }
+    fn is_joiner(self) -> bool {
+        is_joiner(self)
+    }
+    fn is_numeric(self) -> bool {
+        char::is_numeric(self)
+    }
+    fn is_lowercase(self) -> bool {
+        char::is_lowercase(self)
+    }
+    fn is_uppercase(self) -> bool {
+        char::is_uppercase(self)
+    }
+    fn push_lower(self, out: &mut String) {
+        if self.is_ascii() {
+            out.push(self.to_ascii_lowercase());
+        } else {
+            out.extend(self.to_lowercase());
+        }
+    }
+}
+
+/// A byte of ASCII text.
+impl Unit for u8 {
+    fn char(self) -> char {
+        char::from(self)
+    }
+    fn is_cjk(self) -> bool {
+        false
+    }
+    fn is_word_char(self) -> bool {
+        self.is_ascii_alphanumeric()
+    }
+    fn is_joiner(self) -> bool {
+        is_joiner(char::from(self))
+    }
+    fn is_numeric(self) -> bool {
+        self.is_ascii_digit()
+    }
+    fn is_lowercase(self) -> bool {
+        self.is_ascii_lowercase()
+    }
+    fn is_uppercase(self) -> bool {
+        self.is_ascii_uppercase()
+    }
+    fn push_lower(self, out: &mut String) {
+        out.push(char::from(self.to_ascii_lowercase()));
+    }
+}
+
 /// Distinct words a [`Tokenizer::with_word_cache`] remembers (about 4 MiB at most); words seen
 /// after it is full are stemmed every time.
 pub const WORD_CACHE_ENTRIES: usize = 1 << 16;
@@ -179,42 +252,61 @@ impl Tokenizer {
     }
 
     /// Calls `emit(term, kind)` for every term of `text`, in text order.
+    ///
+    /// No term spans a line break (it is neither a letter, a digit nor a joiner), so the text
+    /// is taken a line at a time: a line of ASCII (most of a pack's body) is read as its bytes,
+    /// any other line as its characters, with the same rules.
     pub fn tokens(&mut self, text: &str, mut emit: impl FnMut(&str, Kind)) {
-        let mut group = std::mem::take(&mut self.group);
+        if text.is_ascii() {
+            return self.units(text.as_bytes(), &mut emit);
+        }
         let mut chars = std::mem::take(&mut self.chars);
-        chars.clear();
-        chars.extend(text.chars().map(narrow));
+        for line in text.split_inclusive('\n') {
+            if line.is_ascii() {
+                self.units(line.as_bytes(), &mut emit);
+            } else {
+                chars.clear();
+                chars.extend(line.chars().map(narrow));
+                self.units(&chars, &mut emit);
+            }
+        }
+        self.chars = chars;
+    }
+
+    /// [`Self::tokens`] over one text's units: its bytes when it is ASCII, else its characters
+    /// (full-width forms made ASCII).
+    fn units<U: Unit>(&mut self, chars: &[U], emit: &mut impl FnMut(&str, Kind)) {
+        let mut group = std::mem::take(&mut self.group);
         let mut i = 0;
         while i < chars.len() {
             let c = chars[i];
-            if is_cjk(c) {
+            if c.is_cjk() {
                 let start = i;
-                while i < chars.len() && is_cjk(chars[i]) {
+                while i < chars.len() && chars[i].is_cjk() {
                     i += 1;
                 }
-                self.cjk(&chars[start..i], &mut emit);
-            } else if is_word_char(c) {
+                self.cjk(&chars[start..i], emit);
+            } else if c.is_word_char() {
                 // A group: alphanumeric segments separated by single joiners.
                 group.clear();
                 loop {
                     let start = i;
-                    while i < chars.len() && is_word_char(chars[i]) {
+                    while i < chars.len() && chars[i].is_word_char() {
                         i += 1;
                     }
                     group.push((start, i));
                     let joined =
-                        i + 1 < chars.len() && is_joiner(chars[i]) && is_word_char(chars[i + 1]);
+                        i + 1 < chars.len() && chars[i].is_joiner() && chars[i + 1].is_word_char();
                     if !joined {
                         break;
                     }
                     i += 1;
                 }
-                self.group(&chars, &group, &mut emit);
+                self.group(chars, &group, emit);
             } else {
                 i += 1;
             }
         }
-        self.chars = chars;
         self.group = group;
     }
 
@@ -225,24 +317,24 @@ impl Tokenizer {
         out
     }
 
-    fn cjk(&mut self, run: &[char], emit: &mut impl FnMut(&str, Kind)) {
+    fn cjk<U: Unit>(&mut self, run: &[U], emit: &mut impl FnMut(&str, Kind)) {
         let mut buf = [0u8; 8];
-        for (j, &c) in run.iter().enumerate() {
+        for (j, c) in run.iter().map(|u| u.char()).enumerate() {
             if !CJK_STOP_CHARS.contains(&c) {
                 emit(c.encode_utf8(&mut buf), Kind::Unigram);
             }
-            if let Some(&d) = run.get(j + 1) {
+            if let Some(d) = run.get(j + 1) {
                 self.part.clear();
                 self.part.push(c);
-                self.part.push(d);
+                self.part.push(d.char());
                 emit(&self.part, Kind::Bigram);
             }
         }
     }
 
-    fn group(
+    fn group<U: Unit>(
         &mut self,
-        chars: &[char],
+        chars: &[U],
         group: &[(usize, usize)],
         emit: &mut impl FnMut(&str, Kind),
     ) {
@@ -290,24 +382,24 @@ impl Tokenizer {
         }
     }
 
-    fn compound(&mut self, chars: impl Iterator<Item = char>, emit: &mut impl FnMut(&str, Kind)) {
+    fn compound<U: Unit>(
+        &mut self,
+        chars: impl Iterator<Item = U>,
+        emit: &mut impl FnMut(&str, Kind),
+    ) {
         self.part.clear();
         for c in chars {
-            self.part.extend(c.to_lowercase());
+            c.push_lower(&mut self.part);
         }
         if self.part.len() <= MAX_TERM_BYTES {
             emit(&self.part, Kind::Compound);
         }
     }
 
-    fn word(&mut self, run: &[char], emit: &mut impl FnMut(&str, Kind)) {
+    fn word<U: Unit>(&mut self, run: &[U], emit: &mut impl FnMut(&str, Kind)) {
         self.lower.clear();
         for &c in run {
-            if c.is_ascii() {
-                self.lower.push(c.to_ascii_lowercase());
-            } else {
-                self.lower.extend(c.to_lowercase());
-            }
+            c.push_lower(&mut self.lower);
         }
         let w = self.lower.as_str();
         if w.len() > MAX_TERM_BYTES {
@@ -345,7 +437,7 @@ impl Tokenizer {
 
 /// Where a run of letters splits at case changes: `getUserById` → `get|User|By|Id`,
 /// `HTTPServer` → `HTTP|Server`. Ranges into `run`, written to `out`.
-fn camel_parts(run: &[char], out: &mut Vec<(usize, usize)>) {
+fn camel_parts<U: Unit>(run: &[U], out: &mut Vec<(usize, usize)>) {
     out.clear();
     let mut start = 0;
     for j in 1..run.len() {
@@ -453,6 +545,47 @@ mod tests {
             }
             assert!(cached.words.as_ref().is_some_and(|w| w.len() > 10));
         }
+    }
+
+    /// What [`Tokenizer::tokens`] gave before it read ASCII lines as bytes: the whole text
+    /// as characters.
+    fn by_chars(tok: &mut Tokenizer, text: &str) -> Vec<(String, Kind)> {
+        let chars: Vec<char> = text.chars().map(narrow).collect();
+        let mut out = Vec::new();
+        tok.units(&chars, &mut |t: &str, k| out.push((t.to_string(), k)));
+        out
+    }
+
+    proptest::proptest! {
+        /// Lines of ASCII read as bytes give the terms their characters give, in mixed text
+        /// (accents, special cases of lower-casing, Roman numerals, CJK, full-width forms,
+        /// joiners at line ends) and in ASCII alone, with and without the word cache.
+        #[test]
+        fn ascii_lines_as_bytes_give_the_terms_of_their_characters(
+            mixed in "[a-zA-Z09 \\-_./:,\n\réİßⅫ½分析的ＣＳ１\u{3000}😀]{0,60}",
+            ascii in "[a-zA-Z09 \\-_./:,\n]{0,60}",
+        ) {
+            for text in [&mixed, &ascii] {
+                let want = by_chars(&mut Tokenizer::new(), text);
+                proptest::prop_assert_eq!(&Tokenizer::new().collect(text), &want);
+                let mut cached = Tokenizer::new().with_word_cache();
+                proptest::prop_assert_eq!(&cached.collect(text), &want);
+                proptest::prop_assert_eq!(&cached.collect(text), &want);
+            }
+        }
+    }
+
+    /// Identifiers, camel case and compounds read the same from bytes as from characters, on
+    /// lines long enough to hold many groups.
+    #[test]
+    fn identifiers_read_as_bytes_as_they_read_as_characters() {
+        let text = "csv-data-analysis getUserById ResNet50 HTTPServer read_file. a/b:c x_1.y2 \
+                    ABCdef-ghi_JKL 12ab34 --a-- a--b _x_ TheQuickBrownFOX2000Jumps\n\
+                    line two: MixedCase_snake-kebab.dot/slash:colon end.";
+        assert!(text.is_ascii());
+        let want = by_chars(&mut Tokenizer::new(), text);
+        assert!(want.len() > 40, "{}", want.len());
+        assert_eq!(Tokenizer::new().collect(text), want);
     }
 
     #[test]
