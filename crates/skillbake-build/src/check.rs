@@ -533,47 +533,34 @@ fn add_missing_sources(report: &mut Report, diags: &[Diagnostic], skills: &[Skil
     let files = diags
         .iter()
         .flat_map(|d| std::iter::once(&d.file).chain(d.related.iter().map(|r| &r.file)));
-    // Where each file of the packs is (the first of one path), made when a file is first
-    // missing: looking through every pack's files for each diagnostic was quadratic.
-    let mut at: Option<std::collections::HashMap<String, (usize, usize)>> = None;
+    // Every file of the packs by its path (packs do not nest, so a path names one file), made
+    // when a file is first missing: looking through every pack's files for each diagnostic
+    // was quadratic.
+    let mut bytes_at: Option<std::collections::HashMap<String, &[u8]>> = None;
     for file in files {
         if report.sources.contains_key(file) {
             continue;
         }
-        let at = at.get_or_insert_with(|| {
-            let mut at = std::collections::HashMap::new();
-            for (i, s) in skills.iter().enumerate() {
-                for (j, f) in s.files.iter().enumerate() {
-                    at.entry(crate::discover::join(&s.rel_dir, &f.path))
-                        .or_insert((i, j));
-                }
-            }
-            at
+        let bytes_at = bytes_at.get_or_insert_with(|| {
+            skills
+                .iter()
+                .flat_map(|s| {
+                    s.files.iter().map(|f| {
+                        (
+                            crate::discover::join(&s.rel_dir, &f.path),
+                            f.bytes.as_slice(),
+                        )
+                    })
+                })
+                .collect()
         });
-        let first = at
+        let found = bytes_at
             .get(file.as_str())
-            .and_then(|&(i, j)| skills.get(i)?.files.get(j));
-        let found = match first.map(|f| std::str::from_utf8(&f.bytes)) {
-            None => None,
-            Some(Ok(text)) => Some(text),
-            // Not text: a later file of the same path, as the search in order would find.
-            Some(Err(_)) => source_text(skills, file),
-        };
+            .and_then(|b| std::str::from_utf8(b).ok());
         if let Some(text) = found {
             report.sources.insert(file.clone(), text.to_string());
         }
     }
-}
-
-/// The text of the first file of the packs at `file` that is UTF-8.
-fn source_text<'a>(skills: &'a [Skill], file: &str) -> Option<&'a str> {
-    skills.iter().find_map(|s| {
-        s.files.iter().find_map(|f| {
-            (crate::discover::join(&s.rel_dir, &f.path) == file)
-                .then(|| std::str::from_utf8(&f.bytes).ok())
-                .flatten()
-        })
-    })
 }
 
 /// Builds the embeddable model of a pack whose frontmatter parsed and has a string name (its
