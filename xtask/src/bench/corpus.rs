@@ -27,7 +27,7 @@
 //! even steps through the sorted corpus, each in a process of its own (through `xargs`), so
 //! that the fixed cost a process pays is counted as often as a hook pays it.
 
-use super::process::{display, mkdir, s, write, write_section};
+use super::process::{copy_tree, display, mkdir, s, write, write_section};
 use super::timing::Stat;
 use crate::{root, run as run_step};
 use std::path::{Path, PathBuf};
@@ -298,31 +298,6 @@ fn one_folder(packs: &[PathBuf], dir: &Path) -> Result<(), String> {
             .unwrap_or_default();
         taken.insert(name.clone());
         copy_tree(pack, &dir.join(name))?;
-    }
-    Ok(())
-}
-
-/// Copies the folder `from` to `to`: folders and files, symbolic links as links to the same
-/// target; `.git` left out.
-fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
-    let fail =
-        |e: std::io::Error| format!("cannot copy {} to {}: {e}", from.display(), to.display());
-    mkdir(to)?;
-    for entry in std::fs::read_dir(from).map_err(fail)? {
-        let entry = entry.map_err(fail)?;
-        if entry.file_name() == ".git" {
-            continue;
-        }
-        let (src, dst) = (entry.path(), to.join(entry.file_name()));
-        let kind = entry.file_type().map_err(fail)?;
-        if kind.is_symlink() {
-            let target = std::fs::read_link(&src).map_err(fail)?;
-            std::os::unix::fs::symlink(target, &dst).map_err(fail)?;
-        } else if kind.is_dir() {
-            copy_tree(&src, &dst)?;
-        } else {
-            std::fs::copy(&src, &dst).map_err(fail)?;
-        }
     }
     Ok(())
 }

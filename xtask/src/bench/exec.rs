@@ -28,7 +28,7 @@
 
 use super::builds::build_dir;
 use super::divan::{parse_divan, DivanRow};
-use super::process::{capture, display, mkdir, s, write_section};
+use super::process::{capture, copy_tree, display, mkdir, s, write_section};
 use super::report::t;
 use super::timing::Stat;
 use crate::{cargo, root};
@@ -120,20 +120,6 @@ fn remove_cache(dir: &Path) {
         }
     }
     let _ = std::fs::remove_dir_all(dir);
-}
-
-fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
-    mkdir(to)?;
-    for e in std::fs::read_dir(from).map_err(|e| format!("`{}`: {e}", from.display()))? {
-        let e = e.map_err(|e| e.to_string())?;
-        let dest = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_tree(&e.path(), &dest)?;
-        } else {
-            std::fs::copy(e.path(), &dest).map_err(|e| format!("`{}`: {e}", dest.display()))?;
-        }
-    }
-    Ok(())
 }
 
 /// One timed command: its arguments, environment, and what to do before each run (untimed).

@@ -12,6 +12,31 @@ pub(super) fn write(p: &Path, bytes: &[u8]) -> Result<(), String> {
     std::fs::write(p, bytes).map_err(|e| format!("cannot write `{}`: {e}", p.display()))
 }
 
+/// Copies the folder `from` to `to`: folders and files, symbolic links as links to the same
+/// target; `.git` left out.
+pub(super) fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
+    let fail =
+        |e: std::io::Error| format!("cannot copy {} to {}: {e}", from.display(), to.display());
+    mkdir(to)?;
+    for entry in std::fs::read_dir(from).map_err(fail)? {
+        let entry = entry.map_err(fail)?;
+        if entry.file_name() == ".git" {
+            continue;
+        }
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type().map_err(fail)?;
+        if kind.is_symlink() {
+            let target = std::fs::read_link(&src).map_err(fail)?;
+            std::os::unix::fs::symlink(target, &dst).map_err(fail)?;
+        } else if kind.is_dir() {
+            copy_tree(&src, &dst)?;
+        } else {
+            std::fs::copy(&src, &dst).map_err(fail)?;
+        }
+    }
+    Ok(())
+}
+
 /// Writes `bytes` unless the file already holds them; true when it wrote.
 pub(super) fn write_if_changed(p: &Path, bytes: &[u8]) -> Result<bool, String> {
     if std::fs::read(p).is_ok_and(|old| old == bytes) {

@@ -42,11 +42,16 @@ fn text_only(body: &str) -> Option<Program> {
     let ops = if raw.is_empty() {
         Vec::new()
     } else if raw.contains('\r') {
-        vec![Op::Text(raw.replace("\r\n", "\n").replace('\r', "\n"))]
+        vec![Op::Text(lf(raw))]
     } else {
         vec![Op::Span(0, u32::try_from(raw.len()).ok()?)]
     };
     Some(Program { ops })
+}
+
+/// Raw text as Jinja2 writes it: every line break (`\r\n`, `\r`) as `\n`.
+fn lf(raw: &str) -> String {
+    raw.replace("\r\n", "\n").replace('\r', "\n")
 }
 
 /// [`analyse_and_compile`] by parsing the body, whatever it holds.
@@ -142,10 +147,8 @@ impl Lower<'_> {
                     (Ok(a), Ok(b)) if inside && !r.raw.contains('\r') => {
                         self.emit(Op::Span(a, b));
                     }
-                    // Jinja2 writes every line break of the template as `\n`.
                     _ => {
-                        let text = r.raw.replace("\r\n", "\n").replace('\r', "\n");
-                        self.emit(Op::Text(text));
+                        self.emit(Op::Text(lf(r.raw)));
                     }
                 }
                 Ok(())
