@@ -65,6 +65,7 @@ pub use validate::fields::{Field, KNOWN_FIELDS};
 /// registry as a benchmark fixture). Not public API: anything here may change in any release.
 #[doc(hidden)]
 pub mod __internal {
+    pub use crate::discover::is_ignored;
     pub use crate::generate::route::{build_fields_with, FieldTexts, Weights};
     pub use crate::generate::{
         generate, GenOptions, Generated, BYTES_FILE, REGISTRY_RS, ROUTE_FILE, TEXT_FILE,

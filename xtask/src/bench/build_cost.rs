@@ -3,7 +3,9 @@
 //! `/usr/bin/time`, so that its wall time and peak memory are its own. Three situations:
 //! a full run into an empty output folder, a run with nothing changed, and a run after one pack
 //! was edited (the incremental build); the output of the last is compared byte for byte with a
-//! full run on the same edited tree.
+//! full run on the same edited tree. In the same rounds as the edit, the floor under any
+//! incremental build: `benches/floor`'s `tree stat`, a process that walks the pack set and
+//! stamps every file (what finding the one edit needs at least), building nothing.
 
 use super::builds::{build_script, Tree};
 use super::packs::PackSet;
@@ -21,6 +23,8 @@ pub(super) struct ScriptCost {
     pub(super) nochange_s: Stat,
     pub(super) edit_s: Stat,
     pub(super) edit_kib: Stat,
+    /// The floor: walking the pack set and stamping every file, nothing built (wall seconds).
+    pub(super) walk_floor_s: Option<Stat>,
     /// The incremental output equals a full build of the same tree.
     pub(super) identical: bool,
     /// The build script's own account of a full run and of an incremental one, when it writes one.
@@ -107,12 +111,41 @@ fn same_outputs(a: &Path, b: &Path) -> bool {
         })
 }
 
-/// Measures the build script of `tree` (built already) on `set`, `runs` times per situation.
+/// The wall seconds of `tree stat` over `set` (`benches/floor`): the floor of a build that
+/// finds one edit.
+fn walk_floor(walker: &Path, set: &PackSet, out: &Path) -> Result<f64, String> {
+    let time = out.with_extension("floor-time");
+    let status = Command::new("/usr/bin/time")
+        .arg("-f")
+        .arg("%e")
+        .arg("-o")
+        .arg(&time)
+        .arg(walker)
+        .arg("stat")
+        .arg(&set.dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot run the floor walk: {e}"))?;
+    if !status.success() {
+        return Err(format!("the floor walk failed ({status})"));
+    }
+    let text = std::fs::read_to_string(&time).map_err(|e| e.to_string())?;
+    text.split_whitespace()
+        .next()
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| "no time".to_string())
+}
+
+/// Measures the build script of `tree` (built already) on `set`, `runs` times per situation;
+/// `walker` is the floor's `tree` binary, when it was built.
 pub(super) fn measure_script(
     scratch: &Path,
     tree: &Tree,
     set: &PackSet,
     runs: usize,
+    walker: Option<&Path>,
 ) -> Result<ScriptCost, String> {
     let script = build_script(tree).ok_or("no build script binary was found")?;
     eprintln!(
@@ -143,6 +176,7 @@ pub(super) fn measure_script(
     let original = std::fs::read(&md).map_err(|e| format!("`{}`: {e}", md.display()))?;
     let (mut edit_s, mut edit_kib) = (Vec::new(), Vec::new());
     let mut edit_stats = None;
+    let mut floor_s = Vec::new();
     let result = (|| -> Result<bool, String> {
         for k in 0..runs {
             let mut edited = original.clone();
@@ -155,6 +189,12 @@ pub(super) fn measure_script(
             edit_s.push(t);
             edit_kib.push(kib);
             edit_stats = last_stats(&stats);
+            if let Some(w) = walker {
+                match walk_floor(w, set, &a) {
+                    Ok(t) => floor_s.push(t),
+                    Err(e) => eprintln!("floor walk: not measured: {e}"),
+                }
+            }
         }
         fresh(&b)?;
         run_once(&script, tree, set, &b, &base.join("stats-b.jsonl"))?;
@@ -170,6 +210,7 @@ pub(super) fn measure_script(
         nochange_s: stat(nochange_s)?,
         edit_s: stat(edit_s)?,
         edit_kib: stat(edit_kib)?,
+        walk_floor_s: Stat::of(floor_s),
         identical,
         full_stats,
         edit_stats,

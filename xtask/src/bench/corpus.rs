@@ -21,12 +21,18 @@
 //! rules (near-duplicate descriptions over the routing index of every pack, names, versions)
 //! run over all of them, which a folder per pack never asks for.
 //!
+//! The floor is measured in the same rounds: `benches/floor`'s `tree read`, a process that walks
+//! every pack folder as discovery does and reads every file, checking nothing. No `check` that
+//! reads what it checks can cost less, so the report says what share of the goal's budget
+//! (the fastest peer's CPU divided by the goal) the file system alone takes.
+//!
 //! The same rounds measure what the `security` group costs, as `check` minus `check -A security`
 //! (which skips the scan): over the whole corpus in one process, and on packs checked alone, as
 //! a pre-commit hook checks one pack: `--lone N` packs (100 by default, 0 for none) taken at
 //! even steps through the sorted corpus, each in a process of its own (through `xargs`), so
 //! that the fixed cost a process pays is counted as often as a hook pays it.
 
+use super::builds::build_aux;
 use super::process::{copy_tree, display, mkdir, s, write, write_section};
 use super::timing::Stat;
 use crate::{root, run as run_step};
@@ -44,6 +50,8 @@ const PYPI_PEER: &str = "skills-ref==0.1.1";
 const GOAL: f64 = 10.0;
 /// The goal for the `security` group: at most this share of `check`'s CPU time.
 const SECURITY_GOAL: f64 = 0.05;
+/// The name of the floor's row.
+const FLOOR: &str = "floor: every file of every pack read, nothing checked";
 /// Packs checked alone, by default.
 const LONE: usize = 100;
 
@@ -222,6 +230,11 @@ fn measure(root: &Path, corpus: &Path, opts: &Options) -> Result<(), String> {
             Ok(argv),
         ));
     }
+    systems.push(System::new(
+        FLOOR.into(),
+        build_aux(root, "floor", "tree")
+            .map(|tree| vec![s(&tree), "read".into(), "--list".into(), s(&list)]),
+    ));
     let peers = systems.len();
     // The security group's cost: every build without the scan, and the lone packs with and
     // without it.
@@ -543,7 +556,47 @@ fn report(corpus: &Path, packs: usize, runs: usize, systems: &[System]) -> Strin
         "\nGoal: `check` ≥ {GOAL:.0}× less CPU than each reference validator. {}\n",
         verdicts.join("; ")
     ));
+    let cpu = |name: &dyn Fn(&str) -> bool| {
+        systems
+            .iter()
+            .zip(&stats)
+            .filter(|(sys, _)| name(&sys.name))
+            .filter_map(|(_, st)| st.map(|(cpu, _)| cpu.median))
+            .reduce(f64::min)
+    };
+    let fastest = cpu(&|n: &str| n.starts_with("skills-ref"));
+    let floor = cpu(&|n: &str| n == FLOOR);
+    if let Some(line) = floor_line(fastest, floor, ours.map(|(o, _)| o.median)) {
+        m.push_str(&line);
+    }
     m
+}
+
+/// What the floor leaves of the goal's budget: `fastest` is the fastest peer's CPU seconds,
+/// `floor` the floor's, `ours` the `check` measured.
+fn floor_line(fastest: Option<f64>, floor: Option<f64>, ours: Option<f64>) -> Option<String> {
+    let (fastest, floor, ours) = (fastest?, floor?, ours?);
+    let budget = fastest / GOAL;
+    if budget <= 0.0 || ours <= 0.0 {
+        return None;
+    }
+    let rest = budget - floor;
+    let left = if rest > 0.0 {
+        format!(
+            "everything else `check` does (parsing, every rule, the scan of every byte, the report) would have to fit in the {:.0} ms left, against {:.0} ms now",
+            rest * 1e3,
+            (ours - floor).max(0.0) * 1e3
+        )
+    } else {
+        "no `check` that reads every file can meet it".to_string()
+    };
+    Some(format!(
+        "\nThe floor: walking the same folders and reading every file, with nothing checked, takes {:.0} ms of CPU, {:.0}% of the goal's budget ({:.0} ms: the fastest peer's CPU ÷ {GOAL:.0}) and {:.0}% of `check`; {left}.\n",
+        floor * 1e3,
+        floor / budget * 100.0,
+        budget * 1e3,
+        floor / ours * 100.0,
+    ))
 }
 
 /// Where one build's rows are in the systems: `check` and `check -A security` over the corpus,
@@ -621,9 +674,78 @@ fn report_security(lone: usize, systems: &[System], groups: &[Group]) -> String 
     m
 }
 
+/// The floor's walk, compiled here for its test against discovery.
+#[cfg(test)]
+#[path = "../../../benches/floor/src/tree.rs"]
+mod floor_tree;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The floor skips what discovery skips, follows links to files and not to folders, and
+    /// reads every other file.
+    #[test]
+    fn the_floor_walks_as_discovery_does() {
+        for name in [
+            ".git",
+            ".DS_Store",
+            ".hidden.md",
+            "node_modules",
+            "__pycache__",
+            "Thumbs.db",
+            "desktop.ini",
+            "SKILL.md",
+            "scripts",
+            "node_modules2",
+            "a.b",
+            "_x",
+            "desktop.ini.md",
+        ] {
+            assert_eq!(
+                floor_tree::is_ignored(name),
+                skillbake_build::__internal::is_ignored(name),
+                "{name}"
+            );
+        }
+        let dir = std::env::temp_dir().join(format!("skillbake-floor-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let write = |rel: &str, text: &str| {
+            let path = dir.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap_or(&dir)).map_err(|e| e.to_string())?;
+            std::fs::write(path, text).map_err(|e| e.to_string())
+        };
+        let made = (|| -> Result<(), String> {
+            write("pack/SKILL.md", "12345")?;
+            write("pack/scripts/run.py", "123")?;
+            write("pack/.git/HEAD", "ignored")?;
+            write("pack/node_modules/x.js", "ignored")?;
+            #[cfg(unix)]
+            {
+                let link = |to: &str, at: &str| {
+                    std::os::unix::fs::symlink(to, dir.join(at)).map_err(|e| e.to_string())
+                };
+                link("SKILL.md", "pack/linked.md")?;
+                link("scripts", "pack/linked-dir")?;
+            }
+            Ok(())
+        })();
+        let mut read = floor_tree::Seen::default();
+        let mut stat = floor_tree::Seen::default();
+        floor_tree::walk(&dir.join("pack"), floor_tree::Mode::Read, &mut read);
+        floor_tree::walk(&dir.join("pack"), floor_tree::Mode::Stat, &mut stat);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(made, Ok(()));
+        let (files, bytes) = if cfg!(unix) { (3, 13) } else { (2, 8) };
+        let want = floor_tree::Seen {
+            dirs: 2,
+            files,
+            bytes,
+            errors: 0,
+        };
+        assert_eq!(read, want);
+        assert_eq!(stat, want);
+    }
 
     #[test]
     fn lone_packs_are_taken_at_even_steps() {
@@ -633,6 +755,23 @@ mod tests {
         assert_eq!(lone_packs(&packs, 10), packs);
         assert_eq!(lone_packs(&packs, 20), packs);
         assert!(lone_packs(&packs, 0).is_empty());
+    }
+
+    /// The floor's share of the budget and what it leaves, or that nothing is left.
+    #[test]
+    fn the_floor_line_says_what_is_left_of_the_budget() {
+        let line = floor_line(Some(0.71), Some(0.058), Some(0.21));
+        assert_eq!(
+            line.as_deref(),
+            Some("\nThe floor: walking the same folders and reading every file, with nothing checked, takes 58 ms of CPU, 82% of the goal's budget (71 ms: the fastest peer's CPU ÷ 10) and 28% of `check`; everything else `check` does (parsing, every rule, the scan of every byte, the report) would have to fit in the 13 ms left, against 152 ms now.\n")
+        );
+        let none_left = floor_line(Some(0.5), Some(0.06), Some(0.2)).unwrap_or_default();
+        assert!(
+            none_left.ends_with("no `check` that reads every file can meet it.\n"),
+            "{none_left}"
+        );
+        assert_eq!(floor_line(None, Some(0.06), Some(0.2)), None);
+        assert_eq!(floor_line(Some(0.7), None, Some(0.2)), None);
     }
 
     fn measured(name: &str, cpu: &[f64]) -> System {

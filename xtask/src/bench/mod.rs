@@ -16,9 +16,11 @@
 //! 3. builds in release mode under `target/bench-build/`: `skillbake` with each pack set compiled
 //!    in (`SKILLBAKE_SKILLS_DIR`; one target folder per source tree, rebuilt from the build script
 //!    on for every set and measured: rustc's and the build script's peak memory, binary size),
-//!    the floor (`benches/floor`: a binary printing a static string) and the Rust run-time loader
+//!    the floors (`benches/floor`: a binary printing a static string, and `tree`, a walk that
+//!    reads or stamps every file of a pack set and does nothing else) and the Rust run-time loader
 //!    (`benches/runtime-loader`); then runs the build script alone, full, with nothing changed and
-//!    after editing one pack (the incremental build), comparing its output with a full build;
+//!    after editing one pack (the incremental build), comparing its output with a full build,
+//!    with the floor under the incremental build (`tree stat`) in the same rounds;
 //! 4. installs the Python peers into `target/bench-venv` (pinned in
 //!    `benches/peers/requirements.txt`): DB-GPT's skill registry and `load_skill` tool, and the
 //!    Agent Skills reference validator `skills-ref`; a peer that does not install or run is
@@ -139,6 +141,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         sets.push(generate_packs(&root.join("target/bench-packs"), n)?);
     }
     let floor = build_aux(&root, "floor", "floor")?;
+    let walker = build_aux(&root, "floor", "tree")?;
     let loader = build_aux(&root, "runtime-loader", "runtime-loader")?;
     let after = Tree::current(&root);
     let before = match &opts.before {
@@ -151,11 +154,11 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     for set in &sets {
         let runs = if set.packs >= 1000 { 3 } else { 5 };
         let built = build_skillbake(&root, &after, set)?;
-        let script = measure_script(&scratch, &after, set, runs)?;
+        let script = measure_script(&scratch, &after, set, runs, Some(&walker))?;
         let old = match &before {
             Some(tree) => {
                 before_builds.push(build_skillbake(&root, tree, set)?);
-                Some(measure_script(&scratch, tree, set, runs)?)
+                Some(measure_script(&scratch, tree, set, runs, None)?)
             }
             None => None,
         };

@@ -114,6 +114,15 @@ impl Report<'_> {
             if script.identical { "identical" } else { "**differs**" },
             verdict(r <= 0.10 && script.identical)
         );
+        if let Some(floor) = &script.walk_floor_s {
+            let _ = writeln!(
+                m,
+                "| (the floor under it: walking the {packs} packs and stamping every file, nothing built) | {} ({:.1}% of a full run, {:.0}% of the edited run) | |",
+                t(floor.median),
+                floor.median / script.full_s.median * 100.0,
+                floor.median / script.edit_s.median * 100.0,
+            );
+        }
     }
 
     pub(super) fn build_tables(&self, m: &mut String) {
