@@ -326,8 +326,9 @@ pub fn build_terms(
     order.sort_unstable_by(|&a, &b| vocab.names[a].cmp(vocab.names[b]));
     let mut w = Writer::new(u32::try_from(n).map_err(|_| TooLarge)?, unit as f32);
     let mut postings_total = 0usize;
+    let mut list = Vec::new();
     for &i in &order {
-        let (scale, list) = quantize(&weighted[i], unit);
+        let scale = quantize(&weighted[i], unit, &mut list);
         postings_total += list.len();
         w.term(vocab.names[i], scale, &list)?;
     }
@@ -464,22 +465,22 @@ fn bm25f(
     weighted
 }
 
-/// A term's postings as impact bytes: the term's scale (its heaviest posting in units of 255)
-/// and each posting's impact.
-fn quantize(postings: &[(u32, f64, Fields)], unit: f64) -> (u16, Vec<Posting>) {
+/// A term's postings as impact bytes, into `list` (emptied first); returns the term's scale
+/// (its heaviest posting in units of 255).
+fn quantize(postings: &[(u32, f64, Fields)], unit: f64, list: &mut Vec<Posting>) -> u16 {
     let term_max = postings.iter().map(|p| p.1.abs()).fold(0.0f64, f64::max);
     let term_scale = (term_max / (255.0 * unit)).round().clamp(1.0, 65535.0);
-    let list = postings
-        .iter()
-        .map(|&(doc, weight, fields)| Posting {
+    list.clear();
+    list.extend(postings.iter().map(|&(doc, weight, fields)| {
+        Posting {
             doc,
             impact: (weight.abs() / (term_scale * unit))
                 .round()
                 .clamp(1.0, 255.0) as u8,
             fields,
-        })
-        .collect();
-    (term_scale as u16, list)
+        }
+    }));
+    term_scale as u16
 }
 
 /// The sorted bucket names (the root, `""`, always among them) and each pack's bucket.
