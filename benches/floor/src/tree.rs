@@ -3,10 +3,11 @@
 //! measures it in the same rounds as `skillbake check` and the incremental build, so that a goal
 //! can be set against what the file system alone costs.
 //!
-//! The walk follows the rules of `skillbake-build`'s discovery: names it ignores
-//! ([`is_ignored`], the same list, kept equal by a test in the xtask) are skipped, links to files
-//! are followed, links to folders are not (discovery walks a linked folder under its real path
-//! once).
+//! The walk skips the names `skillbake-build`'s discovery ignores ([`is_ignored`], the same
+//! list, kept equal by a test in the xtask) and follows links to files. It never follows a link
+//! to a folder, which discovery does only inside a pack and only once per folder, so the floor
+//! reads no more than `check` reads (unless a project's `ignore` globs leave files out, which
+//! this walk does not know).
 
 use std::path::Path;
 
