@@ -32,6 +32,35 @@ pub(super) struct ScriptCost {
     pub(super) edit_stats: Option<serde_json::Value>,
 }
 
+/// Runs `program` under `/usr/bin/time` (its arguments and environment set by `setup`, its
+/// output to the null device), the times written to `time`: (wall seconds, peak RSS KiB).
+/// `what` names it in errors.
+fn timed(
+    program: &Path,
+    time: &Path,
+    what: &str,
+    setup: impl FnOnce(&mut Command),
+) -> Result<(f64, f64), String> {
+    let mut cmd = Command::new("/usr/bin/time");
+    cmd.arg("-f").arg("%e %M").arg("-o").arg(time).arg(program);
+    setup(&mut cmd);
+    cmd.stdin(Stdio::null()).stdout(Stdio::null());
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run {what}: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "{what} failed ({status}): {}",
+            display(&[s(program)])
+        ));
+    }
+    let text = std::fs::read_to_string(time).map_err(|e| e.to_string())?;
+    let mut it = text.split_whitespace();
+    let secs = it.next().and_then(|v| v.parse().ok()).ok_or("no time")?;
+    let kib = it.next().and_then(|v| v.parse().ok()).ok_or("no RSS")?;
+    Ok((secs, kib))
+}
+
 /// One run: (seconds, peak RSS KiB).
 fn run_once(
     script: &Path,
@@ -40,35 +69,19 @@ fn run_once(
     out: &Path,
     stats: &Path,
 ) -> Result<(f64, f64), String> {
-    let time = out.with_extension("time");
-    let mut cmd = Command::new("/usr/bin/time");
-    cmd.arg("-f")
-        .arg("%e %M")
-        .arg("-o")
-        .arg(&time)
-        .arg(script)
-        .current_dir(&tree.src)
-        .env("OUT_DIR", out)
-        .env("CARGO_MANIFEST_DIR", &tree.src)
-        .env("CARGO_PKG_NAME", "skillbake-cli")
-        .env(skillbake_build::SKILLS_DIR_ENV, &set.dir)
-        .env(skillbake_build::STATS_ENV, stats)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null());
-    let status = cmd
-        .status()
-        .map_err(|e| format!("cannot run the build script: {e}"))?;
-    if !status.success() {
-        return Err(format!(
-            "the build script failed ({status}): {}",
-            display(&[s(script)])
-        ));
-    }
-    let text = std::fs::read_to_string(&time).map_err(|e| e.to_string())?;
-    let mut it = text.split_whitespace();
-    let secs = it.next().and_then(|v| v.parse().ok()).ok_or("no time")?;
-    let kib = it.next().and_then(|v| v.parse().ok()).ok_or("no RSS")?;
-    Ok((secs, kib))
+    timed(
+        script,
+        &out.with_extension("time"),
+        "the build script",
+        |cmd| {
+            cmd.current_dir(&tree.src)
+                .env("OUT_DIR", out)
+                .env("CARGO_MANIFEST_DIR", &tree.src)
+                .env("CARGO_PKG_NAME", "skillbake-cli")
+                .env(skillbake_build::SKILLS_DIR_ENV, &set.dir)
+                .env(skillbake_build::STATS_ENV, stats);
+        },
+    )
 }
 
 fn fresh(dir: &Path) -> Result<(), String> {
@@ -115,27 +128,10 @@ fn same_outputs(a: &Path, b: &Path) -> bool {
 /// finds one edit.
 fn walk_floor(walker: &Path, set: &PackSet, out: &Path) -> Result<f64, String> {
     let time = out.with_extension("floor-time");
-    let status = Command::new("/usr/bin/time")
-        .arg("-f")
-        .arg("%e")
-        .arg("-o")
-        .arg(&time)
-        .arg(walker)
-        .arg("stat")
-        .arg(&set.dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .map_err(|e| format!("cannot run the floor walk: {e}"))?;
-    if !status.success() {
-        return Err(format!("the floor walk failed ({status})"));
-    }
-    let text = std::fs::read_to_string(&time).map_err(|e| e.to_string())?;
-    text.split_whitespace()
-        .next()
-        .and_then(|v| v.parse().ok())
-        .ok_or_else(|| "no time".to_string())
+    timed(walker, &time, "the floor walk", |cmd| {
+        cmd.arg("stat").arg(&set.dir).stderr(Stdio::null());
+    })
+    .map(|(secs, _)| secs)
 }
 
 /// Measures the build script of `tree` (built already) on `set`, `runs` times per situation;
