@@ -747,6 +747,43 @@ impl<'a> Postings<'a> {
         Some(())
     }
 
+    /// [`Postings::skip_to`] for a target many blocks ahead: the directory's entries are read
+    /// in a tight loop and only the block that holds `target` is entered. (A search steps a
+    /// block or two at a time, where the plain loop is faster.)
+    fn seek(&mut self, target: u32) -> Option<()> {
+        if self.block_last >= target {
+            return Some(());
+        }
+        // Read the directory's entries in a tight loop and enter only the block that holds
+        // `target` (a list without a directory is one block, its last document `u32::MAX`).
+        let (mut last, mut at, mut start, mut block) =
+            (self.block_last, self.dir, self.next_start, self.block);
+        loop {
+            if block >= self.blocks {
+                return None;
+            }
+            let prev = last;
+            last = prev.checked_add(read_varint(self.data, &mut at)?)?;
+            let len = read_varint(self.data, &mut at)? as usize;
+            let max = *self.data.get(at)?;
+            at += 1;
+            let end = start.checked_add(len)?;
+            block += 1;
+            if last >= target {
+                self.dir = at;
+                self.pos = start;
+                self.block_end = end;
+                self.next_start = end;
+                self.block_last = last;
+                self.block_max = max;
+                self.block = block;
+                self.doc = prev;
+                return Some(());
+            }
+            start = end;
+        }
+    }
+
     /// The first posting at or after `target`.
     pub fn advance(&mut self, target: u32) -> Option<Posting> {
         self.skip_to(target)?;
@@ -851,7 +888,9 @@ pub const PRUNED_WINDOW: usize = 256;
 /// impact times its weight bounds what it can add to a document. Once `k` documents are held,
 /// the terms whose bounds together cannot lift a document past the `k`-th score are
 /// *non-essential*. Windows of [`PRUNED_WINDOW`] documents are scored from the essential terms'
-/// postings into fixed accumulators; each touched document, in document order, is then
+/// postings into fixed accumulators (a window starts at the next posting of a term that is
+/// essential over the whole index: a document holding only the others cannot enter, so the
+/// stretches between them are stepped over); each touched document, in document order, is then
 /// completed from the non-essential lists (stepping over whole blocks, bounded first by their
 /// block maxima) and dropped as soon as what its remaining terms could add cannot lift it past
 /// the `k`-th score. Scores are exact integers and a later document never displaces an equal
@@ -862,7 +901,50 @@ pub fn search(
     index: &Index<'_>,
     terms: &[(Term, u32)],
     k: usize,
+    keep: impl FnMut(u32) -> bool,
+) -> Vec<Hit> {
+    search_above(index, terms, k, keep, 0)
+}
+
+/// A prefix of what [`search`]`(index, terms, k, |_| true)` returns that holds at least every
+/// hit scoring `ratio` times what document `doc` scores for the same terms, or more (scores as
+/// [`Hit::score`] gives them): the hits below that may be left out.
+///
+/// What the near-duplicate check needs of a pack's own description (is the pack among the `k`
+/// best, and does another come within `ratio` of it?), found faster than the whole top-`k`: the
+/// document's own score, read from its postings, is where pruning starts instead of 0, so the
+/// terms that cannot lift a document that far are never scored.
+pub fn search_near(
+    index: &Index<'_>,
+    terms: &[(Term, u32)],
+    doc: u32,
+    ratio: f64,
+    k: usize,
+) -> Vec<Hit> {
+    let own: i64 = terms
+        .iter()
+        .map(|&(t, w)| {
+            let mut c = Cursor::new(index, t, w);
+            if c.current.is_some_and(|p| p.doc < doc) {
+                c.current = c.postings.seek(doc).and_then(|()| c.postings.advance(doc));
+            }
+            c.current.filter(|p| p.doc == doc).map_or(0, |p| c.value(p))
+        })
+        .sum();
+    // A hit's score is its integer score times the index's scale, in `f32`, so a ratio of two
+    // scores is the ratio of the integers within a few parts in 10^7: the cut leaves a margin
+    // of one part in 10^6 and one unit below the exact product.
+    let cut = (own as f64 * ratio.clamp(0.0, 1.0) * (1.0 - 1e-6)).floor() as i64 - 1;
+    search_above(index, terms, k, |_| true, cut.max(0))
+}
+
+/// [`search`] of the documents scoring above `threshold` (at least 0).
+fn search_above(
+    index: &Index<'_>,
+    terms: &[(Term, u32)],
+    k: usize,
     mut keep: impl FnMut(u32) -> bool,
+    mut threshold: i64,
 ) -> Vec<Hit> {
     if k == 0 || terms.is_empty() {
         return Vec::new();
@@ -876,9 +958,8 @@ pub fn search(
     // below[i]: the sum of the window bounds of cursors 0..i (sorted by it).
     let mut below: Vec<i64> = Vec::with_capacity(cursors.len() + 1);
     let mut heap: Vec<Entry> = Vec::with_capacity(k.min(1024));
-    // A document must score above `threshold` to enter: 0 until `k` are held, then the k-th
-    // score (an equal score loses: documents come in increasing order).
-    let mut threshold = 0i64;
+    // A document must score above `threshold` to enter: the floor given until `k` are held,
+    // then the k-th score (an equal score loses: documents come in increasing order).
     let mut window = Window {
         score: [0; PRUNED_WINDOW],
         fields: [0; PRUNED_WINDOW],
@@ -888,9 +969,24 @@ pub fn search(
     // may say otherwise: those are not scored).
     let mut from = 0u32;
     let docs = index.docs();
+    // The terms ranked by the most each can add to any document, lowest first; `lifts[r]` is
+    // what the `r` lowest can add together. A document holding none of the terms ranked
+    // `rising` or above cannot enter, so the next window starts at one of theirs.
+    cursors.sort_by_key(|c| c.ceiling);
+    let mut lifts: Vec<i64> = Vec::with_capacity(cursors.len() + 1);
+    lifts.push(0);
+    for (r, c) in cursors.iter_mut().enumerate() {
+        c.rank = r;
+        lifts.push(lifts[r] + c.ceiling);
+    }
+    let mut rising = 0usize;
     while total > threshold && from < docs {
+        while lifts.get(rising + 1).is_some_and(|&l| l <= threshold) {
+            rising += 1;
+        }
         let Some(next) = cursors
             .iter()
+            .filter(|c| c.rank >= rising)
             .filter_map(|c| c.current.map(|p| p.doc.max(from)))
             .min()
         else {
@@ -942,6 +1038,10 @@ struct Cursor<'a> {
     current: Option<Posting>,
     weight: i64,
     bound: i64,
+    /// The most the term can add to any document.
+    ceiling: i64,
+    /// The term's place among the query's, by `ceiling`, lowest first.
+    rank: usize,
 }
 
 impl<'a> Cursor<'a> {
@@ -955,6 +1055,8 @@ impl<'a> Cursor<'a> {
             current,
             weight,
             bound,
+            ceiling: bound,
+            rank: 0,
         }
     }
 
@@ -1425,6 +1527,18 @@ mod tests {
         (w.finish().unwrap(), words)
     }
 
+    /// One to seven of `words`, each weighing 1 to 3.
+    fn random_query(rng: &mut Rng, ix: &Index<'_>, words: &[String]) -> Vec<(Term, u32)> {
+        let n = 1 + rng.below(7) as usize;
+        let mut q: Vec<(Term, u32)> = Vec::new();
+        for _ in 0..n {
+            let word = &words[rng.below(words.len() as u64) as usize];
+            let weight = 1 + rng.below(3) as u32;
+            q.extend(ix.find(word).map(|t| (t, weight)));
+        }
+        q
+    }
+
     #[test]
     fn postings_decode_and_skip_across_blocks() {
         let mut rng = Rng(7);
@@ -1453,6 +1567,9 @@ mod tests {
         for target in [0, 1, 500, 1501, 2000, 2997, 2998, 5000] {
             let mut c = ix.postings(t);
             let want = list.iter().find(|p| p.doc >= target).copied();
+            let mut sought = ix.postings(t);
+            let found = sought.seek(target).and_then(|()| sought.advance(target));
+            assert_eq!(found, want, "seek({target})");
             assert_eq!(c.advance(target), want, "advance({target})");
             // The rest follows in order.
             let rest: Vec<Posting> = c.collect();
@@ -1515,13 +1632,7 @@ mod tests {
             let (bytes, words) = random_index(&mut rng, docs, 40, impacts);
             let ix = Index::new(&bytes).unwrap();
             for _ in 0..150 {
-                let n = 1 + rng.below(7) as usize;
-                let mut q: Vec<(Term, u32)> = Vec::new();
-                for _ in 0..n {
-                    let word = &words[rng.below(words.len() as u64) as usize];
-                    let weight = 1 + rng.below(3) as u32;
-                    q.extend(ix.find(word).map(|t| (t, weight)));
-                }
+                let q = random_query(&mut rng, &ix, &words);
                 let k = [1, 2, 3, 5, 10, 50][rng.below(6) as usize];
                 let filter = rng.below(4) == 0;
                 let keep = |d: u32| !filter || !d.is_multiple_of(3);
@@ -1542,6 +1653,62 @@ mod tests {
             pruned_differs_from_all > queries / 2,
             "{pruned_differs_from_all}"
         );
+    }
+
+    /// Document `doc`'s score for `q` (0 when it holds none of the terms), as a hit gives it.
+    fn score_of(ix: &Index<'_>, q: &[(Term, u32)], doc: u32) -> f32 {
+        let mut s = 0i64;
+        for &(t, w) in q {
+            let list = ix.postings(t);
+            let weight = i64::from(w) * i64::from(list.scale());
+            for p in list.filter(|p| p.doc == doc) {
+                let v = i64::from(p.impact) * weight;
+                s += if p.fields.is_negative() { -v } else { v };
+            }
+        }
+        s as f32 * ix.scale()
+    }
+
+    #[test]
+    fn a_near_search_is_a_prefix_of_the_top_k_with_every_hit_within_the_ratio() {
+        let mut rng = Rng(31);
+        let (mut queries, mut cut, mut within) = (0, 0, 0);
+        for round in 0..10 {
+            let docs = [2, 60, 300, 1500, 5000][round % 5];
+            let impacts = [1, 4, 255][round % 3];
+            let (bytes, words) = random_index(&mut rng, docs, 40, impacts);
+            let ix = Index::new(&bytes).unwrap();
+            for _ in 0..120 {
+                let q = random_query(&mut rng, &ix, &words);
+                // The document is often one the query scores well (as a pack's own description
+                // scores its pack), sometimes any.
+                let full_all = search(&ix, &q, 5, |_| true);
+                let doc = match full_all.get(rng.below(4) as usize) {
+                    Some(h) if rng.below(3) > 0 => h.doc,
+                    _ => rng.below(u64::from(docs)) as u32,
+                };
+                let ratio = [0.0, 0.5, 0.9, 0.99, 1.0][rng.below(5) as usize];
+                let k = [1, 3, 10][rng.below(3) as usize];
+                let full = search(&ix, &q, k, |_| true);
+                let near = search_near(&ix, &q, doc, ratio, k);
+                let own = f64::from(score_of(&ix, &q, doc));
+                let needed = full
+                    .iter()
+                    .take_while(|h| own <= 0.0 || f64::from(h.score) / own >= ratio)
+                    .count();
+                assert!(
+                    full.starts_with(&near) && near.len() >= needed,
+                    "docs {docs}, impacts {impacts}, k {k}, ratio {ratio}, doc {doc}: {near:?} of {full:?}"
+                );
+                queries += 1;
+                cut += usize::from(near.len() < full.len());
+                within += usize::from(needed > 0 && needed < full.len());
+            }
+        }
+        assert_eq!(queries, 10 * 120);
+        // The floor left hits out, and some queries kept a part of the top-k.
+        assert!(cut > queries / 10, "{cut}");
+        assert!(within > queries / 20, "{within}");
     }
 
     #[test]
@@ -1569,6 +1736,9 @@ mod tests {
                         .collect();
                     let _ = search(&ix, &q, 3, |_| true);
                     let _ = search_exhaustive(&ix, &q, 3, |_| true);
+                    for doc in [0, 7, 250, 399, 400, u32::MAX] {
+                        let _ = search_near(&ix, &q, doc, 0.9, 3);
+                    }
                 }
                 flipped[i] ^= bit;
             }
@@ -1591,6 +1761,7 @@ mod tests {
                 if let Some(ix) = Index::new(&flipped) {
                     let q = terms(&ix, &["alpha", "beta", "gamma"]);
                     let _ = search(&ix, &q, 3, |_| true);
+                    let _ = search_near(&ix, &q, 2, 0.9, 3);
                     let _ = ix.bucket_of(2);
                 }
                 flipped[i] ^= bit;

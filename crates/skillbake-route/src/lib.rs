@@ -10,7 +10,9 @@
 //!   reader, and [`index::search`]: top-K by BM25F impacts, scored in fixed windows of documents
 //!   with dynamic pruning (MaxScore over the per-term and per-block maxima stored in the index;
 //!   exactly [`index::search_exhaustive`]'s answer), memory independent of the number of
-//!   skills, with `when_not_to_use` evidence subtracted.
+//!   skills, with `when_not_to_use` evidence subtracted; [`index::search_near`], the part of the
+//!   top-K that scores within a ratio of one document's own score (the compiler's
+//!   near-duplicate check), pruned from that score on.
 //!
 //! ```
 //! use skillbake_route::index::{self, Fields, Posting, Writer};

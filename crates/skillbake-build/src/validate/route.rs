@@ -31,7 +31,7 @@ use crate::parse::frontmatter::SkillMd;
 use crate::parse::{key_text, type_name};
 use skillbake_format::suggest::{closest, did_you_mean};
 use skillbake_format::{catalog, tokens};
-use skillbake_route::index::{query_terms, search, Hit, Index};
+use skillbake_route::index::{query_terms, search, search_near, Hit, Index};
 use skillbake_route::tokenize::Tokenizer;
 use std::collections::BTreeSet;
 use yaml_serde::Value;
@@ -344,6 +344,19 @@ fn run_tests(
     }
 }
 
+/// The pack routing cannot tell from pack `doc`, and its score over `doc`'s, from the best hits
+/// of `doc`'s own description: when `doc` is among them with a positive score and the best
+/// other pack scores at least `threshold` of it.
+fn nearest(doc: usize, found: &[Hit], threshold: f64) -> Option<(usize, f64)> {
+    let own = found.iter().find(|h| h.doc as usize == doc)?;
+    let other = found.iter().find(|h| h.doc as usize != doc)?;
+    if own.score <= 0.0 {
+        return None;
+    }
+    let ratio = f64::from(other.score) / f64::from(own.score);
+    (ratio >= threshold).then_some((other.doc as usize, ratio))
+}
+
 fn near_duplicates(
     skills: &[&RouteDoc],
     index: &Index<'_>,
@@ -353,14 +366,18 @@ fn near_duplicates(
     // Each pack's search is independent of the others': they run on every core (a run of
     // packs per worker, with one tokenizer and its word cache), and what they find is reported
     // below in the packs' order, as one pass would report it.
-    let searched = crate::parallel::par_parts(skills, |part| {
+    let numbered: Vec<(u32, &RouteDoc)> = (0u32..).zip(skills.iter().copied()).collect();
+    let searched = crate::parallel::par_parts(&numbered, |part| {
         let mut tok = Tokenizer::new().with_word_cache();
         part.iter()
-            .map(|skill| {
+            .map(|&(doc, skill)| {
                 if skill.description.trim().is_empty() {
                     Vec::new()
                 } else {
-                    hits(index, &mut tok, &skill.description, 3)
+                    // Only whether the pack is among the 3 best and which other pack comes
+                    // within `threshold` of it matter below: the hits under that may be left out.
+                    let terms = query_terms(index, &mut tok, &skill.description);
+                    search_near(index, &terms, doc, threshold, 3)
                 }
             })
             .collect::<Vec<_>>()
@@ -368,18 +385,10 @@ fn near_duplicates(
     let mut seen: BTreeSet<(usize, usize)> = BTreeSet::new();
     for (doc, (skill, found)) in skills.iter().zip(searched).enumerate() {
         // (A pack without a description was not searched: nothing found, nothing reported.)
-        let Some(own) = found.iter().find(|h| h.doc as usize == doc) else {
+        let Some((j, ratio)) = nearest(doc, &found, threshold) else {
             continue;
         };
-        let Some(other) = found.iter().find(|h| h.doc as usize != doc) else {
-            continue;
-        };
-        if own.score <= 0.0 {
-            continue;
-        }
-        let ratio = f64::from(other.score) / f64::from(own.score);
-        let j = other.doc as usize;
-        if ratio < threshold || !seen.insert((doc.min(j), doc.max(j))) {
+        if !seen.insert((doc.min(j), doc.max(j))) {
             continue;
         }
         let Some(near) = skills.get(j) else { continue };
@@ -403,5 +412,81 @@ fn near_duplicates(
                 skill.name, near.name, near.name
             )),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::route::{build_fields, FieldTexts};
+
+    /// The near-duplicate check searches each pack's description with `search_near`, which may
+    /// leave out the hits below the threshold: what it concludes must be what the whole top 3
+    /// gives, at every threshold, over packs with many near and exact duplicates.
+    #[test]
+    fn the_pruned_near_search_finds_what_the_whole_top_3_finds() {
+        let words = [
+            "csv",
+            "report",
+            "email",
+            "invoice",
+            "chart",
+            "table",
+            "merge",
+            "split",
+            "pdf",
+            "image",
+            "resize",
+            "translate",
+            "summary",
+            "calendar",
+            "meeting",
+            "budget",
+        ];
+        let mut state = 17u64;
+        let mut next = |n: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as usize % n
+        };
+        let mut docs = Vec::new();
+        let mut descriptions: Vec<String> = Vec::new();
+        for i in 0..300 {
+            let len = 3 + next(8);
+            let text: Vec<&str> = (0..len).map(|_| words[next(words.len())]).collect();
+            // Every fifth pack repeats an earlier one's description, word for word.
+            let description = if i % 5 == 4 {
+                descriptions[next(descriptions.len())].clone()
+            } else {
+                text.join(" ")
+            };
+            let mut f = FieldTexts::default();
+            f.texts[0].push(format!("pack-{i:03}"));
+            f.texts[1].push(description.clone());
+            f.texts[5].push(format!("{description} body {}", words[i % words.len()]));
+            descriptions.push(description);
+            docs.push(f);
+        }
+        let buckets = vec![""; docs.len()];
+        let built = build_fields(&docs, &buckets).unwrap();
+        let index = Index::new(&built.bytes).unwrap();
+        let mut tok = Tokenizer::new();
+        let mut reported = 0;
+        for threshold in [0.0, 0.5, 0.8, 0.9, 0.97, 1.0] {
+            for (doc, description) in descriptions.iter().enumerate() {
+                let terms = query_terms(&index, &mut tok, description);
+                let whole = search(&index, &terms, 3, |_| true);
+                let near = search_near(&index, &terms, doc as u32, threshold, 3);
+                let want = nearest(doc, &whole, threshold);
+                assert_eq!(
+                    nearest(doc, &near, threshold),
+                    want,
+                    "pack {doc} at {threshold}"
+                );
+                reported += usize::from(want.is_some());
+            }
+        }
+        assert!(reported > 300, "{reported}");
     }
 }
