@@ -310,10 +310,11 @@ pub fn build_terms(
     let lens: Vec<[f64; 8]> = docs.iter().map(|d| d.len).collect();
     let avg = average_lengths(&lens);
     let weighted = bm25f(docs, &vocab, &avg, weights);
+    // (Places no posting took weigh 0.)
     let max = weighted
+        .slots
         .iter()
-        .flatten()
-        .map(|p| p.1.abs())
+        .map(|p| p.weight.abs())
         .fold(0f64, f64::max);
     // Global unit: the heaviest term's heaviest posting is 255 × 65535 units.
     let unit = if max > 0.0 {
@@ -328,7 +329,7 @@ pub fn build_terms(
     let mut postings_total = 0usize;
     let mut list = Vec::new();
     for &i in &order {
-        let scale = quantize(&weighted[i], unit, &mut list);
+        let scale = quantize(weighted.of(i), unit, &mut list);
         postings_total += list.len();
         w.term(vocab.names[i], scale, &list)?;
     }
@@ -401,6 +402,35 @@ fn average_lengths(lens: &[[f64; 8]]) -> [f64; 8] {
     avg
 }
 
+/// One pack's BM25F weight for a term, and the fields the term occurs in.
+#[derive(Debug, Clone, Copy)]
+struct Weighted {
+    weight: f64,
+    doc: u32,
+    fields: Fields,
+}
+
+/// Every term's postings, in document order, one term's after the other's in one vector (a
+/// vector per term cost an allocation each, and a third more bytes a posting).
+struct Postings {
+    /// Each term's places, `df` of them (the packs it occurs in), the first `filled` taken.
+    slots: Vec<Weighted>,
+    /// Where each term's places start.
+    starts: Vec<usize>,
+    /// How many places each term took: one per pack where it has a weight.
+    filled: Vec<u32>,
+}
+
+impl Postings {
+    /// Term `i`'s postings.
+    fn of(&self, i: usize) -> &[Weighted] {
+        match (self.starts.get(i), self.filled.get(i)) {
+            (Some(&a), Some(&n)) => self.slots.get(a..a + n as usize).unwrap_or_default(),
+            _ => &[],
+        }
+    }
+}
+
 /// Each term's (pack, BM25F weight, fields) postings; the weight is negative for a term that
 /// only `when_not_to_use` holds (when `weights.negative`).
 fn bm25f(
@@ -408,7 +438,7 @@ fn bm25f(
     vocab: &Vocabulary<'_>,
     avg: &[f64; 8],
     weights: &Weights,
-) -> Vec<Vec<(u32, f64, Fields)>> {
+) -> Postings {
     let n = docs.len() as f64;
     // Once per term, not per posting (the same expression, so the same bits).
     let idfs: Vec<f64> = vocab
@@ -419,12 +449,23 @@ fn bm25f(
             (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
         })
         .collect();
-    // A term has at most one posting per pack it occurs in.
-    let mut weighted: Vec<Vec<(u32, f64, Fields)>> = vocab
-        .df
-        .iter()
-        .map(|&d| Vec::with_capacity(d as usize))
-        .collect();
+    // A term has at most one posting per pack it occurs in: `df` places are kept for it, and
+    // `filled` counts those it takes.
+    let mut starts = Vec::with_capacity(vocab.df.len());
+    let mut at = 0usize;
+    for &df in &vocab.df {
+        starts.push(at);
+        at += df as usize;
+    }
+    let mut slots = vec![
+        Weighted {
+            weight: 0.0,
+            doc: 0,
+            fields: Fields::default(),
+        };
+        at
+    ];
+    let mut filled = vec![0u32; vocab.df.len()];
     let mut ids = vocab.ids.iter();
     for (d, doc) in docs.iter().enumerate() {
         // Each field's length normalisation, once per pack.
@@ -434,7 +475,8 @@ fn bm25f(
             1.0 - b + b * lens[f] / avg[f]
         });
         for ((_, tf), id) in doc.ends().iter().zip(ids.by_ref()) {
-            let idf = idfs[*id as usize];
+            let id = *id as usize;
+            let idf = idfs[id];
             let norm = |f: usize| -> f64 {
                 let tf = f64::from(tf[f]);
                 if tf == 0.0 {
@@ -459,25 +501,43 @@ fn bm25f(
                 }
                 (-idf * neg / (k1 + neg), Fields::WHEN_NOT_TO_USE)
             };
-            weighted[*id as usize].push((d as u32, weight, fields));
+            // (A pack gives a term one posting at most, so it never takes more than `df` places.)
+            if filled[id] >= vocab.df[id] {
+                continue;
+            }
+            if let Some(slot) = slots.get_mut(starts[id] + filled[id] as usize) {
+                *slot = Weighted {
+                    weight,
+                    doc: d as u32,
+                    fields,
+                };
+                filled[id] += 1;
+            }
         }
     }
-    weighted
+    Postings {
+        slots,
+        starts,
+        filled,
+    }
 }
 
 /// A term's postings as impact bytes, into `list` (emptied first); returns the term's scale
 /// (its heaviest posting in units of 255).
-fn quantize(postings: &[(u32, f64, Fields)], unit: f64, list: &mut Vec<Posting>) -> u16 {
-    let term_max = postings.iter().map(|p| p.1.abs()).fold(0.0f64, f64::max);
+fn quantize(postings: &[Weighted], unit: f64, list: &mut Vec<Posting>) -> u16 {
+    let term_max = postings
+        .iter()
+        .map(|p| p.weight.abs())
+        .fold(0.0f64, f64::max);
     let term_scale = (term_max / (255.0 * unit)).round().clamp(1.0, 65535.0);
     list.clear();
-    list.extend(postings.iter().map(|&(doc, weight, fields)| {
+    list.extend(postings.iter().map(|p| {
         Posting {
-            doc,
-            impact: (weight.abs() / (term_scale * unit))
+            doc: p.doc,
+            impact: (p.weight.abs() / (term_scale * unit))
                 .round()
                 .clamp(1.0, 255.0) as u8,
-            fields,
+            fields: p.fields,
         }
     }));
     term_scale as u16
