@@ -993,13 +993,9 @@ fn search_above(
         .iter()
         .map(|&(t, w)| Cursor::new(index, t, w))
         .collect();
-    // The most any document can score: once the k-th score reaches it, nothing can enter.
-    let total: i64 = cursors.iter().map(|c| c.bound).sum();
     // below[i]: the sum of the window bounds of cursors 0..i (sorted by it).
     let mut below: Vec<i64> = Vec::with_capacity(cursors.len() + 1);
     let mut heap: Vec<Entry> = Vec::with_capacity(k.min(1024));
-    // A document must score above `threshold` to enter: the floor given until `k` are held,
-    // then the k-th score (an equal score loses: documents come in increasing order).
     let mut window = Window {
         score: [0; PRUNED_WINDOW],
         fields: [0; PRUNED_WINDOW],
@@ -1019,6 +1015,10 @@ fn search_above(
         c.rank = r;
         lifts.push(lifts[r] + c.ceiling);
     }
+    // The most any document can score: once the k-th score reaches it, nothing can enter.
+    let total = lifts.last().copied().unwrap_or(0);
+    // A document must score above `threshold` to enter: the floor given until `k` are held,
+    // then the k-th score (an equal score loses: documents come in increasing order).
     let mut rising = 0usize;
     while total > threshold && from < docs {
         while lifts.get(rising + 1).is_some_and(|&l| l <= threshold) {

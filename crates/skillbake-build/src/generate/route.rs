@@ -412,7 +412,7 @@ struct Weighted {
 
 /// Every term's postings, in document order, one term's after the other's in one vector (a
 /// vector per term cost an allocation each, and a third more bytes a posting).
-struct Postings {
+struct WeightedLists {
     /// Each term's places, `df` of them (the packs it occurs in), the first `filled` taken.
     slots: Vec<Weighted>,
     /// Where each term's places start.
@@ -421,7 +421,7 @@ struct Postings {
     filled: Vec<u32>,
 }
 
-impl Postings {
+impl WeightedLists {
     /// Term `i`'s postings.
     fn of(&self, i: usize) -> &[Weighted] {
         match (self.starts.get(i), self.filled.get(i)) {
@@ -438,7 +438,7 @@ fn bm25f(
     vocab: &Vocabulary<'_>,
     avg: &[f64; 8],
     weights: &Weights,
-) -> Postings {
+) -> WeightedLists {
     let n = docs.len() as f64;
     // Once per term, not per posting (the same expression, so the same bits).
     let idfs: Vec<f64> = vocab
@@ -501,12 +501,10 @@ fn bm25f(
                 }
                 (-idf * neg / (k1 + neg), Fields::WHEN_NOT_TO_USE)
             };
-            // (A pack gives a term one posting at most, so it never takes more than `df` places.)
-            if filled[id] >= vocab.df[id] {
-                continue;
-            }
-            if let Some(slot) = slots.get_mut(starts[id] + filled[id] as usize) {
-                *slot = Weighted {
+            // A pack gives a term one posting at most, so it never takes more than its `df`
+            // places (and the place is within `slots`).
+            if filled[id] < vocab.df[id] {
+                slots[starts[id] + filled[id] as usize] = Weighted {
                     weight,
                     doc: d as u32,
                     fields,
@@ -515,7 +513,7 @@ fn bm25f(
             }
         }
     }
-    Postings {
+    WeightedLists {
         slots,
         starts,
         filled,
