@@ -135,9 +135,11 @@ fi
 exec /usr/bin/time -f "$name:$kind %M %e" -a -o "$SKILLBAKE_RUSTC_LOG" "$@"
 "#;
 
-/// `skillbake` of `tree` with `set` compiled in, rebuilt from the build script on and measured;
-/// the binary is copied to `target/bench-build/bin/<label>-<packs>`.
-pub(super) fn build_skillbake(root: &Path, tree: &Tree, set: &PackSet) -> Result<Built, String> {
+/// A `cargo` command in `tree` (its manifest, its target folder) with the packs of `skills`
+/// compiled in, through the `RUSTC_WRAPPER` that logs each rustc's peak memory when
+/// `SKILLBAKE_RUSTC_LOG` is set (every build of a tree goes through it, so that switching between
+/// them never looks like a new compiler to cargo).
+fn cargo_in(root: &Path, tree: &Tree, skills: &Path, args: &[&str]) -> Result<Command, String> {
     let scratch = build_dir(root, "scratch");
     mkdir(&scratch)?;
     let wrapper = scratch.join("rustc-wrapper.sh");
@@ -148,25 +150,68 @@ pub(super) fn build_skillbake(root: &Path, tree: &Tree, set: &PackSet) -> Result
         std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))
             .map_err(|e| e.to_string())?;
     }
-    let manifest = tree.src.join("Cargo.toml");
-    let cargo_in = |args: &[&str]| {
-        let mut c = cargo();
-        c.args(args)
-            .arg("--manifest-path")
-            .arg(&manifest)
-            .env("CARGO_TARGET_DIR", &tree.target)
-            .env("RUSTC_WRAPPER", &wrapper)
-            .env(skillbake_build::SKILLS_DIR_ENV, &set.dir);
-        c
-    };
+    let mut c = cargo();
+    c.args(args)
+        .arg("--manifest-path")
+        .arg(tree.src.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &tree.target)
+        .env("RUSTC_WRAPPER", &wrapper)
+        .env_remove("SKILLBAKE_RUSTC_LOG")
+        .env(skillbake_build::SKILLS_DIR_ENV, skills);
+    Ok(c)
+}
+
+/// `skillbake` of `tree` with its own bundled packs (`skills/`), as a user builds it: the binary
+/// that `check` on the real corpus and `run` are timed with, copied to
+/// `target/bench-build/bin/skillbake-<label>-bundled`.
+pub(super) fn build_bundled(root: &Path, tree: &Tree) -> Result<PathBuf, String> {
+    run_step(
+        &format!(
+            "cargo build --release -p skillbake-cli ({}, its bundled packs)",
+            tree.label
+        ),
+        &mut cargo_in(root, tree, &tree.src.join("skills"), &crate::RELEASE_BUILD)?,
+    )?;
+    let built = tree.target.join("release/skillbake");
+    let bins = build_dir(root, "bin");
+    mkdir(&bins)?;
+    let bin = bins.join(format!("skillbake-{}-bundled", tree.label));
+    std::fs::copy(&built, &bin).map_err(|e| format!("`{}`: {e}", built.display()))?;
+    Ok(bin)
+}
+
+/// `cargo bench --bench load` (the in-process `load_skill` figures) of `tree`, in its target
+/// folder.
+pub(super) fn load_bench(root: &Path, tree: &Tree) -> Result<Command, String> {
+    cargo_in(
+        root,
+        tree,
+        &tree.src.join("skills"),
+        &[
+            "bench",
+            "-p",
+            "skillbake",
+            "--features",
+            "compress",
+            "--bench",
+            "load",
+        ],
+    )
+}
+
+/// `skillbake` of `tree` with `set` compiled in, rebuilt from the build script on and measured;
+/// the binary is copied to `target/bench-build/bin/<label>-<packs>`.
+pub(super) fn build_skillbake(root: &Path, tree: &Tree, set: &PackSet) -> Result<Built, String> {
+    let scratch = build_dir(root, "scratch");
+    let cargo_in = |args: &[&str]| cargo_in(root, tree, &set.dir, args);
     // The dependencies once, then skillbake itself from its build script on, every time.
     run_step(
         &format!("{} dependencies", tree.label),
-        &mut cargo_in(&crate::RELEASE_BUILD),
+        &mut cargo_in(&crate::RELEASE_BUILD)?,
     )?;
     run_step(
         "cargo clean -p skillbake-cli",
-        &mut cargo_in(&["clean", "--release", "-p", "skillbake-cli"]),
+        &mut cargo_in(&["clean", "--release", "-p", "skillbake-cli"])?,
     )?;
     let log = scratch.join(format!("rustc-{}-{}.log", tree.label, set.packs));
     let stats = scratch.join(format!("stats-{}-{}.jsonl", tree.label, set.packs));
@@ -176,7 +221,7 @@ pub(super) fn build_skillbake(root: &Path, tree: &Tree, set: &PackSet) -> Result
     }
     let mut cmd = Command::new("/usr/bin/time");
     cmd.arg("-v").arg("-o").arg(&time);
-    let inner = cargo_in(&crate::RELEASE_BUILD);
+    let inner = cargo_in(&crate::RELEASE_BUILD)?;
     cmd.arg(inner.get_program()).args(inner.get_args());
     for (k, v) in inner.get_envs() {
         match v {

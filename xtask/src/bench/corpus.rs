@@ -112,9 +112,14 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
     measure(&root(), &corpus, &opts)
 }
 
-/// The corpus step of the whole `cargo xtask bench`, when `SKILLBAKE_BENCH_CORPUS` names one.
-pub(super) fn run_from_env() -> Result<(), String> {
-    run(&[])
+/// The corpus step of the whole `cargo xtask bench`, when `SKILLBAKE_BENCH_CORPUS` names one:
+/// `bin` checks it, against `before` in the same rounds when there is one.
+pub(super) fn run_from_env(bin: &Path, before: Option<&Path>) -> Result<(), String> {
+    let mut args = vec!["--bin".to_string(), s(bin)];
+    if let Some(b) = before {
+        args.extend(["--before-bin".to_string(), s(b)]);
+    }
+    run(&args)
 }
 
 fn measure(root: &Path, corpus: &Path, opts: &Options) -> Result<(), String> {

@@ -1,4 +1,4 @@
-//! `cargo xtask bench exec [--runs N] [--no-peers] [--no-inproc] [--before BIN]`: what running a skill through
+//! `cargo xtask bench exec [--runs N] [--no-peers] [--no-inproc] [--bin BIN] [--before BIN]`: what running a skill through
 //! skillbake costs over running its script directly, written to `BENCHMARKS.md` between its
 //! `bench-exec:start`/`bench-exec:end` markers.
 //!
@@ -8,7 +8,8 @@
 //! a change in the machine's load hits them alike:
 //!
 //! * **direct**: `python3 skills/read-file/scripts/read_file.py '<params>'`;
-//! * **`skillbake run`, warm**: the release binary with the bundled packs, the pack's copy
+//! * **`skillbake run`, warm**: the release binary with the bundled packs (`--bin`, else built
+//!   into `target/bench-build/exec`), the pack's copy
 //!   already in the cache (it is verified before the run);
 //! * **`skillbake run`, first run**: the same with the cache removed before every run (untimed),
 //!   so each run materialises the pack;
@@ -39,7 +40,7 @@ use std::time::Instant;
 const START: &str = "<!-- bench-exec:start -->\n";
 const END: &str = "<!-- bench-exec:end -->";
 const USAGE: &str =
-    "usage: cargo xtask bench exec [--runs N] [--no-peers] [--no-inproc] [--before BIN]";
+    "usage: cargo xtask bench exec [--runs N] [--no-peers] [--no-inproc] [--bin BIN] [--before BIN]";
 
 /// Times DB-GPT's `execute_skill_script_file` inside one process: prints JSON with the import
 /// time and the per-call times in seconds.
@@ -70,6 +71,9 @@ struct Options {
     inproc: bool,
     /// Another `skillbake` binary to time warm in the same rounds.
     before: Option<PathBuf>,
+    /// The binary to measure (with the bundled packs); built into `target/bench-build/exec`
+    /// when not given.
+    bin: Option<PathBuf>,
 }
 
 fn options(args: &[String]) -> Result<Options, String> {
@@ -78,6 +82,7 @@ fn options(args: &[String]) -> Result<Options, String> {
         peers: true,
         inproc: true,
         before: None,
+        bin: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -91,15 +96,19 @@ fn options(args: &[String]) -> Result<Options, String> {
             }
             "--no-peers" => o.peers = false,
             "--no-inproc" => o.inproc = false,
-            "--before" => {
+            "--before" | "--bin" => {
                 let bin = it
                     .next()
                     .map(|b| std::path::absolute(b).unwrap_or_else(|_| PathBuf::from(b)))
-                    .ok_or(format!("--before needs a skillbake binary ({USAGE})"))?;
+                    .ok_or(format!("{a} needs a skillbake binary ({USAGE})"))?;
                 if !bin.is_file() {
-                    return Err(format!("--before: `{}` is not a file", bin.display()));
+                    return Err(format!("{a}: `{}` is not a file", bin.display()));
                 }
-                o.before = Some(bin);
+                if a == "--bin" {
+                    o.bin = Some(bin);
+                } else {
+                    o.before = Some(bin);
+                }
             }
             other => return Err(format!("unexpected argument `{other}` ({USAGE})")),
         }
@@ -279,7 +288,7 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
     let root = root();
     let scratch = build_dir(&root, "exec-scratch");
     mkdir(&scratch)?;
-    let setup = Setup::new(&root, &scratch)?;
+    let setup = Setup::new(&root, &scratch, opts.bin.clone())?;
     let (python, python_version, python_note) = setup.interpreter_run()?;
     let mut runners = setup.runners(&root, &scratch, &python);
     if let Some(bin) = &opts.before {
@@ -364,12 +373,15 @@ struct Setup {
 }
 
 impl Setup {
-    fn new(root: &Path, scratch: &Path) -> Result<Setup, String> {
-        let bin = crate::build_bundled_skillbake(
-            &root.join("skills"),
-            Some(&build_dir(root, "exec")),
-            "the bundled packs",
-        )?;
+    fn new(root: &Path, scratch: &Path, bin: Option<PathBuf>) -> Result<Setup, String> {
+        let bin = match bin {
+            Some(b) => b,
+            None => crate::build_bundled_skillbake(
+                &root.join("skills"),
+                Some(&build_dir(root, "exec")),
+                "the bundled packs",
+            )?,
+        };
         let python = PathBuf::from(
             capture(&[
                 "python3".into(),

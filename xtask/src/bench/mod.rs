@@ -29,11 +29,15 @@
 //!    hyperfine when it is installed, else its own loop; peak RSS with `/usr/bin/time -v`;
 //!    instructions with callgrind when valgrind is installed), each loader's own breakdown (load,
 //!    first answer, per lookup), `check` throughput, and `cargo bench --bench load`;
-//! 6. writes `BENCHMARKS.md` and `benches/cold-start.svg`.
+//! 6. writes `BENCHMARKS.md` and `benches/cold-start.svg`;
+//! 7. builds `skillbake` with its bundled packs (of this tree and of the `--before` revision, in
+//!    their target folders) and times what users wait on with them: with
+//!    `SKILLBAKE_BENCH_CORPUS` naming a corpus of real packs, `check` on it against the
+//!    reference validators ([`corpus`]; `cargo xtask bench check --corpus ...` runs that step
+//!    alone), then `skillbake run` against the script alone ([`exec`]); each writes its own
+//!    section, with the `--before` build in the same rounds.
 //!
-//! With `SKILLBAKE_BENCH_CORPUS` naming a corpus of real packs, the run ends with `check` on it
-//! against the reference validators ([`corpus`]; `cargo xtask bench check --corpus ...` runs that
-//! step alone).
+//! With `--before`, the in-process `load_skill` figures of step 5 are taken from both trees too.
 //!
 //! `cargo xtask bench packs 1000,10000` generates pack sets only (step 2), for measuring by hand.
 //! `cargo xtask bench exec` measures running a skill instead (see [`exec`]).
@@ -63,13 +67,13 @@ mod timing;
 use crate::root;
 use args::options;
 use build_cost::{measure_script, ScriptCost};
-use builds::{build_aux, build_skillbake, Built, Tree};
-use divan::inproc_benches;
+use builds::{build_aux, build_bundled, build_skillbake, load_bench, Built, Tree};
+use divan::{divan_bench, inproc_benches};
 use machine::machine;
 use measure::{measure_check, measure_cold, measure_inside, same_answers};
 use packs::{fixture, generate_packs};
 use peers::{ensure_venv, Peers};
-use process::{mkdir, write_if_changed};
+use process::{mkdir, s, write_if_changed};
 use report::Report;
 use timing::Timer;
 
@@ -212,6 +216,17 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     } else {
         None
     };
+    let before_inproc = match (&before, opts.inproc) {
+        (Some(tree), true) => {
+            let mut cmd = load_bench(&root, tree)?;
+            cmd.args(["--", "--color", "never"]);
+            Some(divan_bench(
+                &format!("cargo bench --bench load (before, {})", tree.rev),
+                cmd,
+            )?)
+        }
+        _ => None,
+    };
 
     let machine = machine(&timer, &peers);
     let report = Report {
@@ -228,6 +243,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         inside,
         checks,
         inproc,
+        before_inproc,
         peers: &peers,
     };
     let svg = report.svg();
@@ -243,5 +259,24 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     };
     write_if_changed(&path, new.as_bytes())?;
     eprintln!("\nwrote BENCHMARKS.md and benches/cold-start.svg");
-    corpus::run_from_env()
+
+    // What users wait on with the bundled packs: `check` over the real corpus and `run`, this
+    // tree against the `--before` revision in the same rounds.
+    let ours = build_bundled(&root, &after)?;
+    let theirs = match &before {
+        Some(tree) => Some(build_bundled(&root, tree)?),
+        None => None,
+    };
+    corpus::run_from_env(&ours, theirs.as_deref())?;
+    let mut exec_args = vec!["--bin".to_string(), s(&ours)];
+    if let Some(b) = &theirs {
+        exec_args.extend(["--before".to_string(), s(b)]);
+    }
+    if !opts.peers {
+        exec_args.push("--no-peers".into());
+    }
+    if !opts.inproc {
+        exec_args.push("--no-inproc".into());
+    }
+    exec::run(&exec_args)
 }

@@ -29,6 +29,8 @@ pub(super) struct Report<'a> {
     pub(super) inside: Vec<Inside>,
     pub(super) checks: Vec<CheckRow>,
     pub(super) inproc: Option<Vec<DivanRow>>,
+    /// `cargo bench --bench load` of the `--before` revision, in the same run.
+    pub(super) before_inproc: Option<Vec<DivanRow>>,
     pub(super) peers: &'a Peers,
 }
 
@@ -109,6 +111,31 @@ impl Report<'_> {
         self.inproc.as_ref()?.iter().find(|r| r.name == name)
     }
 
+    /// The `--before` revision's hit of a `kb` KB body against its own floor, measured in the
+    /// same run, as a clause of the target's row (empty without `--before`).
+    fn before_hit(&self, kb: u32) -> String {
+        let Some(rows) = &self.before_inproc else {
+            return String::new();
+        };
+        let row = |name: String| rows.iter().find(|r| r.name == name);
+        let ratio = |hit: &str, floor: &str| {
+            let (h, f) = (row(format!("{hit}/{kb}"))?, row(format!("{floor}/{kb}"))?);
+            Some(format!(
+                "{} vs {} ({})",
+                t(h.median_ns * 1e-9),
+                t(f.median_ns * 1e-9),
+                x(h.median_ns / f.median_ns)
+            ))
+        };
+        match (
+            ratio("hit", "floor_lookup_and_copy"),
+            ratio("hit_into_reused_buffer", "floor_lookup_and_copy_into"),
+        ) {
+            (Some(a), Some(b)) => format!("; before: {a}, into a reused buffer {b}"),
+            _ => "; before: not in its bench".into(),
+        }
+    }
+
     pub(super) fn markdown(&self) -> String {
         let mut m = String::new();
         let sizes: Vec<String> = self.opts.sizes.iter().map(|n| n.to_string()).collect();
@@ -174,13 +201,14 @@ impl Report<'_> {
                     let bound = if kb == 1 { 1.3 } else { 2.0 };
                     let _ = writeln!(
                         m,
-                        "| `load_skill` hit, {kb} KB body: within {bound}× of lookup + copy | {} vs {} ({}); into a reused buffer {} vs {} ({}) | {} |",
+                        "| `load_skill` hit, {kb} KB body: within {bound}× of lookup + copy | {} vs {} ({}); into a reused buffer {} vs {} ({}){} | {} |",
                         t(h.median_ns * 1e-9),
                         t(f.median_ns * 1e-9),
                         x(r),
                         t(i.median_ns * 1e-9),
                         t(fi.median_ns * 1e-9),
                         x(ri),
+                        self.before_hit(kb),
                         verdict(r <= bound && ri <= bound)
                     );
                 }
