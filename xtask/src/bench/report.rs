@@ -145,9 +145,30 @@ impl Report<'_> {
              of it; medians of several runs with min–max beside them; ratios are ratios of medians).\n"
         );
         let _ = writeln!(m, "## Reproduce\n");
+        // The command as this run was given, so that it can be run again as it was.
+        let corpus = std::env::var_os("SKILLBAKE_BENCH_CORPUS")
+            .filter(|v| !v.is_empty())
+            .map_or(String::new(), |v| {
+                let name = std::path::Path::new(&v)
+                    .file_name()
+                    .map_or_else(|| "CORPUS".into(), |n| n.to_string_lossy().into_owned());
+                format!("SKILLBAKE_BENCH_CORPUS={name} ")
+            });
+        let mut flags = String::new();
+        for (on, flag) in [
+            (!self.opts.peers, " --no-peers"),
+            (!self.opts.inproc, " --no-inproc"),
+        ] {
+            if on {
+                flags.push_str(flag);
+            }
+        }
+        if let Some(rev) = &self.opts.before {
+            flags.push_str(&format!(" --before {rev}"));
+        }
         let _ = writeln!(
             m,
-            "```sh\napt-get install hyperfine time valgrind   # optional: better timing, peak RSS, instruction counts\ncargo xtask bench --sizes {} --runs {} --slow-runs {}\n```\n",
+            "```sh\napt-get install hyperfine time valgrind   # optional: better timing, peak RSS, instruction counts\n{corpus}cargo xtask bench --sizes {} --runs {} --slow-runs {}{flags}\n```\n",
             sizes.join(","),
             self.opts.runs,
             self.opts.slow_runs
