@@ -181,12 +181,23 @@ pub(super) fn build_bundled(root: &Path, tree: &Tree) -> Result<PathBuf, String>
 }
 
 /// `cargo bench --bench load` (the in-process `load_skill` figures) of `tree`, in its target
-/// folder.
+/// folder, its bench fixture regenerated first by the tree's own `cargo xtask bench --fixture`
+/// (a revision may have committed it stale; this tree's is checked by CI).
 pub(super) fn load_bench(root: &Path, tree: &Tree) -> Result<Command, String> {
+    let skills = tree.src.join("skills");
+    run_step(
+        &format!("cargo xtask bench --fixture ({})", tree.label),
+        &mut cargo_in(
+            root,
+            tree,
+            &skills,
+            &["run", "-q", "-p", "xtask", "--", "bench", "--fixture"],
+        )?,
+    )?;
     cargo_in(
         root,
         tree,
-        &tree.src.join("skills"),
+        &skills,
         &[
             "bench",
             "-p",

@@ -29,8 +29,9 @@ pub(super) struct Report<'a> {
     pub(super) inside: Vec<Inside>,
     pub(super) checks: Vec<CheckRow>,
     pub(super) inproc: Option<Vec<DivanRow>>,
-    /// `cargo bench --bench load` of the `--before` revision, in the same run.
-    pub(super) before_inproc: Option<Vec<DivanRow>>,
+    /// `cargo bench --bench load` of the `--before` revision, in the same run, or why it could
+    /// not be run.
+    pub(super) before_inproc: Option<Result<Vec<DivanRow>, String>>,
     pub(super) peers: &'a Peers,
 }
 
@@ -114,8 +115,10 @@ impl Report<'_> {
     /// The `--before` revision's hit of a `kb` KB body against its own floor, measured in the
     /// same run, as a clause of the target's row (empty without `--before`).
     fn before_hit(&self, kb: u32) -> String {
-        let Some(rows) = &self.before_inproc else {
-            return String::new();
+        let rows = match &self.before_inproc {
+            None => return String::new(),
+            Some(Err(e)) => return format!("; before: not measured ({e})"),
+            Some(Ok(rows)) => rows,
         };
         let row = |name: String| rows.iter().find(|r| r.name == name);
         let ratio = |hit: &str, floor: &str| {
