@@ -108,13 +108,21 @@ pub(super) struct Built {
 }
 
 impl Built {
-    /// Peak RSS of the rustc run of `crate_type` (`lib`, `bin`) of `skillbake`.
+    /// Peak RSS of the rustc runs of `what` (`<crate name>:<crate type>`).
     pub(super) fn rustc_kib(&self, what: &str) -> Option<u64> {
         self.rustc
             .iter()
             .filter(|(n, _, _)| n == what)
             .map(|r| r.1)
             .max()
+    }
+
+    /// Peak RSS of rustc compiling the library that embeds the registry: `skillbake-cli`'s
+    /// (whose build script generates it), or the `skillbake` runtime crate's in revisions
+    /// that embedded it there; the larger of the two, so that either layout is measured.
+    pub(super) fn library_kib(&self) -> Option<u64> {
+        self.rustc_kib("skillbake_cli:lib")
+            .max(self.rustc_kib("skillbake:lib"))
     }
 }
 
@@ -150,10 +158,14 @@ fn cargo_in(root: &Path, tree: &Tree, skills: &Path, args: &[&str]) -> Result<Co
         std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))
             .map_err(|e| e.to_string())?;
     }
+    // cargo's own options before a `--`; what follows it is the program's.
+    let split = args.iter().position(|a| *a == "--").unwrap_or(args.len());
+    let (own, program) = args.split_at(split);
     let mut c = cargo();
-    c.args(args)
+    c.args(own)
         .arg("--manifest-path")
         .arg(tree.src.join("Cargo.toml"))
+        .args(program)
         .env("CARGO_TARGET_DIR", &tree.target)
         .env("RUSTC_WRAPPER", &wrapper)
         .env_remove("SKILLBAKE_RUSTC_LOG")

@@ -22,7 +22,7 @@ fn growth(builds: &[Built], raw: &[u64], i: usize) -> Option<(f64, f64)> {
 
 /// The largest single process of a build: rustc (library or binary) or the build script.
 fn peak(b: &Built, script: &ScriptCost) -> (f64, &'static str) {
-    let lib = b.rustc_kib("skillbake:lib").unwrap_or(0) as f64;
+    let lib = b.library_kib().unwrap_or(0) as f64;
     let bin = b.rustc_kib("skillbake:bin").unwrap_or(0) as f64;
     let scr = script.full_kib.median;
     if lib >= bin && lib >= scr {
@@ -92,7 +92,7 @@ impl Report<'_> {
             m,
             "| build peak memory ≤ 1.5 GiB (build script and rustc), {packs} packs | {} ({what}): rustc library {}, binary {}, build script {}{before} | {} |",
             gib(kib),
-            kib_cell(b.rustc_kib("skillbake:lib")),
+            kib_cell(b.library_kib()),
             kib_cell(b.rustc_kib("skillbake:bin")),
             mib(Some(&script.full_kib)),
             verdict(kib <= 1.5 * GIB)
@@ -184,8 +184,9 @@ impl Report<'_> {
         let _ = writeln!(m, "### Build memory\n");
         let _ = writeln!(
             m,
-            "Peak resident memory of each process: rustc compiling the `skillbake` library (which \
-             embeds the registry) and binary, and the build script on a full run.\n"
+            "Peak resident memory of each process: rustc compiling the library that embeds the \
+             registry (`skillbake-cli`'s, whose build script generates it) and the `skillbake` \
+             binary, and the build script on a full run.\n"
         );
         let _ = writeln!(
             m,
@@ -194,7 +195,7 @@ impl Report<'_> {
         for (i, set) in self.sets.iter().enumerate() {
             let cells = |b: Option<&Built>, s: Option<&ScriptCost>| {
                 (
-                    kib_cell(b.and_then(|b| b.rustc_kib("skillbake:lib"))),
+                    kib_cell(b.and_then(Built::library_kib)),
                     kib_cell(b.and_then(|b| b.rustc_kib("skillbake:bin"))),
                     s.map_or("–".into(), |s| mib(Some(&s.full_kib))),
                 )
