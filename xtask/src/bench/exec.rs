@@ -9,8 +9,8 @@
 //!
 //! * **direct**: `python3 skills/read-file/scripts/read_file.py '<params>'`;
 //! * **`skillbake run`, warm**: the release binary with the bundled packs (`--bin`, else built
-//!   into `target/bench-build/exec`), the pack's copy
-//!   already in the cache (it is verified before the run);
+//!   into `target/bench-build/exec`), the pack's copy already in the cache (it is verified
+//!   before the run);
 //! * **`skillbake run`, first run**: the same with the cache removed before every run (untimed),
 //!   so each run materialises the pack;
 //! * **`skillbake run`, warm, before** (with `--before BIN`): another `skillbake` binary (an
