@@ -206,20 +206,7 @@ pub(super) fn load_bench(root: &Path, tree: &Tree) -> Result<Command, String> {
             &["run", "-q", "-p", "xtask", "--", "bench", "--fixture"],
         )?,
     )?;
-    cargo_in(
-        root,
-        tree,
-        &skills,
-        &[
-            "bench",
-            "-p",
-            "skillbake",
-            "--features",
-            "compress",
-            "--bench",
-            "load",
-        ],
-    )
+    cargo_in(root, tree, &skills, &super::divan::LOAD_BENCH)
 }
 
 /// `skillbake` of `tree` with `set` compiled in, rebuilt from the build script on and measured;

@@ -17,20 +17,20 @@ pub(super) struct DivanRow {
     pub(super) alloc_bytes: Option<String>,
 }
 
+/// `cargo` arguments of the in-process `load_skill` bench (divan's own follow a `--`).
+pub(super) const LOAD_BENCH: [&str; 7] = [
+    "bench",
+    "-p",
+    "skillbake",
+    "--features",
+    "compress",
+    "--bench",
+    "load",
+];
+
 pub(super) fn inproc_benches() -> Result<Vec<DivanRow>, String> {
     let mut cmd = cargo();
-    cmd.args([
-        "bench",
-        "-p",
-        "skillbake",
-        "--features",
-        "compress",
-        "--bench",
-        "load",
-        "--",
-        "--color",
-        "never",
-    ]);
+    cmd.args(LOAD_BENCH).args(["--", "--color", "never"]);
     divan_bench("cargo bench --bench load", cmd)
 }
 
