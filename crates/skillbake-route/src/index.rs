@@ -578,12 +578,7 @@ impl<'a> Index<'a> {
     /// the bytes cannot be read.
     pub fn postings_len(&self, term: Term) -> u32 {
         let data = self.postings.get(term.start..term.end).unwrap_or(&[]);
-        // The term's scale (2 bytes), then the count.
-        let mut pos = 2;
-        if data.len() < pos {
-            return 0;
-        }
-        read_varint(data, &mut pos).unwrap_or(0)
+        list_head(data).map_or(0, |(_, n, _)| n)
     }
 
     /// The bucket of document `doc` (`""` when it has none).
@@ -637,15 +632,21 @@ pub struct Postings<'a> {
     doc: u32,
 }
 
+/// The head of a posting list: the term's scale (2 bytes), the count of its postings, and the
+/// place of the byte after the count.
+fn list_head(data: &[u8]) -> Option<(u16, u32, usize)> {
+    let scale = u16::from_le_bytes([*data.first()?, *data.get(1)?]);
+    let mut pos = 2;
+    let n = read_varint(data, &mut pos)?;
+    Some((scale, n, pos))
+}
 impl<'a> Postings<'a> {
     fn new(data: &'a [u8]) -> Postings<'a> {
         Postings::parse(data).unwrap_or_default()
     }
 
     fn parse(data: &'a [u8]) -> Option<Postings<'a>> {
-        let scale = u16::from_le_bytes([*data.first()?, *data.get(1)?]);
-        let mut pos = 2;
-        let n = read_varint(data, &mut pos)?;
+        let (scale, n, mut pos) = list_head(data)?;
         let common = *data.get(pos)?;
         pos += 1;
         let mut q = Postings {
