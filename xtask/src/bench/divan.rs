@@ -17,8 +17,8 @@ pub(super) struct DivanRow {
     pub(super) alloc_bytes: Option<String>,
 }
 
-/// `cargo` arguments of the in-process `load_skill` bench (divan's own follow a `--`).
-pub(super) const LOAD_BENCH: [&str; 7] = [
+/// `cargo` arguments of the in-process `load_skill` bench, divan's own after the `--`.
+pub(super) const LOAD_BENCH: [&str; 10] = [
     "bench",
     "-p",
     "skillbake",
@@ -26,11 +26,14 @@ pub(super) const LOAD_BENCH: [&str; 7] = [
     "compress",
     "--bench",
     "load",
+    "--",
+    "--color",
+    "never",
 ];
 
 pub(super) fn inproc_benches() -> Result<Vec<DivanRow>, String> {
     let mut cmd = cargo();
-    cmd.args(LOAD_BENCH).args(["--", "--color", "never"]);
+    cmd.args(LOAD_BENCH);
     divan_bench("cargo bench --bench load", cmd)
 }
 

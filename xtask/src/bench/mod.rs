@@ -219,8 +219,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     // The earlier revision's figures are a comparison, not the run's subject: when they cannot
     // be taken, the report says why instead of losing the run.
     let before_inproc = match (&before, opts.inproc) {
-        (Some(tree), true) => Some(load_bench(&root, tree).and_then(|mut cmd| {
-            cmd.args(["--", "--color", "never"]);
+        (Some(tree), true) => Some(load_bench(&root, tree).and_then(|cmd| {
             divan_bench(
                 &format!("cargo bench --bench load (before, {})", tree.rev),
                 cmd,

@@ -110,7 +110,8 @@ struct SetResult {
     systems: Vec<(String, Result<Scored, String>)>,
     index_bytes: usize,
     /// Median over the requests of each one's best of [`REPEATS`] runs, in µs: `search` (pruned
-    /// where that is cheaper) and the exhaustive one (the search alone, the request's terms looked up beforehand).
+    /// where that is cheaper) and the exhaustive one (the search alone, the request's terms
+    /// looked up beforehand).
     search_us: SearchUs,
     text_bytes: usize,
     catalog_tokens: usize,
