@@ -481,8 +481,14 @@ impl Registry {
     /// for byte what DB-GPT returns (see the crate docs).
     #[inline]
     pub fn load_skill(&self, skill_name: &str, file_path: &str) -> String {
+        // The hit is one exact-size copy of the precomputed reply (what `String::clone` does),
+        // not an empty string grown through `push_str`'s out-of-line reserve.
+        let probed = self.probe(skill_name);
+        if let Some(reply) = probed.and_then(|h| h.own_skill_md_reply(self.parts, file_path)) {
+            return reply.to_owned();
+        }
         let mut out = String::new();
-        self.load_skill_into(skill_name, file_path, &mut out);
+        self.load_skill_resolved(skill_name, file_path, probed, &mut out);
         out
     }
 
