@@ -68,7 +68,7 @@ pub mod __internal {
     pub use crate::discover::is_ignored;
     pub use crate::generate::route::{build_fields_with, FieldTexts, Weights};
     pub use crate::generate::{
-        generate, GenOptions, Generated, BYTES_FILE, REGISTRY_RS, ROUTE_FILE, TEXT_FILE,
+        generate, text_file, GenOptions, Generated, BYTES_FILE, REGISTRY_RS, ROUTE_FILE, TEXT_FILE,
     };
     pub use crate::model::Skill;
     pub use crate::parse::frontmatter;
@@ -392,12 +392,7 @@ impl Config {
         let t = std::time::Instant::now();
         // (The cache for the next build was written while the cross-pack rules ran.)
         write_if_changed(&out.join(generate::REGISTRY_RS), generated.code.as_bytes())?;
-        write_pieces_if_changed(&out.join(generate::TEXT_FILE), generated.text.parts()).map_err(
-            |e| match e {
-                WriteFailed::Piece(e) => Failed::Store(e),
-                WriteFailed::File(e) => Failed::Error(Error::Io(e)),
-            },
-        )?;
+        write_text(out, &generated.text)?;
         write_if_changed(&out.join(generate::BYTES_FILE), &generated.bytes)?;
         write_if_changed(&out.join(generate::ROUTE_FILE), &generated.route)?;
         let write = t.elapsed();
@@ -455,6 +450,27 @@ fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Writes each piece of the registry's text to its file ([`generate::text_file`]) unless the
+/// file holds it already, and removes the files of pieces an earlier build had beyond these.
+fn write_text(out: &Path, text: &generate::TextBlob) -> Result<(), Failed> {
+    for (k, segments) in text.pieces().iter().enumerate() {
+        write_pieces_if_changed(&out.join(generate::text_file(k)), segments).map_err(
+            |e| match e {
+                WriteFailed::Piece(e) => Failed::Store(e),
+                WriteFailed::File(e) => Failed::Error(Error::Io(e)),
+            },
+        )?;
+    }
+    for k in text.pieces().len().. {
+        match std::fs::remove_file(out.join(generate::text_file(k))) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
+            Err(e) => return Err(Failed::Error(Error::Io(e))),
+        }
+    }
+    Ok(())
 }
 
 /// Writes `bytes` unless the file holds them already (see [`write_pieces_if_changed`]).

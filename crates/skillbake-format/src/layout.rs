@@ -3,15 +3,16 @@
 //!
 //! A registry is two blobs and a handful of constants (see `ARCHITECTURE.md`):
 //!
-//! * the **text blob** (`include_str!`): every string and every UTF-8 file, each pack's strings
-//!   next to each other;
+//! * the **text blob**: every string and every UTF-8 file, each pack's strings next to each
+//!   other, in pieces of `1 << shift` text offsets (one `include_str!` each; a registry with less
+//!   than 8 MiB of text has one), no string crossing from one piece into the next;
 //! * the **data blob** (`include_bytes!`): the tables below, then the bytes of files that are not
 //!   UTF-8 and of compressed files.
 //!
 //! A table is `rows × WIDTH` cells, each cell a little-endian `u32`, starting at a byte offset
-//! of the data blob. A *text range* is two cells, start and end byte offsets into the text blob;
-//! a *data range* the same into the data blob; a *row range* two cells, first row and end row of
-//! another table. [`NONE`] marks an absent value. Nothing in a table is a pointer: the binary
+//! of the data blob. A *text range* is two cells, start and end text offsets (the piece in the
+//! high bits, the byte in it in the low `shift` bits); a *data range* is start and end byte
+//! offsets into the data blob; a *row range* two cells, first row and end row of another table. [`NONE`] marks an absent value. Nothing in a table is a pointer: the binary
 //! needs no relocation however many packs it holds.
 //!
 //! Adding a table: a module here with its columns and `WIDTH`, rows written by

@@ -100,6 +100,8 @@ macro_rules! include_skills {
 /// per pack: a binary with ten thousand skills starts as fast as one with ten.
 #[doc(hidden)]
 pub mod __private {
+    use std::ops::Range;
+
     /// The layout version of the routing index this runtime reads; generated code asserts it.
     pub const ROUTE_FORMAT: u32 = 2;
     #[cfg(feature = "route")]
@@ -158,11 +160,65 @@ pub mod __private {
     /// Whether this build of the runtime can inflate compressed files (feature `compress`).
     pub const COMPRESS: bool = cfg!(feature = "compress");
 
+    /// The registry's text: every string and UTF-8 file, in pieces of at most `1 << shift`
+    /// bytes, one `include_str!` each. A text offset `o` is byte `o & ((1 << shift) - 1)` of
+    /// piece `o >> shift`, and no string crosses from one piece into the next. (rustc holds an
+    /// included file several times while it compiles it, and under LTO LLVM's bitcode writer
+    /// holds one constant many times over: a registry of 177 MB as one constant took the
+    /// compile to 3.3 GiB, in pieces to about 1.3 GiB.)
+    #[derive(Debug, Clone, Copy)]
+    pub struct Texts {
+        /// The pieces, in order.
+        pub pieces: &'static [&'static str],
+        /// log2 of the span of text offsets each piece has.
+        pub shift: u32,
+    }
+
+    impl Texts {
+        /// The piece holding `start` and the range `start..end` within it (`None` when `start`
+        /// names no piece or `end` comes before the piece).
+        #[inline]
+        fn locate(&self, start: u32, end: u32) -> Option<(&'static str, Range<usize>)> {
+            // `checked_shr` refuses a shift of 32 or more, so the mask below is well defined.
+            let piece = self.pieces.get(start.checked_shr(self.shift)? as usize)?;
+            let base = start & u32::MAX.wrapping_shl(self.shift);
+            Some((
+                piece,
+                (start - base) as usize..end.checked_sub(base)? as usize,
+            ))
+        }
+
+        /// The bytes of `start..end`; `None` when the range is not within one piece.
+        #[inline]
+        pub fn bytes(&self, start: u32, end: u32) -> Option<&'static [u8]> {
+            let (piece, range) = self.locate(start, end)?;
+            piece.as_bytes().get(range)
+        }
+
+        /// The text of `start..end`; `None` when the range is not within one piece or does not
+        /// fall on character boundaries.
+        #[inline]
+        pub fn get(&self, start: u32, end: u32) -> Option<&'static str> {
+            let (piece, range) = self.locate(start, end)?;
+            piece.get(range)
+        }
+
+        /// The length in bytes of every piece together.
+        pub fn len(&self) -> usize {
+            self.pieces.iter().map(|p| p.len()).sum()
+        }
+
+        /// Whether there is no text at all.
+        pub fn is_empty(&self) -> bool {
+            self.pieces.iter().all(|p| p.is_empty())
+        }
+    }
+
     /// The blobs and tables of a registry.
     #[derive(Clone, Copy)]
     pub struct Parts {
         /// Every string and UTF-8 file.
-        pub text: &'static str,
+        pub text: Texts,
         /// The tables, then the bytes of binary and compressed files.
         pub data: &'static [u8],
         /// `layout::skill`, one row per skill in name order.

@@ -5,7 +5,7 @@
 //! Every row is read from the tables that `skillbake-build` wrote (`skillbake_format::layout`):
 //! cells are offsets into the text and data blobs, never pointers.
 
-use crate::__private::{Parts, Str, Table, TextSlot};
+use crate::__private::{Parts, Str, Table, TextSlot, Texts};
 use crate::chunk;
 use skillbake_format::activation::Shape as Activation;
 use skillbake_format::catalog::{self, Catalog, CatalogEntry};
@@ -186,8 +186,8 @@ impl Resolution<'_> {
     }
 }
 
-fn slice(text: &'static str, s: Str) -> &'static str {
-    text.get(s.0 as usize..s.1 as usize).unwrap_or("")
+fn slice(text: Texts, s: Str) -> &'static str {
+    text.get(s.0, s.1).unwrap_or("")
 }
 
 /// A row the name index found: its number and the rest of its hit run (`layout::skill::HIT`),
@@ -208,16 +208,13 @@ impl Probed {
         if flags & layout::flags::OWN_PATH_IS_BODY == 0 {
             return None;
         }
-        let path = parts
-            .text
-            .as_bytes()
-            .get(path_start as usize..path_end as usize)?;
+        let path = parts.text.bytes(path_start, path_end)?;
         (path == file_path.as_bytes()).then(|| text_at(parts, reply_start, reply_end))
     }
 }
 
 fn text_at(parts: &'static Parts, start: u32, end: u32) -> &'static str {
-    parts.text.get(start as usize..end as usize).unwrap_or("")
+    parts.text.get(start, end).unwrap_or("")
 }
 
 /// The `SKILL.md` of skill row `row` when it is stored spliced around its body, rebuilt once
@@ -305,7 +302,7 @@ impl Registry {
                 layout::index::slots::SKILL,
             );
         // Compared as bytes: equal bytes are the same text, with no character boundary to check.
-        let stored = p.text.as_bytes().get(start as usize..end as usize);
+        let stored = p.text.bytes(start, end);
         (stored == Some(key.as_bytes())).then_some(Probed {
             row: row as usize,
             cells: [flags, path_start, path_end, reply_start, reply_end],
@@ -1009,20 +1006,25 @@ impl File {
     /// The exact bytes of the file.
     pub fn bytes(&self) -> &'static [u8] {
         let (start, end) = (
-            self.cell(layout::file::DATA) as usize,
-            self.cell(layout::file::DATA + 1) as usize,
+            self.cell(layout::file::DATA),
+            self.cell(layout::file::DATA + 1),
         );
+        let data = || {
+            self.parts
+                .data
+                .get(start as usize..end as usize)
+                .unwrap_or(&[])
+        };
         match self.cell(layout::file::ENCODING) {
-            encoding::TEXT => self.parts.text.as_bytes().get(start..end).unwrap_or(&[]),
-            encoding::BYTES => self.parts.data.get(start..end).unwrap_or(&[]),
+            encoding::TEXT => self.parts.text.bytes(start, end).unwrap_or(&[]),
+            encoding::BYTES => data(),
             encoding::SPLICED => self.spliced().as_bytes(),
             encoding::DEFLATE => {
                 let slot = self.cell(layout::file::SLOT) as usize;
                 match self.parts.byte_slots.get(slot) {
-                    Some(slot) => slot.get_or_init(|| {
-                        let data = self.parts.data.get(start..end).unwrap_or(&[]);
-                        crate::__private::inflate(data, self.size())
-                    }),
+                    Some(slot) => {
+                        slot.get_or_init(|| crate::__private::inflate(data(), self.size()))
+                    }
                     None => &[],
                 }
             }
@@ -1093,12 +1095,15 @@ impl File {
 
 #[cfg(test)]
 mod tests {
-    use super::{FastRem, Registry};
-    use crate::__private::{Parts, Table};
+    use super::{layout, FastRem, Registry};
+    use crate::__private::{Parts, Table, Texts};
 
     /// A registry of no skill: every table empty.
     static EMPTY: Parts = Parts {
-        text: "",
+        text: Texts {
+            pieces: &[""],
+            shift: 23,
+        },
         data: &[],
         skills: Table { at: 0, rows: 0 },
         files: Table { at: 0, rows: 0 },
@@ -1114,6 +1119,39 @@ mod tests {
         signing_key: "",
         signature: "",
     };
+
+    /// A text offset names its piece by its high bits; a range that leaves its piece, starts
+    /// past the last piece or runs backwards reads nothing.
+    #[test]
+    fn text_offsets_name_a_piece_and_a_byte_in_it() {
+        let t = Texts {
+            pieces: &["abcd", "ef", "ghij\u{e9}"],
+            shift: 3,
+        };
+        assert_eq!(t.get(0, 4), Some("abcd"));
+        assert_eq!(t.get(1, 3), Some("bc"));
+        assert_eq!(t.get(8, 10), Some("ef"));
+        assert_eq!(t.bytes(9, 10), Some(&b"f"[..]));
+        assert_eq!(t.get(16, 22), Some("ghij\u{e9}"));
+        assert_eq!(t.get(20, 22), Some("\u{e9}"));
+        // Inside the character `é`, across pieces, past the end, backwards, absent.
+        assert_eq!(t.get(20, 21), None);
+        assert_eq!(t.bytes(20, 21), Some(&[0xc3][..]));
+        assert_eq!(t.get(2, 9), None);
+        assert_eq!(t.get(8, 11), None);
+        assert_eq!(t.get(24, 24), None);
+        assert_eq!(t.get(9, 8), None);
+        assert_eq!(t.get(9, 7), None);
+        assert_eq!(t.get(layout::NONE, layout::NONE), None);
+        assert_eq!(t.len(), 12);
+        // The largest shift: one piece spans every offset; a shift past it names no piece.
+        let whole = Texts {
+            pieces: &["abc"],
+            shift: 31,
+        };
+        assert_eq!(whole.get(1, 3), Some("bc"));
+        assert_eq!(Texts { shift: 32, ..whole }.get(1, 3), None);
+    }
 
     #[test]
     fn an_empty_registry_finds_nothing_and_says_so() {

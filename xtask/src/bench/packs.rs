@@ -208,19 +208,11 @@ fn fixture_files(src: &Path) -> Result<Vec<(String, Vec<u8>)>, String> {
     let generated =
         skillbake_build::__internal::generate(skillbake_build::__internal::skills(&checked), &opts)
             .map_err(|e| e.to_string())?;
-    Ok(vec![
+    let mut files = vec![
         // `.rs.in`: included by benches/load.rs, not a module of its own.
         (
             format!("{}.in", skillbake_build::__internal::REGISTRY_RS),
             generated.code.into_bytes(),
-        ),
-        (
-            skillbake_build::__internal::TEXT_FILE.to_string(),
-            generated
-                .text
-                .read()
-                .map_err(|e| e.to_string())?
-                .into_bytes(),
         ),
         (
             skillbake_build::__internal::BYTES_FILE.to_string(),
@@ -230,7 +222,15 @@ fn fixture_files(src: &Path) -> Result<Vec<(String, Vec<u8>)>, String> {
             skillbake_build::__internal::ROUTE_FILE.to_string(),
             generated.route,
         ),
-    ])
+    ];
+    for k in 0..generated.text.pieces().len() {
+        let piece = generated.text.read_piece(k).map_err(|e| e.to_string())?;
+        files.push((
+            skillbake_build::__internal::text_file(k),
+            piece.into_bytes(),
+        ));
+    }
+    Ok(files)
 }
 
 #[cfg(test)]

@@ -62,26 +62,81 @@ pub struct Generated {
     pub route: Vec<u8>,
 }
 
-/// The registry's text, `skillbake_text.txt`: the fragments' text segments and the tool
-/// definitions one after the other, kept as those pieces (a fragment reused from the build cache
-/// shares its text with the cache's store) and written out piece by piece, never copied into one
-/// string.
-#[derive(Debug, Clone, Default)]
+/// The registry's text, `skillbake_text.txt` and, past [`PIECE_SHIFT`]'s size,
+/// `skillbake_text.1.txt` and on ([`text_file`]): the fragments' text segments and the tool
+/// definitions one after the other, laid out in pieces of at most `1 << shift` bytes with no
+/// segment crossing from one piece into the next (so that a text offset names its piece by its
+/// high bits, see `skillbake::__private::Texts`), kept as those segments (a fragment reused from
+/// the build cache shares its text with the cache's store) and written out segment by segment,
+/// never copied into one string.
+///
+/// Why pieces: rustc holds an `include_str!` file several times while compiling it, and under
+/// LTO LLVM's bitcode writer holds one constant many times over (a 177 MB text as one constant:
+/// 3.1 GiB; in 8 MiB pieces: 1.2 GiB).
+#[derive(Debug, Clone)]
 pub struct TextBlob {
-    parts: Vec<Text>,
+    /// Each piece's segments, in order; never empty (a registry without text has one empty
+    /// piece).
+    pieces: Vec<Vec<Text>>,
+    /// The length of the last piece.
+    last_len: usize,
+    /// The length of every piece together.
     len: usize,
+    shift: u32,
+}
+
+/// log2 of the text a piece holds at least (8 MiB): a piece is larger only to hold a longer
+/// segment.
+pub const PIECE_SHIFT: u32 = 23;
+
+/// The file name of the text's piece `piece`: `skillbake_text.txt` for the first (the only one
+/// below 8 MiB of text), `skillbake_text.1.txt` and on for the others.
+pub fn text_file(piece: usize) -> String {
+    if piece == 0 {
+        TEXT_FILE.to_string()
+    } else {
+        format!("skillbake_text.{piece}.txt")
+    }
 }
 
 impl TextBlob {
-    /// Adds `text` at the end; where it starts.
-    fn push(&mut self, text: Text) -> usize {
-        let at = self.len;
-        self.len += text.len();
-        self.parts.push(text);
-        at
+    /// An empty text whose pieces span `1 << shift` offsets each: the smallest of
+    /// [`PIECE_SHIFT`] and up that holds a segment of `longest` bytes (at most 31, so that every
+    /// offset of the first piece fits a `u32` cell and the runtime's shift is defined).
+    fn new(longest: usize) -> Result<TextBlob, TooLarge> {
+        let mut shift = PIECE_SHIFT;
+        while (1usize << shift) < longest {
+            shift += 1;
+            if shift > 31 {
+                return Err(TooLarge);
+            }
+        }
+        Ok(TextBlob {
+            pieces: vec![Vec::new()],
+            last_len: 0,
+            len: 0,
+            shift,
+        })
     }
 
-    /// The length in bytes.
+    /// Adds `text` at the end, in a new piece when the last one cannot hold it; its range of
+    /// text offsets.
+    fn push(&mut self, text: Text) -> Result<(u32, u32), TooLarge> {
+        if self.last_len > 0 && self.last_len + text.len() > 1usize << self.shift {
+            self.pieces.push(Vec::new());
+            self.last_len = 0;
+        }
+        let at = ((self.pieces.len() - 1) << self.shift) + self.last_len;
+        let range = (pack::u32_of(at)?, pack::u32_of(at + text.len())?);
+        self.last_len += text.len();
+        self.len += text.len();
+        if let Some(piece) = self.pieces.last_mut() {
+            piece.push(text);
+        }
+        Ok(range)
+    }
+
+    /// The length in bytes of every piece together.
     pub fn len(&self) -> usize {
         self.len
     }
@@ -91,28 +146,47 @@ impl TextBlob {
         self.len == 0
     }
 
-    /// The pieces, in order.
-    pub fn parts(&self) -> &[Text] {
-        &self.parts
+    /// log2 of the text offsets each piece spans.
+    pub fn shift(&self) -> u32 {
+        self.shift
     }
 
-    /// The whole text, read into memory (texts reused from the build cache are read from its
-    /// store).
+    /// The pieces, each its segments in order.
+    pub fn pieces(&self) -> &[Vec<Text>] {
+        &self.pieces
+    }
+
+    /// Piece `piece`, read into memory (texts reused from the build cache are read from its
+    /// store); empty when there is no such piece.
+    pub fn read_piece(&self, piece: usize) -> std::io::Result<String> {
+        read_texts(self.pieces.get(piece).into_iter().flatten())
+    }
+
+    /// The whole text, every piece one after the other, read into memory.
     pub fn read(&self) -> std::io::Result<String> {
-        let mut out = Vec::with_capacity(self.len);
-        let mut buf = Vec::new();
-        for t in &self.parts {
-            out.extend_from_slice(t.bytes(&mut buf)?);
-        }
-        String::from_utf8(out).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+        read_texts(self.pieces.iter().flatten())
     }
 }
 
-/// Equal when the bytes are, however they are split into pieces (a text that cannot be read
-/// equals none).
+/// `texts` one after the other, read into one string.
+fn read_texts<'a>(texts: impl IntoIterator<Item = &'a Text>) -> std::io::Result<String> {
+    let mut out = Vec::new();
+    let mut buf = Vec::new();
+    for t in texts {
+        out.extend_from_slice(t.bytes(&mut buf)?);
+    }
+    String::from_utf8(out).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
+/// Equal when they are laid out in the same pieces and the bytes of each are the same, however
+/// each piece is split into segments (a text that cannot be read equals none).
 impl PartialEq for TextBlob {
     fn eq(&self, other: &TextBlob) -> bool {
-        matches!((self.read(), other.read()), (Ok(a), Ok(b)) if a == b)
+        self.shift == other.shift
+            && self.pieces.len() == other.pieces.len()
+            && (0..self.pieces.len()).all(
+                |k| matches!((self.read_piece(k), other.read_piece(k)), (Ok(a), Ok(b)) if a == b),
+            )
     }
 }
 
@@ -164,13 +238,25 @@ pub fn assemble(
     let index = NameIndex::of(fragments, defaults);
     let counts = Counts::of(fragments, &index);
     let (at, tables_len) = table_offsets(&counts);
-    let (mut text, mut data, cells) = rebase(fragments, &index.groups, tables_len)?;
+    let tools = tool_texts(fragments, &index);
+    let longest = fragments
+        .iter()
+        .map(|f| f.text.len())
+        .chain(tools.iter().map(Text::len))
+        .max()
+        .unwrap_or(0);
+    let mut text = TextBlob::new(longest)?;
+    let (mut data, cells) = rebase(fragments, &index.groups, tables_len, &mut text)?;
     write_tables(&mut data, &at, &cells, &index);
-    let tool_texts = tool_ranges(&mut text, fragments, &index)?;
-    pack::u32_of(text.len())?;
+    let tool_texts = tools
+        .into_iter()
+        .map(|t| text.push(t).map(|(start, end)| format!("({start}, {end})")))
+        .collect::<Result<Vec<_>, _>>()?;
     pack::u32_of(data.len())?;
     let sizes = Sizes {
         text: text.len(),
+        pieces: text.pieces().len(),
+        shift: text.shift(),
         data: data.len(),
         tables: tables_len,
     };
@@ -295,25 +381,24 @@ fn table_offsets(c: &Counts) -> (Vec<usize>, usize) {
 /// The cells of the skill, file, field and list tables, in that order.
 type TableCells = [Vec<u32>; 4];
 
-/// The fragments' text and data one after the other (the data after `tables_len` bytes left
-/// for the tables), and their cells rebased onto the whole registry; each skill row gets the run
-/// of its versions and its default flag.
+/// The fragments' text (appended to `text`) and data one after the other (the data after
+/// `tables_len` bytes left for the tables), and their cells rebased onto the whole registry;
+/// each skill row gets the run of its versions and its default flag.
 fn rebase(
     fragments: &[Fragment],
     groups: &[versions::Group],
     tables_len: usize,
-) -> Result<(TextBlob, Vec<u8>, TableCells), TooLarge> {
+    text: &mut TextBlob,
+) -> Result<(Vec<u8>, TableCells), TooLarge> {
     use layout::skill;
     let data_len = tables_len + fragments.iter().map(|f| f.data.len()).sum::<usize>();
-    let mut text = TextBlob::default();
-    text.parts.reserve(fragments.len() + ToolsFormat::ALL.len());
     let mut data = Vec::with_capacity(data_len);
     data.resize(tables_len, 0u8);
     let mut cells: TableCells = Default::default();
     cells[0].reserve(fragments.len() * skill::WIDTH);
     let mut base = Bases::default();
     for f in fragments {
-        base.text = pack::u32_of(text.len())?;
+        base.text = text.push(f.text.clone())?.0;
         base.data = pack::u32_of(data.len())?;
         let row = cells[0].len() / skill::WIDTH;
         for c in &f.skill {
@@ -330,14 +415,13 @@ fn rebase(
         for c in rows_of(&f.lists) {
             cells[3].push(base.rebase(c)?);
         }
-        text.push(f.text.clone());
         data.extend_from_slice(&f.data);
         base.file += pack::u32_of(f.files.len())?;
         base.field += pack::u32_of(f.fields.len())?;
         base.list += pack::u32_of(f.lists.len())?;
         base.slot += f.byte_slots;
     }
-    Ok((text, data, cells))
+    Ok((data, cells))
 }
 
 /// Every cell of a fragment's rows, in order.
@@ -422,14 +506,10 @@ fn slot_rows(slots: &[u32], skills: &[u32]) -> Vec<u32> {
     out
 }
 
-/// Appends the registry-wide texts (the tool definitions, in every dialect; the catalogs are
-/// rendered at run time) and returns their ranges as Rust tuples. Tools list each skill once,
-/// at the version an agent gets by name.
-fn tool_ranges(
-    text: &mut TextBlob,
-    fragments: &[Fragment],
-    index: &NameIndex,
-) -> Result<Vec<String>, TooLarge> {
+/// The registry-wide texts: the tool definitions, in every dialect, in `ToolsFormat::ALL`
+/// order (the catalogs are rendered at run time). Tools list each skill once, at the version an
+/// agent gets by name.
+fn tool_texts(fragments: &[Fragment], index: &NameIndex) -> Vec<Text> {
     let sources: Vec<tools::ToolSource<'_>> = fragments
         .iter()
         .enumerate()
@@ -443,18 +523,18 @@ fn tool_ranges(
         })
         .collect();
     let tool_list = tools::tools(&sources);
-    let mut out = Vec::new();
-    for format in ToolsFormat::ALL {
-        let start = pack::u32_of(text.push(Text::new(tools::render(format, &tool_list))))?;
-        let end = pack::u32_of(text.len())?;
-        out.push(format!("({start}, {end})"));
-    }
-    Ok(out)
+    ToolsFormat::ALL
+        .iter()
+        .map(|&format| Text::new(tools::render(format, &tool_list)))
+        .collect()
 }
 
 /// The final sizes of the blobs, for the generated file's header.
 struct Sizes {
     text: usize,
+    /// The text's pieces and the offsets each spans (log2).
+    pieces: usize,
+    shift: u32,
     data: usize,
     tables: usize,
 }
@@ -518,7 +598,15 @@ fn registry_code(
         let _ = writeln!(code, "static {name}: [{p}::{ty}; {n}] = {init};");
     }
     let _ = writeln!(code, "static __SKILLBAKE_PARTS: {p}::Parts = {p}::Parts {{");
-    let _ = writeln!(code, "    text: include_str!(\"{TEXT_FILE}\"),");
+    let pieces: Vec<String> = (0..sizes.pieces)
+        .map(|k| format!("include_str!({:?})", text_file(k)))
+        .collect();
+    let _ = writeln!(
+        code,
+        "    text: {p}::Texts {{ pieces: &[{}], shift: {} }},",
+        pieces.join(", "),
+        sizes.shift
+    );
     let _ = writeln!(code, "    data: include_bytes!(\"{BYTES_FILE}\"),");
     let _ = writeln!(code, "    skills: {},", table(0, counts.skills));
     let _ = writeln!(code, "    files: {},", table(1, counts.files));
@@ -561,4 +649,49 @@ pub(crate) fn default_prefix(dir: &std::path::Path) -> String {
         }
     }
     parts.pop().unwrap_or_else(|| "skills".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Text, TextBlob, PIECE_SHIFT};
+
+    fn text(len: usize) -> Text {
+        Text::new("x".repeat(len))
+    }
+
+    /// A segment goes into the last piece while it fits and starts a new one when it does not;
+    /// its offsets name the piece in their high bits.
+    #[test]
+    fn segments_fill_a_piece_then_start_the_next() {
+        let piece = 1usize << PIECE_SHIFT;
+        let mut t = TextBlob::new(piece).unwrap();
+        assert_eq!(t.shift(), PIECE_SHIFT);
+        assert_eq!(t.push(text(piece - 10)).unwrap(), (0, (piece - 10) as u32));
+        assert_eq!(
+            t.push(text(10)).unwrap(),
+            ((piece - 10) as u32, piece as u32)
+        );
+        assert_eq!(t.push(text(1)).unwrap(), (piece as u32, piece as u32 + 1));
+        assert_eq!(
+            t.push(text(piece)).unwrap(),
+            (2 * piece as u32, 3 * piece as u32)
+        );
+        assert_eq!(t.pieces().len(), 3);
+        assert_eq!(t.len(), 2 * piece + 1);
+        assert_eq!(t.read_piece(1).unwrap(), "x");
+        assert_eq!(t.read_piece(3).unwrap(), "");
+    }
+
+    /// A segment longer than a piece makes every piece as long as the next power of two; past
+    /// 2 GiB no shift is left that both sides read.
+    #[test]
+    fn the_longest_segment_sets_the_piece_size() {
+        assert_eq!(TextBlob::new(0).unwrap().shift(), PIECE_SHIFT);
+        assert_eq!(
+            TextBlob::new((1 << PIECE_SHIFT) + 1).unwrap().shift(),
+            PIECE_SHIFT + 1
+        );
+        assert_eq!(TextBlob::new(1 << 31).unwrap().shift(), 31);
+        assert!(TextBlob::new((1 << 31) + 1).is_err());
+    }
 }
