@@ -51,13 +51,13 @@ profile_dir() { if [ "$1" = release ]; then echo release; else echo debug; fi; }
 
 binary() { echo "$CARGO_TARGET_DIR/$(profile_dir "$1")/skillbake-example-agent"; }
 
-# The generated registry data of the last build-script run: text + file bytes.
+# The generated registry data of the last build-script run: text (every piece) + file bytes.
 generated_bytes() {
     local out
     out="$(ls -t "$CARGO_TARGET_DIR/$(profile_dir "$1")"/build/skillbake-example-agent-*/out/skillbake_registry.rs 2>/dev/null | head -n 1)"
     [ -n "$out" ] || { echo 0; return; }
     out="$(dirname "$out")"
-    echo $(($(stat -c %s "$out/skillbake_text.txt") + $(stat -c %s "$out/skillbake_data.bin")))
+    cat "$out"/skillbake_text*.txt "$out/skillbake_data.bin" | wc -c
 }
 
 field() { grep -F "$1" "$2" | head -n 1 | sed 's/.*: //'; }
