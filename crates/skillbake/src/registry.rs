@@ -480,27 +480,39 @@ impl Registry {
     pub fn load_skill(&self, skill_name: &str, file_path: &str) -> String {
         // The hit is one exact-size copy of the precomputed reply (what `String::clone` does),
         // not an empty string grown through `push_str`'s out-of-line reserve.
-        let probed = self.probe(skill_name);
-        if let Some(reply) = probed.and_then(|h| h.own_skill_md_reply(self.parts, file_path)) {
-            return reply.to_owned();
+        match self.own_skill_md_hit(skill_name, file_path) {
+            Ok(reply) => reply.to_owned(),
+            Err(probed) => {
+                let mut out = String::new();
+                self.load_skill_resolved(skill_name, file_path, probed, &mut out);
+                out
+            }
         }
-        let mut out = String::new();
-        self.load_skill_resolved(skill_name, file_path, probed, &mut out);
-        out
     }
 
     /// [`Registry::load_skill`] appending to `out` (reuse one buffer across calls to avoid
     /// allocating). For the pack's own `SKILL.md` path the reply was precomputed whole: one copy.
     #[inline]
     pub fn load_skill_into(&self, skill_name: &str, file_path: &str, out: &mut String) {
-        // The hit agents make most, inlined where it is called: the name as indexed and the
-        // pack's own `SKILL.md` path, answered from the cells the probe read.
-        let probed = self.probe(skill_name);
-        if let Some(reply) = probed.and_then(|h| h.own_skill_md_reply(self.parts, file_path)) {
-            out.push_str(reply);
-            return;
+        match self.own_skill_md_hit(skill_name, file_path) {
+            Ok(reply) => out.push_str(reply),
+            Err(probed) => self.load_skill_resolved(skill_name, file_path, probed, out),
         }
-        self.load_skill_resolved(skill_name, file_path, probed, out);
+    }
+
+    /// The hit agents make most, inlined where it is called: the name as indexed and the pack's
+    /// own `SKILL.md` path, answered from the cells the probe read. Otherwise what the probe
+    /// found, for [`Registry::load_skill_resolved`].
+    #[inline]
+    fn own_skill_md_hit(
+        &self,
+        skill_name: &str,
+        file_path: &str,
+    ) -> Result<&'static str, Option<Probed>> {
+        let probed = self.probe(skill_name);
+        probed
+            .and_then(|h| h.own_skill_md_reply(self.parts, file_path))
+            .ok_or(probed)
     }
 
     /// Every other request of [`Registry::load_skill_into`], once the name was probed as written.
