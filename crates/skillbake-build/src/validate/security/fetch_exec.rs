@@ -139,7 +139,7 @@ pub const PATTERNS: &[Pat] = &[
             "password is",
             "密码",
         ],
-        re: r"\bunzip\s+(-\w+\s+)*-P\s*\S+|\b7za?\s+[xe]\b[^\n]*\s-p\S+|\b(archive|zip|rar|7z|file)\b[^\n]{0,40}\bpassword\s*(is|:)\s*\S+|(压缩包|解压)[^\n]{0,20}密码",
+        re: r"\bunzip\s+(-\w+\s+)*(?-i:-P)\s*\S+|\b7za?\s+[xe]\b[^\n]*\s-p\S+|\b(archive|zip|rar|7z|file)\b[^\n]{0,40}\bpassword\s*(is|:)\s*\S+|(压缩包|解压)[^\n]{0,20}密码",
         needs: Some(r"unzip|7z|archive|zip|rar|file|压缩包|解压"),
         unless: None,
         unless_before: None,

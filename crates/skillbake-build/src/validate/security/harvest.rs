@@ -68,7 +68,7 @@ pub const PATTERNS: &[Pat] = &[
     },
     Pat {
         triggers: &["wallet", "metamask", "exodus", "electrum", "phantom", "keystore"],
-        re: r"\bwallet\.dat\b|(MetaMask|Exodus|Electrum|Phantom|Atomic)[^\n]{0,40}(Local Extension Settings|wallets?|\.json|\bdata\b|keystore)|nkbihfbeogaeaoehlefnkodbefgpgknn|/keystore/UTC--",
+        re: r"\bwallet\.dat\b|(MetaMask|Exodus|Electrum|Phantom|Atomic)[^\n]{0,40}(Local Extension Settings|wallets?[/\\]|\.wallet\b|\.json|\bdata\b|keystore)|nkbihfbeogaeaoehlefnkodbefgpgknn|/keystore/UTC--",
         needs: None,
         unless: None,
         unless_before: None,
