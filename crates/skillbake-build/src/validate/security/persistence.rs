@@ -1,6 +1,9 @@
 //! `persistence`: scripts and instructions that make code run again outside the task: a cron
 //! entry installed, a line appended to a shell start file, a git hook written, a service, launch
 //! agent, login item or `Run` registry key created, a key added to `authorized_keys`.
+//!
+//! A crontab written back through nothing but filters that drop lines (`crontab -l | grep -v
+//! NAME | crontab -`, `sed '/NAME/d'`) removes an entry: an uninstall step, not persistence.
 
 use super::scan::{Pat, Role, Scope};
 use crate::diagnostic::Code;
@@ -17,7 +20,9 @@ pub const PATTERNS: &[Pat] = &[
         re: r"\|\s*crontab\s+-\s*$|\|\s*crontab\s+-\s*[;&)]|\bcrontab\s+-l[^\n]*;\s*echo[^\n]*\|\s*crontab|crontab\s+/tmp/",
         needs: None,
         unless: None,
-        unless_before: None,
+        unless_before: Some(
+            r"^[^|;\n]*\bcrontab\s+-l\b[^|;\n]*(\|\s*(grep\s+(-\w+\s+)*-\w*v\w*\b|sed\s+(-\w+\s+)*[\x22']?/[^/\n]*/d)[^|;\n]*)+$",
+        ),
         what: "it installs a cron job",
         scope: Scope::Code,
         role: A,
