@@ -99,8 +99,8 @@ impl Compiled {
     /// The first match of [`Pat::re`] on the line `bytes[start..end]` that nothing excuses:
     /// what precedes or follows it ([`Pat::unless_before`], [`Pat::unless`]), being a branch
     /// of a regular expression ([`scan::regex_branch`]), an official installer
-    /// ([`fetch_exec::known_installer`]), a list of strings or a negation ([`hijack`]). An excused match does not hide a later one
-    /// on the same line.
+    /// ([`fetch_exec::known_installer`]), a list of strings or a negation ([`hijack`]). An
+    /// excused match does not hide a later one on the same line.
     fn first_unexcused(
         &self,
         bytes: &[u8],
