@@ -108,11 +108,16 @@ impl Compiled {
         kind: Kind,
     ) -> Option<regex_automata::Match> {
         let text = &bytes[start..end];
-        if self.code == Code::AgentHijack && hijack::is_quoted_element(bytes, start, end, kind) {
-            return None;
-        }
         let mut from = 0;
         while let Some(found) = self.find_from(text, from) {
+            // A list element is data, whatever it holds: judged once, on the line's first match
+            // (looking back for the list's `[` is the costly part, so not on lines without one).
+            if from == 0
+                && self.code == Code::AgentHijack
+                && hijack::is_quoted_element(bytes, start, end, kind)
+            {
+                return None;
+            }
             let excused = self.excused_by(&text[..found.start()], &text[found.end()..])
                 || regex_branch(text, found.range())
                 || (self.code == Code::DownloadExec
