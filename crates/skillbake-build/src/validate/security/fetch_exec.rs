@@ -11,7 +11,7 @@
 //! documentation before it on the line does not, and a second command on the line is judged
 //! on its own.
 
-use super::scan::{Pat, Role, Scope};
+use super::scan::{Excuses, Pat, Role, Scope};
 use crate::diagnostic::Code;
 
 const A: Role = Role::Alone;
@@ -201,6 +201,18 @@ pub const PATTERNS: &[Pat] = &[
         role: A,
     },
 ];
+
+/// What `download-exec` leaves alone: a matched command that only pipes official installers
+/// ([`command`], [`known_installer`]).
+pub const EXCUSES: Excuses = Excuses {
+    line: None,
+    found: Some(installer_command),
+};
+
+/// Whether the command of the match `range` of `line` only pipes official installers.
+fn installer_command(line: &[u8], range: std::ops::Range<usize>) -> bool {
+    known_installer(&String::from_utf8_lossy(command(line, range)))
+}
 
 /// Whether a matched command (`curl … | sh`) only pipes official installers: each URL in it
 /// is the HTTPS installer of a well-known tool ([`KNOWN_INSTALLERS`]). A plain-HTTP URL, a bare

@@ -14,7 +14,7 @@
 //! asking for it ("**绝不要** **绕过安全检查**": never bypass the safety checks) and is left alone
 //! ([`is_negated`]).
 
-use super::scan::{Kind, Pat, Role, Scope};
+use super::scan::{Excuses, Kind, Pat, Role, Scope};
 use crate::diagnostic::Code;
 
 const A: Role = Role::Alone;
@@ -138,6 +138,18 @@ pub const PATTERNS: &[Pat] = &[
         role: A,
     },
 ];
+
+/// What `agent-hijack` leaves alone: a line that is an element of a list of strings
+/// ([`is_quoted_element`]), and a match right after a negation ([`is_negated`]).
+pub const EXCUSES: Excuses = Excuses {
+    line: Some(is_quoted_element),
+    found: Some(negated_match),
+};
+
+/// Whether the match `range` of `line` is negated by what precedes it ([`is_negated`]).
+fn negated_match(line: &[u8], range: std::ops::Range<usize>) -> bool {
+    is_negated(line.get(..range.start).unwrap_or_default())
+}
 
 /// Whether the line `bytes[start..end]` is one element of a list of strings: only a single- or
 /// double-quoted string and a comma, in a list literal (the nearest line above that is not such

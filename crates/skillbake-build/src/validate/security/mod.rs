@@ -49,7 +49,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use regex_automata::meta::Regex;
 use scan::{
     inline_allowed, is_text, kind_of, line_bounds, line_filter, line_regex, position, regex_branch,
-    Hit, Kind, Pat,
+    Excuses, Hit, Kind, Pat,
 };
 use std::sync::OnceLock;
 
@@ -59,6 +59,8 @@ use std::sync::OnceLock;
 struct Compiled {
     code: Code,
     pat: &'static Pat,
+    /// What its rule leaves alone beyond the pattern's own `unless`.
+    excuses: Excuses,
     /// [`Pat::re`]; `None` if it does not compile (the patterns are constants of this crate,
     /// tested to compile).
     re: OnceLock<Option<Regex>>,
@@ -98,9 +100,9 @@ impl Compiled {
 
     /// The first match of [`Pat::re`] on the line `bytes[start..end]` that nothing excuses:
     /// what precedes or follows it ([`Pat::unless_before`], [`Pat::unless`]), being a branch
-    /// of a regular expression ([`scan::regex_branch`]), an official installer
-    /// ([`fetch_exec::known_installer`]), a list of strings or a negation ([`hijack`]). An
-    /// excused match does not hide a later one on the same line.
+    /// of a regular expression ([`scan::regex_branch`]), or its rule's [`Excuses`] (an official
+    /// installer, a list of strings, a negation). An excused match does not hide a later one on
+    /// the same line.
     fn first_unexcused(
         &self,
         bytes: &[u8],
@@ -110,22 +112,19 @@ impl Compiled {
         let text = &bytes[start..end];
         let mut from = 0;
         while let Some(found) = self.find_from(text, from) {
-            // A list element is data, whatever it holds: judged once, on the line's first match
-            // (looking back for the list's `[` is the costly part, so not on lines without one).
+            // Judged once, on the line's first match (a rule's look at the whole line, such as
+            // looking back for a list's `[`, can be costly, so not on lines without one).
             if from == 0
-                && self.code == Code::AgentHijack
-                && hijack::is_quoted_element(bytes, start, end, kind)
+                && self
+                    .excuses
+                    .line
+                    .is_some_and(|f| f(bytes, start, end, kind))
             {
                 return None;
             }
             let excused = self.excused_by(&text[..found.start()], &text[found.end()..])
                 || regex_branch(text, found.range())
-                || (self.code == Code::DownloadExec
-                    && fetch_exec::known_installer(&String::from_utf8_lossy(fetch_exec::command(
-                        text,
-                        found.range(),
-                    ))))
-                || (self.code == Code::AgentHijack && hijack::is_negated(&text[..found.start()]));
+                || self.excuses.found.is_some_and(|f| f(text, found.range()));
             if !excused {
                 return Some(found);
             }
@@ -211,13 +210,13 @@ struct Engine {
 }
 
 /// Every rule's patterns, in one table.
-fn tables() -> [(Code, &'static [Pat]); 5] {
+fn tables() -> [(Code, &'static [Pat], Excuses); 5] {
     [
-        (hijack::CODE, hijack::PATTERNS),
-        (harvest::CODE, harvest::PATTERNS),
-        (fetch_exec::CODE, fetch_exec::PATTERNS),
-        (obfuscation::CODE, obfuscation::PATTERNS),
-        (persistence::CODE, persistence::PATTERNS),
+        (hijack::CODE, hijack::PATTERNS, hijack::EXCUSES),
+        (harvest::CODE, harvest::PATTERNS, Excuses::NONE),
+        (fetch_exec::CODE, fetch_exec::PATTERNS, fetch_exec::EXCUSES),
+        (obfuscation::CODE, obfuscation::PATTERNS, Excuses::NONE),
+        (persistence::CODE, persistence::PATTERNS, Excuses::NONE),
     ]
 }
 
@@ -271,10 +270,11 @@ fn engine() -> &'static Engine {
     ENGINE.get_or_init(|| {
         let pats = tables()
             .into_iter()
-            .flat_map(|(code, table)| table.iter().map(move |pat| (code, pat)))
-            .map(|(code, pat)| Compiled {
+            .flat_map(|(code, table, excuses)| table.iter().map(move |pat| (code, pat, excuses)))
+            .map(|(code, pat, excuses)| Compiled {
                 code,
                 pat,
+                excuses,
                 re: OnceLock::new(),
                 needs: OnceLock::new(),
                 re_long: OnceLock::new(),
@@ -493,7 +493,7 @@ mod tests {
 
     #[test]
     fn every_pattern_compiles() {
-        let n: usize = tables().iter().map(|(_, t)| t.len()).sum();
+        let n: usize = tables().iter().map(|(_, t, _)| t.len()).sum();
         let eng = engine();
         assert_eq!(eng.pats.len(), n);
         for c in &eng.pats {

@@ -92,6 +92,34 @@ pub struct Pat {
     pub role: Role,
 }
 
+/// Whether a line holding a match is, as a whole, not what a rule looks for: given the file's
+/// bytes, the line's start and end in them, and the file's kind.
+pub type LineExcuse = fn(&[u8], usize, usize, Kind) -> bool;
+
+/// Whether a match is not what a rule looks for: given its line and its range in the line.
+pub type MatchExcuse = fn(&[u8], std::ops::Range<usize>) -> bool;
+
+/// What a rule leaves alone beyond its patterns' own [`Pat::unless`] and
+/// [`Pat::unless_before`] (and beyond a match that is a branch of a regular expression, which
+/// every rule leaves alone: [`regex_branch`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Excuses {
+    /// A line holding a match that is, as a whole, not what the rule looks for. Judged once a
+    /// line, when its first match is found.
+    pub line: Option<LineExcuse>,
+    /// A match that is not what the rule looks for. An excused match does not hide a later one
+    /// on the same line.
+    pub found: Option<MatchExcuse>,
+}
+
+impl Excuses {
+    /// Nothing beyond the patterns' own.
+    pub const NONE: Excuses = Excuses {
+        line: None,
+        found: None,
+    };
+}
+
 /// One match of a pattern in a file.
 #[derive(Debug, Clone)]
 pub struct Hit {
