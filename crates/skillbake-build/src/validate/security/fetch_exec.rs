@@ -65,6 +65,22 @@ pub const KNOWN_INSTALLERS: &[&str] = &[
     "rustup.rs",
 ];
 
+/// The paste sites' hosts, as one alternation, for the paste-site pattern's two orders (the
+/// link before or after the word that says to run it).
+macro_rules! paste_hosts {
+    () => {
+        r"glot\.io|pastebin\.com|rentry\.(co|org)|hastebin\.com|paste\.ee|dpaste\.(org|com)|termbin\.com|controlc\.com|justpaste\.it"
+    };
+}
+
+/// The words that say to run a script or use a terminal, in English and Chinese, as one
+/// alternation for the paste-site pattern's two orders.
+macro_rules! run_words {
+    () => {
+        r"\b(terminal|shell|run|execute)\b|终端|运行|执行"
+    };
+}
+
 /// The code these patterns raise.
 pub const CODE: Code = Code::DownloadExec;
 
@@ -192,7 +208,17 @@ pub const PATTERNS: &[Pat] = &[
             "controlc.com",
             "justpaste.it",
         ],
-        re: r"https?://(glot\.io|pastebin\.com|rentry\.(co|org)|hastebin\.com|paste\.ee|dpaste\.(org|com)|termbin\.com|controlc\.com|justpaste\.it)/\S*[^\n]{0,160}(\b(terminal|shell|run|execute)\b|终端|运行|执行)|(\b(terminal|shell|run|execute)\b|终端|运行|执行)[^\n]{0,80}https?://(glot\.io|pastebin\.com|rentry\.(co|org)|hastebin\.com|paste\.ee|dpaste\.(org|com)|termbin\.com|controlc\.com|justpaste\.it)/",
+        re: concat!(
+            r"https?://(",
+            paste_hosts!(),
+            r")/\S*[^\n]{0,160}(",
+            run_words!(),
+            r")|(",
+            run_words!(),
+            r")[^\n]{0,80}https?://(",
+            paste_hosts!(),
+            r")/"
+        ),
         needs: None,
         unless: None,
         unless_before: None,

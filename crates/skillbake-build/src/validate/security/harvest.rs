@@ -19,6 +19,15 @@ use crate::diagnostic::Code;
 const SECRET: Role = Role::Secret;
 const SEND: Role = Role::Send;
 
+/// The hosts of the collection endpoints (request bins, out-of-band interaction services), as
+/// one alternation: the endpoint pattern's three forms (a URL, a host with a path, a host on a
+/// line that requests it) share it.
+macro_rules! collection_hosts {
+    () => {
+        r"webhook\.site|([\w-]+\.)?requestbin\.(com|net|io)|[\w-]+\.m\.pipedream\.net|[\w-]+\.burpcollaborator\.net|[\w-]+\.oast\.(pro|live|site|online|fun|me)|[\w-]+\.interact\.sh|[\w-]+\.interactsh\.com|requestcatcher\.com|beeceptor\.com|canarytokens\.com|hookbin\.com"
+    };
+}
+
 /// The code these patterns raise.
 pub const CODE: Code = Code::CredentialHarvest;
 
@@ -144,7 +153,15 @@ pub const PATTERNS: &[Pat] = &[
     },
     Pat {
         triggers: &["webhook.site", "requestbin", "pipedream.net", "burpcollaborator", "oast.", "interact.sh", "interactsh", "requestcatcher", "beeceptor", "canarytokens", "hookbin"],
-        re: r"(https?:)?//([\w-]+\.)*(webhook\.site|([\w-]+\.)?requestbin\.(com|net|io)|[\w-]+\.m\.pipedream\.net|[\w-]+\.burpcollaborator\.net|[\w-]+\.oast\.(pro|live|site|online|fun|me)|[\w-]+\.interact\.sh|[\w-]+\.interactsh\.com|requestcatcher\.com|beeceptor\.com|canarytokens\.com|hookbin\.com)\b|\b(webhook\.site|([\w-]+\.)?requestbin\.(com|net|io)|[\w-]+\.m\.pipedream\.net|[\w-]+\.burpcollaborator\.net|[\w-]+\.oast\.(pro|live|site|online|fun|me)|[\w-]+\.interact\.sh|[\w-]+\.interactsh\.com|requestcatcher\.com|beeceptor\.com|canarytokens\.com|hookbin\.com)/[\w?#=-]|\b(curl|wget|nslookup|dig|host|ping|fetch|axios|requests|httpx|urlopen|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n]*\b(webhook\.site|([\w-]+\.)?requestbin\.(com|net|io)|[\w-]+\.m\.pipedream\.net|[\w-]+\.burpcollaborator\.net|[\w-]+\.oast\.(pro|live|site|online|fun|me)|[\w-]+\.interact\.sh|[\w-]+\.interactsh\.com|requestcatcher\.com|beeceptor\.com|canarytokens\.com|hookbin\.com)\b",
+        re: concat!(
+            r"(https?:)?//([\w-]+\.)*(",
+            collection_hosts!(),
+            r")\b|\b(",
+            collection_hosts!(),
+            r")/[\w?#=-]|\b(curl|wget|nslookup|dig|host|ping|fetch|axios|requests|httpx|urlopen|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n]*\b(",
+            collection_hosts!(),
+            r")\b"
+        ),
         needs: None,
         unless: None,
         unless_before: None,
